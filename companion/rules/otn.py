@@ -1,0 +1,100 @@
+"""OpenTafl notation (OTN) for positions: parse and write, with precise errors.
+
+Row records are separated by ``/``; the first record is rank 1. Inside a row a run of digits
+counts empty squares, ``t`` is an attacker, ``T`` a defender and ``K`` the king.
+"""
+
+from __future__ import annotations
+
+
+class PositionError(ValueError):
+    """A malformed position; the message names the row and character at fault."""
+
+
+def parse_otn(text: str, size: int) -> tuple[int, int, int]:
+    """Parse an OTN position for a ``size``×``size`` board into ``(att, dfn, king)`` (bitboards
+    and the king's square, -1 if there is none)."""
+    if not isinstance(text, str) or not text.strip():
+        raise PositionError("empty position")
+    body = text.strip()
+    if body.startswith("/"):
+        body = body[1:]
+    if body.endswith("/"):
+        body = body[:-1]
+    rows = body.split("/")
+    if len(rows) != size:
+        raise PositionError(f"position has {len(rows)} rows, a {size}x{size} board needs {size}")
+    att = dfn = 0
+    king = -1
+    for r, row in enumerate(rows):
+        rank = r + 1
+        f = 0
+        i = 0
+        while i < len(row):
+            ch = row[i]
+            if ch.isdigit():
+                j = i
+                while j < len(row) and row[j].isdigit():
+                    j += 1
+                run = int(row[i:j])
+                if run == 0:
+                    raise PositionError(f"row {rank} (rank {rank}): empty run of 0 at character {i + 1}")
+                f += run
+                i = j
+            elif ch in "tTK":
+                if f >= size:
+                    raise PositionError(
+                        f"row {rank} (rank {rank}) is longer than {size} squares at character "
+                        f"{i + 1} ({ch!r})"
+                    )
+                sq = r * size + f
+                if ch == "t":
+                    att |= 1 << sq
+                elif ch == "T":
+                    dfn |= 1 << sq
+                else:
+                    if king >= 0:
+                        raise PositionError(
+                            f"two kings: row {rank} character {i + 1}, and another one earlier"
+                        )
+                    king = sq
+                f += 1
+                i += 1
+            else:
+                raise PositionError(
+                    f"row {rank} (rank {rank}): unexpected character {ch!r} at position {i + 1} "
+                    "(expected a digit, t, T or K)"
+                )
+            if f > size:
+                raise PositionError(f"row {rank} (rank {rank}) has more than {size} squares")
+        if f != size:
+            raise PositionError(f"row {rank} (rank {rank}) has {f} squares, expected {size}")
+    return att, dfn, king
+
+
+def format_otn(att: int, dfn: int, king: int, size: int) -> str:
+    """Write a position as OTN (leading and trailing ``/``, first record rank 1)."""
+    out = []
+    for r in range(size):
+        row = []
+        empty = 0
+        for f in range(size):
+            sq = r * size + f
+            ch = ""
+            if sq == king:
+                ch = "K"
+            elif att >> sq & 1:
+                ch = "t"
+            elif dfn >> sq & 1:
+                ch = "T"
+            if ch:
+                if empty:
+                    row.append(str(empty))
+                    empty = 0
+                row.append(ch)
+            else:
+                empty += 1
+        if empty:
+            row.append(str(empty))
+        out.append("".join(row))
+    return "/" + "/".join(out) + "/"

@@ -1,0 +1,188 @@
+"""Rule sets as values, and the named presets of VARIANTS.md.
+
+A :class:`RuleSet` has exactly the fields of the schema in ``shared/rules/VARIANTS.md``; a preset
+is a named instance. Users may build more with :func:`dataclasses.replace`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+
+ATTACKERS = "attackers"
+DEFENDERS = "defenders"
+KING = "king"
+SIDES = (ATTACKERS, DEFENDERS)
+ALL_HOSTILE = frozenset({ATTACKERS, DEFENDERS, KING})
+KING_ONLY = frozenset({KING})
+NONE_HOSTILE: frozenset[str] = frozenset()
+
+_CHOICES = {
+    "first": SIDES,
+    "escape": ("corners", "edge"),
+    "king_strength": ("strong", "strong_by_throne", "weak"),
+    "throne_stop": ("king", "king_once", "nobody", "anyone"),
+    "throne_pass": ("all", "king", "nobody"),
+    # restricted squares: none, the 4 corner squares, or the 2x2 block at each corner
+    "corners": ("none", "single", "block"),
+    "shieldwall": ("off", "on", "corners"),  # "corners": on, and a corner may close one end
+    "repetition": ("off", "draw", "defenders_lose"),
+    "no_moves": ("loss", "draw"),
+}
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """One tafl rule set (see VARIANTS.md "Rule dimensions")."""
+
+    id: str
+    name: str
+    size: int
+    start: str
+    first: str = ATTACKERS
+    escape: str = "corners"
+    king_strength: str = "strong"
+    king_armed: bool = True
+    throne_stop: str = "king"
+    throne_pass: str = "all"
+    corners: str = "single"
+    hostile_corners: frozenset[str] = ALL_HOSTILE
+    hostile_throne_empty: frozenset[str] = ALL_HOSTILE
+    linnaean_capture: bool = False
+    shieldwall: str = "off"
+    exit_fort: bool = False
+    encirclement: bool = False
+    repetition: str = "draw"
+    no_moves: str = "loss"
+    sheltered_king: bool = False
+    chain_capture: bool = False
+    source: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not 7 <= self.size <= 19:
+            raise ValueError(f"rule set {self.id!r}: size must be 7..19, not {self.size}")
+        if self.size % 2 == 0 and self.throne_stop != "anyone":
+            raise ValueError(f"rule set {self.id!r}: a throne needs an odd board size")
+        for name, allowed in _CHOICES.items():
+            value = getattr(self, name)
+            if value not in allowed:
+                raise ValueError(
+                    f"rule set {self.id!r}: {name} must be one of {', '.join(allowed)}, "
+                    f"not {value!r}"
+                )
+        if self.escape == "corners" and self.corners == "none":
+            raise ValueError(f"rule set {self.id!r}: corner escape needs corners (not 'none')")
+        for name in ("hostile_corners", "hostile_throne_empty"):
+            value = getattr(self, name)
+            if not isinstance(value, frozenset) or not value <= ALL_HOSTILE:
+                raise ValueError(
+                    f"rule set {self.id!r}: {name} must be a subset of attackers/defenders/king"
+                )
+
+    @property
+    def has_throne(self) -> bool:
+        """Whether the centre square is special (``throne_stop`` is not ``anyone``)."""
+        return self.throne_stop != "anyone"
+
+    def to_json(self) -> dict:
+        """JSON-ready dict of every field (sets as sorted lists)."""
+        out = asdict(self)
+        for key in ("hostile_corners", "hostile_throne_empty"):
+            out[key] = sorted(out[key])
+        return out
+
+    def with_options(self, **changes: object) -> RuleSet:
+        """A copy with some fields changed, e.g. ``copenhagen.with_options(chain_capture=True)``."""
+        return replace(self, **changes)
+
+
+_COPENHAGEN_START = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
+_NINE_START = "/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/"
+_ALEA_START = (
+    "/2t2t7t2t2/19/t4t7t4t/7t1t1t7/6t1T1T1t6/t1t2t7t2t1t/4t4T4t4/3t4T1T4t3/"
+    "4T2T1T1T2T4/3t2T1TKT1T2t3/4T2T1T1T2T4/3t4T1T4t3/4t4T4t4/t1t2t7t2t1t/"
+    "6t1T1T1t6/7t1t1t7/t4t7t4t/19/2t2t7t2t2/"
+)
+
+COPENHAGEN = RuleSet(
+    id="copenhagen", name="Copenhagen Hnefatafl", size=11, start=_COPENHAGEN_START,
+    shieldwall="corners", exit_fort=True, encirclement=True, repetition="defenders_lose",
+    no_moves="loss", source="seed 000/004 §Copenhagen, WTF rules",
+)
+
+PRESETS: dict[str, RuleSet] = {
+    r.id: r
+    for r in (
+        COPENHAGEN,
+        RuleSet(
+            id="fetlar", name="Fetlar Hnefatafl", size=11, start=_COPENHAGEN_START,
+            repetition="draw", no_moves="draw", source="seed 000/004 §Fetlar",
+        ),
+        RuleSet(
+            id="koenigszabel", name="Hnefatafl (Königszabel rule sheet)", size=11,
+            start=_COPENHAGEN_START, hostile_throne_empty=KING_ONLY, repetition="draw",
+            no_moves="draw", source="seed 001",
+        ),
+        RuleSet(
+            id="helmfrid-11", name="Hnefatafl 11×11 (Helmfrid / Danish museums)", size=11,
+            start=_COPENHAGEN_START, king_strength="strong_by_throne", repetition="off",
+            no_moves="loss", source="seed 003",
+        ),
+        RuleSet(
+            id="helmfrid-9", name="Hnefatafl 9×9 (Helmfrid / Danish museums)", size=9,
+            start=_NINE_START, king_strength="strong_by_throne", repetition="off",
+            no_moves="loss", source="seed 003",
+        ),
+        RuleSet(
+            id="tablut", name="Tablut (Linnaeus, as in seed 002)", size=9, start=_NINE_START,
+            escape="edge", throne_stop="king_once", hostile_throne_empty=KING_ONLY,
+            repetition="off", no_moves="loss", source="seed 002, seed 000 §Tablut",
+        ),
+        RuleSet(
+            id="tablut-linnaeus", name="Tablut, king captured by two away from the throne",
+            size=9, start=_NINE_START, escape="edge", king_strength="strong_by_throne",
+            throne_stop="nobody", corners="none", hostile_corners=NONE_HOSTILE,
+            linnaean_capture=True, repetition="draw", no_moves="draw",
+            source="seed 000 §Geschichte; OpenTafl's Tablut",
+        ),
+        RuleSet(
+            id="brandubh", name="Brandubh", size=7, start="/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/",
+            king_strength="strong_by_throne", encirclement=True, repetition="defenders_lose",
+            no_moves="loss", source="seed 000/004 board list; aagenielsen.dk",
+        ),
+        RuleSet(
+            id="ard-ri", name="Ard Rí", size=7, start="/2ttt2/3t3/t1TTT1t/ttTKTtt/t1TTT1t/3t3/2ttt2/",
+            escape="edge", corners="none", hostile_corners=NONE_HOSTILE, repetition="draw",
+            no_moves="loss", source="seed 000 board list",
+        ),
+        RuleSet(
+            id="tawlbwrdd", name="Tawlbwrdd (Bell layout)", size=11,
+            start="/4ttt4/4t1t4/5t5/5T5/tt2TTT2tt/t1tTTKTTt1t/tt2TTT2tt/5T5/5t5/4t1t4/4ttt4/",
+            escape="edge", king_strength="weak", throne_stop="anyone", corners="none",
+            hostile_corners=NONE_HOSTILE, hostile_throne_empty=NONE_HOSTILE, repetition="draw",
+            no_moves="loss", source="seed 000/004 board list; OpenTafl",
+        ),
+        RuleSet(
+            id="copenhagen-13", name="Hnefatafl 13×13", size=13,
+            start="/3ttttttt3/6t6/13/t5T5t/t5T5t/t4TTT4t/tt1TTTKTTT1tt/t4TTT4t/t5T5t/t5T5t/13/"
+            "6t6/3ttttttt3/",
+            shieldwall="corners", exit_fort=True, encirclement=True,
+            repetition="defenders_lose", no_moves="loss",
+            source="seed 000; hnefatafl.org setup",
+        ),
+        RuleSet(
+            id="alea-evangelii", name="Alea Evangelii", size=19, start=_ALEA_START,
+            throne_stop="nobody", corners="block", repetition="draw", no_moves="loss",
+            source="seed 000/004 board list; OpenTafl",
+        ),
+    )
+}
+
+
+def get_variant(variant_id: str) -> RuleSet:
+    """The preset called ``variant_id``; ValueError naming the known ids otherwise."""
+    try:
+        return PRESETS[variant_id]
+    except KeyError:
+        raise ValueError(
+            f"unknown variant {variant_id!r} (known: {', '.join(PRESETS)})"
+        ) from None
