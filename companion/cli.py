@@ -1,0 +1,147 @@
+"""The ``tafl-companion`` command line (see shared/spec/INTERFACES.md §1).
+
+Every command prints one JSON document on stdout and exits 0, or prints a one-line message on
+stderr and exits 2 on bad input. Subsystems add their commands through ``register(subparsers)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
+from .rules.records import RecordError, read_records, replay_record
+
+
+class UsageError(Exception):
+    """Bad input: reported on stderr as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def emit(doc: object) -> None:
+    """Print one JSON document on stdout."""
+    sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def _board(args: argparse.Namespace) -> Board:
+    rules = get_variant(args.variant)
+    return Board(rules, args.position, args.turn)
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    emit({"variants": [r.to_json() for r in PRESETS.values()]})
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    if args.depth < 0:
+        raise UsageError(f"depth must be 0 or more, not {args.depth}")
+    emit({"nodes": perft(_board(args), args.depth)})
+    return 0
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    board = _board(args)
+    out = {}
+    for move in board.legal_moves():
+        captured, result = board.preview(move)
+        key = f"{board.name(move.frm)}-{board.name(move.to)}"
+        caps = sorted(board.geo.names[s] for s in board.geo.iter_bits(captured))
+        out[key] = {"captures": caps, "result": result or "ongoing"}
+    emit({"moves": out})
+    return 0
+
+
+def cmd_replay_records(args: argparse.Namespace) -> int:
+    rules = get_variant(args.variant)
+    try:
+        with open(args.file, encoding="utf-8") as fh:
+            records = read_records(fh.read())
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
+    except RecordError as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    disagree = []
+    for i, record in enumerate(records, 1):
+        _, problem = replay_record(rules, record)
+        if problem:
+            disagree.append({"game": i, "ply": problem[0], "reason": problem[1]})
+    emit({"games": len(records), "agree": len(records) - len(disagree), "disagree": disagree})
+    return 0
+
+
+def _register_rules(sub: argparse._SubParsersAction) -> None:
+    rules = sub.add_parser("rules", help="rules queries: variants, perft, moves, replay")
+    rsub = rules.add_subparsers(dest="rules_cmd", required=True, parser_class=_Parser)
+    rsub.add_parser("variants", help="list the preset rule sets").set_defaults(func=cmd_variants)
+
+    def position_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("variant", help="variant id (see `rules variants`)")
+        p.add_argument("--position", help="OTN position (first record = rank 1)")
+        p.add_argument("--turn", choices=(ATTACKERS, DEFENDERS), help="side to move")
+
+    p = rsub.add_parser("perft", help="leaf count of the legal-move tree")
+    position_args(p)
+    p.add_argument("depth", type=int)
+    p.set_defaults(func=cmd_perft)
+    p = rsub.add_parser("moves", help="legal moves with captures and results")
+    position_args(p)
+    p.set_defaults(func=cmd_moves)
+    p = rsub.add_parser("replay", help="check game records (CSV) against the rules")
+    p.add_argument("variant")
+    p.add_argument("file")
+    p.set_defaults(func=cmd_replay_records)
+
+
+def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
+    """Subcommands of the other subsystems (each module exposes ``register``)."""
+    import importlib
+
+    out = []
+    for name in ("replay", "daemon", "hwtest"):
+        # TODO(integration): import strictly once every subsystem has landed
+        try:
+            module = importlib.import_module(f"companion.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"companion.{name}":
+                raise
+            continue
+        out.append(module.register)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser."""
+    parser = _Parser(prog="tafl-companion", description="Companion computer for a tafl board")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    _register_rules(sub)
+    for register in _registrars():
+        register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except (ValueError, KeyError) as exc:  # PositionError, MoveError, unknown variant, ...
+        msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"tafl-companion: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

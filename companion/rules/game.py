@@ -1,0 +1,129 @@
+"""A game: a Board plus its record (move texts), manual endings (draw by agreement,
+resignation) and undo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import Board, Move, MoveError, Outcome, other
+from .ruleset import ATTACKERS, DEFENDERS, RuleSet
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedMove:
+    """One accepted move: who played it, from/to names, captured squares (the king included
+    when taken) and its record text (``g3-e3xe2``, the king not marked)."""
+
+    side: str
+    frm: str
+    to: str
+    captured: tuple[str, ...]
+    text: str
+
+    @property
+    def king_captured(self) -> bool:
+        """Whether this move took the king (the record text does not show it)."""
+        return len(self.captured) > self.text.count("x")
+
+
+class Game:
+    """A game of one rule set from a start position (the variant's by default)."""
+
+    def __init__(self, rules: RuleSet, position: str | None = None, turn: str | None = None):
+        self.rules = rules
+        self.start_position = position or rules.start
+        self.start_turn = turn or rules.first
+        self.board = Board(rules, self.start_position, self.start_turn)
+        self.played: list[PlayedMove] = []
+        self._manual: Outcome | None = None
+
+    @property
+    def moves(self) -> list[str]:
+        """Record texts of the moves played so far."""
+        return [p.text for p in self.played]
+
+    @property
+    def turn(self) -> str:
+        """Side to move."""
+        return self.board.turn
+
+    def outcome(self) -> Outcome | None:
+        """The game's ending (by the rules, agreement or resignation), None while it goes on."""
+        return self._manual or self.board.outcome()
+
+    @property
+    def result(self) -> str:
+        """``"ongoing"``, ``"attackers"``, ``"defenders"`` or ``"draw"``."""
+        outcome = self.outcome()
+        return outcome.result if outcome else "ongoing"
+
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome() is not None
+
+    def play(self, move: Move | str) -> PlayedMove:
+        """Play a move (a Move or ``"g3-e3"`` text; listed captures must match the rules)."""
+        if self._manual:
+            raise MoveError("the game is over")
+        listed = None
+        if isinstance(move, str):
+            move, listed = self.board.parse_move(move)
+        board = self.board
+        side = board.turn
+        king_before = board.king
+        captured = board.push(move)
+        names = tuple(sorted(board.geo.names[s] for s in board.geo.iter_bits(captured)))
+        if listed is not None:
+            want = {board.geo.names[s] for s in listed}
+            got = {
+                board.geo.names[s] for s in board.geo.iter_bits(captured) if s != king_before
+            }
+            if want != got:
+                board.pop()
+                raise MoveError(
+                    f"move {board.name(move.frm)}-{board.name(move.to)} captures "
+                    f"{sorted(got) or 'nothing'}, not {sorted(want)}"
+                )
+        text = f"{board.name(move.frm)}-{board.name(move.to)}" + "".join(
+            "x" + board.geo.names[s]
+            for s in sorted(board.geo.iter_bits(captured), key=lambda s: board.geo.names[s])
+            if s != king_before
+        )
+        played = PlayedMove(side, board.name(move.frm), board.name(move.to), names, text)
+        self.played.append(played)
+        return played
+
+    def undo(self) -> PlayedMove:
+        """Take back the last move (also clears a draw agreement or resignation)."""
+        if self._manual:
+            self._manual = None
+        if not self.played:
+            raise IndexError("no move to take back")
+        self.board.pop()
+        return self.played.pop()
+
+    def agree_draw(self) -> None:
+        """End the game drawn by agreement."""
+        if self.is_over():
+            raise MoveError("the game is over")
+        self._manual = Outcome(None, "agreement")
+
+    def resign(self, side: str) -> None:
+        """``side`` resigns; the other side wins."""
+        if side not in (ATTACKERS, DEFENDERS):
+            raise ValueError(f"side must be attackers or defenders, not {side!r}")
+        if self.is_over():
+            raise MoveError("the game is over")
+        self._manual = Outcome(other(side), "resignation")
+
+    def captures(self, side: str) -> int:
+        """How many enemy pieces ``side`` has captured (the king counts)."""
+        return sum(len(p.captured) for p in self.played if p.side == side)
+
+    def copy(self) -> Game:
+        """An independent copy (replays the moves)."""
+        new = Game(self.rules, self.start_position, self.start_turn)
+        for p in self.played:
+            new.play(f"{p.frm}-{p.to}")
+        new._manual = self._manual
+        return new
