@@ -34,7 +34,7 @@ def square_name(file: int, rank: int) -> str:
 
 
 def parse_square_name(name: str, size: int) -> tuple[int, int]:
-    """Zero-based ``(file, rank)`` of a square name; ValueError if it is not on a size×size board."""
+    """Zero-based ``(file, rank)`` of a square name; ValueError if it is off the board."""
     if len(name) < 2 or not name[0].isalpha() or not name[1:].isdigit():
         raise ValueError(f"not a square name: {name!r}")
     file = ord(name[0].lower()) - ord("a")

@@ -236,7 +236,9 @@ def encircled(geo: Geometry, att: int, dfn: int, king: int) -> bool:
         reach = grown
 
 
-def exit_fort(geo: Geometry, rules: RuleSet, att: int, dfn: int, king: int, king_left: bool) -> bool:
+def exit_fort(
+    geo: Geometry, rules: RuleSet, att: int, dfn: int, king: int, king_left: bool
+) -> bool:
     """VARIANTS.md note 5: the king touches the edge, has a legal move, and sits in a region
     of empty squares bordered only by defenders (no corner inside) none of which can ever be
     captured (greatest set of mutually protecting border defenders), shieldwall included."""
@@ -322,7 +324,9 @@ def move_result(
         target = geo.corner if rules.escape == "corners" else geo.edge
         if target & geo.bit[to]:
             return ESCAPE
-    if rules.exit_fort and king >= 0 and geo.edge & geo.bit[king]:
-        if exit_fort(geo, rules, att, dfn, king, king_left):
-            return EXIT_FORT
+    if (
+        rules.exit_fort and king >= 0 and geo.edge & geo.bit[king]
+        and exit_fort(geo, rules, att, dfn, king, king_left)
+    ):
+        return EXIT_FORT
     return None

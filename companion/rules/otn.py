@@ -38,13 +38,13 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
                     j += 1
                 run = int(row[i:j])
                 if run == 0:
-                    raise PositionError(f"row {rank} (rank {rank}): empty run of 0 at character {i + 1}")
+                    raise PositionError(f"row {rank}: empty run of 0 at character {i + 1}")
                 f += run
                 i = j
             elif ch in "tTK":
                 if f >= size:
                     raise PositionError(
-                        f"row {rank} (rank {rank}) is longer than {size} squares at character "
+                        f"row {rank} is longer than {size} squares at character "
                         f"{i + 1} ({ch!r})"
                     )
                 sq = r * size + f
@@ -62,11 +62,11 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
                 i += 1
             else:
                 raise PositionError(
-                    f"row {rank} (rank {rank}): unexpected character {ch!r} at position {i + 1} "
+                    f"row {rank}: unexpected character {ch!r} at position {i + 1} "
                     "(expected a digit, t, T or K)"
                 )
             if f > size:
-                raise PositionError(f"row {rank} (rank {rank}) has more than {size} squares")
+                raise PositionError(f"row {rank} has more than {size} squares")
         if f != size:
             raise PositionError(f"row {rank} (rank {rank}) has {f} squares, expected {size}")
     return att, dfn, king

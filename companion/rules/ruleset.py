@@ -150,7 +150,8 @@ PRESETS: dict[str, RuleSet] = {
             no_moves="loss", source="seed 000/004 board list; aagenielsen.dk",
         ),
         RuleSet(
-            id="ard-ri", name="Ard Rí", size=7, start="/2ttt2/3t3/t1TTT1t/ttTKTtt/t1TTT1t/3t3/2ttt2/",
+            id="ard-ri", name="Ard Rí", size=7,
+            start="/2ttt2/3t3/t1TTT1t/ttTKTtt/t1TTT1t/3t3/2ttt2/",
             escape="edge", corners="none", hostile_corners=NONE_HOSTILE, repetition="draw",
             no_moves="loss", source="seed 000 board list",
         ),
