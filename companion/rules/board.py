@@ -63,8 +63,13 @@ class Board:
         self.rules = rules
         self.geo: Geometry = geometry_for(rules)
         self.att, self.dfn, self.king = parse_otn(position or rules.start, rules.size)
-        if self.att & self.dfn:
-            raise PositionError("a square holds two pieces")
+        geo = self.geo
+        for bb, what in ((self.att, "an attacker"), (self.dfn, "a defender")):
+            for s in geo.iter_bits(bb & (geo.corner | geo.throne_bit)):
+                place = "throne" if s == geo.throne else "corner"
+                raise PositionError(
+                    f"{what} stands on the {place} {geo.names[s]}: only the king may stop there"
+                )
         turn = turn or rules.first
         if turn not in (ATTACKERS, DEFENDERS):
             raise PositionError(f"turn must be attackers or defenders, not {turn!r}")
