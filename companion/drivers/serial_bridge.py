@@ -1,0 +1,403 @@
+"""Host side of the Pico serial bridge: a :class:`BoardSource` fed by USB serial.
+
+A background thread owns the port: it finds the Pico (``/dev/serial/by-id`` or the Raspberry Pi
+USB vendor id 2e8a), opens it, reconnects with exponential backoff, checks every line (CRC,
+sequence, type, payload) and keeps the latest valid snapshot. ``scan(now)`` only ever returns a
+snapshot that arrived whole and valid from a Pico that said hello for the configured board size;
+while the link is down or silent it returns None. LED frames given to :meth:`set_pixels` are sent
+from the same thread, re-sent after every HELLO (the Pico rebooted) and until acknowledged.
+
+Protocol: ``firmware_bridge/protocol.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import logging
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan, square_name
+from firmware_bridge import protocol as P
+
+log = logging.getLogger(__name__)
+
+PICO_USB_VID = 0x2E8A
+BY_ID_DIR = "/dev/serial/by-id"
+BY_ID_PATTERNS = ("usb-MicroPython_Board_in_FS_mode_*", "usb-Raspberry_Pi_Pico*")
+
+Pixel = tuple[int, int, int]
+
+
+def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
+    """Device path of the first Pico found, or None: ``by_id_dir`` links first, then (when
+    ``scan_usb``) any serial port whose USB vendor id is 2e8a."""
+    for pattern in BY_ID_PATTERNS:
+        found = sorted(glob.glob(os.path.join(by_id_dir, pattern)))
+        if found:
+            return found[0]
+    if scan_usb:
+        try:
+            from serial.tools import list_ports
+        except ImportError:  # pragma: no cover - pyserial is a dependency
+            return None
+        for info in sorted(list_ports.comports(), key=lambda p: p.device):
+            if info.vid == PICO_USB_VID:
+                return info.device
+    return None
+
+
+def square_names(size: int) -> list[str]:
+    """Square name of each bitmap index ``i = rank * size + file``."""
+    return [square_name(i % size, i // size) for i in range(size * size)]
+
+
+class SerialBridge:
+    """A board read through the Pico bridge firmware (see module docstring)."""
+
+    kind = "serial"
+
+    def __init__(
+        self,
+        size: int,
+        port: str = "auto",
+        baud: int = 115200,
+        sensors: str = "switch",
+        *,
+        finder: Callable[[], str | None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        stale_after: float = 3.0,
+        backoff: tuple[float, float] = (0.25, 8.0),
+        hello_interval: float = 1.0,
+        start: bool = True,
+    ) -> None:
+        self.size = size
+        self.port = port
+        self.baud = baud
+        self.sensors = sensors
+        self._finder = finder or find_pico
+        self._clock = clock
+        self.stale_after = stale_after
+        self._backoff_min, self._backoff_max = backoff
+        self._hello_interval = hello_interval
+        self._names = square_names(size)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ser = None
+        self._rx = P.LineBuffer()
+        # link state (guarded by _lock)
+        self._device: str | None = None
+        self._hello: dict | None = None
+        self._size_error: str | None = None
+        self._snapshot: tuple[frozenset[str], dict[str, str] | None] | None = None
+        self._last_rx: float | None = None
+        self._lost_at: float | None = None
+        self._lost_reason: str | None = None
+        self._last_error: str | None = None
+        self._device_faults: list[str] = []
+        self._device_error: str | None = None
+        self._expect_seq: int | None = None
+        self.dropped = 0
+        self.drop_reasons: Counter[str] = Counter()
+        self.gaps = 0
+        self.hellos = 0
+        self.reconnects = 0
+        self.snapshots = 0
+        # LED frame (guarded by _lock)
+        self._pixels: dict[int, Pixel] = {}
+        self._led_sent: dict[int, Pixel] | None = None
+        self._led_seq: int | None = None
+        self._led_sent_at = 0.0
+        self._led_acked = False
+        self.led_frames_sent = 0
+        self._tx_seq = 0
+        self._thread = threading.Thread(target=self._run, name="pico-bridge", daemon=True)
+        if start:
+            self._thread.start()
+
+    # -- BoardSource -------------------------------------------------------------------------
+    def scan(self, now: float) -> Scan | None:
+        """The latest valid snapshot as a Scan at ``now``; None when the link is down, silent
+        for ``stale_after`` seconds, has no hello yet, or reports another board size."""
+        with self._lock:
+            if not self._usable_locked():
+                return None
+            occupied, colours = self._snapshot
+        return Scan(now, occupied, dict(colours) if colours is not None else None)
+
+    def _usable_locked(self) -> bool:
+        return (
+            self._ser is not None
+            and self._hello is not None
+            and self._size_error is None
+            and self._snapshot is not None
+            and self._last_rx is not None
+            and self._clock() - self._last_rx <= self.stale_after
+        )
+
+    def status(self) -> dict:
+        """Link health: ``connected``, a one-line ``detail``, counters of dropped lines, gaps,
+        reconnects, and faults the firmware reported (stuck columns)."""
+        with self._lock:
+            now = self._clock()
+            connected = self._usable_locked()
+            hello = self._hello or {}
+            if connected:
+                detail = "Pico fw {} on {}".format(hello.get("fw", "?"), self._device)
+            elif self._size_error:
+                detail = self._size_error
+            elif self._ser is not None and self._hello is None:
+                detail = f"{self._device} open, waiting for the Pico's hello"
+            elif self._ser is not None and self._snapshot is None:
+                detail = f"{self._device} open, waiting for the first snapshot"
+            elif self._ser is not None:
+                silent = now - (self._last_rx or now)
+                detail = f"no valid line from the Pico on {self._device} for {silent:.0f} s"
+            elif self._lost_at is not None:
+                detail = "link lost {:.0f} s ago ({}); retrying".format(
+                    now - self._lost_at,
+                    self._lost_reason or "?",
+                )
+            elif self.port == "auto":
+                detail = f"no Pico found (looked in {BY_ID_DIR} and for USB id 2e8a)"
+                if self._last_error:
+                    detail += "; " + self._last_error
+            else:
+                detail = "cannot open {}: {}".format(self.port, self._last_error or "not tried yet")
+            return {
+                "kind": self.kind,
+                "connected": connected,
+                "detail": detail,
+                "port": self._device,
+                "firmware": hello.get("fw"),
+                "size": self.size,
+                "sensors": hello.get("sensors", self.sensors),
+                "dropped_lines": self.dropped,
+                "drop_reasons": dict(self.drop_reasons),
+                "gaps": self.gaps,
+                "reconnects": self.reconnects,
+                "hellos": self.hellos,
+                "faults": list(self._device_faults),
+                "last_error": self._last_error,
+                "last_device_error": self._device_error,
+            }
+
+    def close(self) -> None:
+        """Stop the reader thread and close the port."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=3)
+        self._close_port(None)
+
+    # -- LEDs ----------------------------------------------------------------------------------
+    def set_pixels(self, pixels: dict[int, Pixel]) -> None:
+        """The LED frame to show: ``{led_index: (r, g, b)}``; unlisted LEDs are off. Sent by the
+        reader thread when it changes, after each HELLO, and until the Pico acknowledges it."""
+        lit = {i: p for i, p in pixels.items() if any(p)}
+        with self._lock:
+            self._pixels = lit
+
+    # -- reader thread -------------------------------------------------------------------------
+    def _run(self) -> None:
+        delay = self._backoff_min
+        while not self._stop.is_set():
+            if self._ser is None:
+                if self._open():
+                    delay = self._backoff_min
+                else:
+                    self._stop.wait(delay)
+                    delay = min(delay * 2, self._backoff_max)
+                    continue
+            try:
+                self._pump()
+            except Exception as e:  # serial.SerialException, OSError, or anything unexpected
+                self._close_port(f"{e}")
+                self._stop.wait(delay)
+                delay = min(delay * 2, self._backoff_max)
+
+    def _resolve_port(self) -> str | None:
+        if self.port != "auto":
+            return self.port
+        return self._finder()
+
+    def _open(self) -> bool:
+        import serial
+
+        path = self._resolve_port()
+        if path is None:
+            with self._lock:
+                if self._lost_at is None:
+                    self._last_error = None
+            return False
+        try:
+            ser = serial.Serial(path, self.baud, timeout=0.05, write_timeout=1.0, exclusive=True)
+        except (serial.SerialException, OSError, ValueError) as e:
+            with self._lock:
+                self._last_error = f"{path}: {e}"
+            return False
+        with self._lock:
+            self._ser = ser
+            self._device = path
+            self._hello = None
+            self._snapshot = None
+            self._size_error = None
+            self._expect_seq = None
+            self._last_rx = None
+            self._led_sent = None
+            if self._lost_at is not None:
+                self.reconnects += 1
+        self._rx.clear()
+        self._hello_sent_at = -1e9
+        self._hb_sent_at = self._clock()
+        log.info("serial bridge: opened %s", path)
+        return True
+
+    def _close_port(self, error: str | None) -> None:
+        with self._lock:
+            ser, self._ser = self._ser, None
+            if ser is not None and error is not None:
+                self._lost_at = self._clock()
+                self._lost_reason = error
+                log.warning("serial bridge: link lost on %s: %s", self._device, error)
+        if ser is not None:
+            with contextlib.suppress(Exception):  # the port is gone anyway
+                ser.close()
+
+    def _send(self, kind: str, payload: str = "") -> int:
+        seq = self._tx_seq
+        self._ser.write(P.encode_line(seq, kind, payload))
+        self._tx_seq = P.next_seq(seq)
+        return seq
+
+    def _pump(self) -> None:
+        ser = self._ser
+        data = ser.read(max(1, min(ser.in_waiting, 8192)))
+        for line in self._rx.feed(data):
+            self._handle(line)
+        with self._lock:
+            overflow = self._rx.overflows
+            if overflow:
+                self._rx.overflows = 0
+                self.dropped += overflow
+                self.drop_reasons["too long"] += overflow
+        now = self._clock()
+        with self._lock:
+            have_hello = self._hello is not None
+            silent = self._last_rx is not None and now - self._last_rx > 2 * self.stale_after
+        if silent:
+            raise OSError("no valid line for %.0f s" % (2 * self.stale_after))
+        if not have_hello and now - self._hello_sent_at >= self._hello_interval:
+            self._send(P.HOST, "proto=" + P.PROTO_VERSION)
+            self._hello_sent_at = now
+        if now - self._hb_sent_at >= 1.0:
+            self._send(P.HB)
+            self._hb_sent_at = now
+        if have_hello:
+            self._send_leds(now)
+
+    def _send_leds(self, now: float) -> None:
+        with self._lock:
+            pixels = self._pixels
+            changed = pixels != self._led_sent
+            unacked = not self._led_acked and now - self._led_sent_at > 1.0
+        if not (changed or unacked):
+            return
+        payload = P.encode_leds([(i, r, g, b) for i, (r, g, b) in pixels.items()])
+        seq = self._send(P.LED, payload)
+        with self._lock:
+            self._led_sent = dict(pixels)
+            self._led_seq = seq
+            self._led_acked = False
+            self._led_sent_at = now
+            self.led_frames_sent += 1
+
+    def _drop(self, reason: str, line: bytes) -> None:
+        self.dropped += 1
+        self.drop_reasons[reason] += 1
+        log.debug("serial bridge: dropped line (%s): %r", reason, line[:80])
+
+    def _handle(self, line: bytes) -> None:
+        try:
+            seq, kind, args = P.decode_line(line, P.DEVICE_TYPES)
+        except P.ProtocolError as e:
+            with self._lock:
+                self._drop(e.reason, line)
+            return
+        with self._lock:
+            try:
+                self._apply(seq, kind, args)
+            except P.ProtocolError as e:
+                self._drop(e.reason, line)
+                return
+            self._last_rx = self._clock()
+            if kind == P.HELLO:
+                self._expect_seq = P.next_seq(seq)
+                return
+            gap = 0
+            if self._expect_seq is not None:
+                gap = P.seq_gap(self._expect_seq, seq)
+            self._expect_seq = P.next_seq(seq)
+            self.gaps += gap
+        if gap:
+            log.info(
+                "serial bridge: %d line(s) lost before seq %d; asking for a snapshot", gap, seq
+            )
+            self._send(P.SYNC)
+
+    def _apply(self, seq: int, kind: str, args: list[str]) -> None:
+        """Act on one checked line (lock held); ProtocolError for a payload that makes no sense."""
+        if kind == P.HELLO:
+            info = P.decode_kv(args)
+            size_text = info.get("size", "")
+            if not size_text.isdigit():
+                raise P.ProtocolError("bad payload", "hello without size")
+            size = int(size_text)
+            self._hello = info
+            self.hellos += 1
+            self._snapshot = None  # only a SNAP from this boot counts
+            self._led_sent = None  # the Pico lost its LEDs: send the frame again
+            if size != self.size:
+                self._size_error = (
+                    f"Pico reports a {size}x{size} board but [board] size = {self.size}"
+                )
+                log.error("serial bridge: %s", self._size_error)
+            else:
+                self._size_error = None
+            log.info("serial bridge: hello %s", " ".join(args))
+        elif kind == P.SNAP:
+            if self._hello is None or self._size_error is not None:
+                raise P.ProtocolError("no hello")
+            n = self.size * self.size
+            if len(args) not in (1, 2):
+                raise P.ProtocolError("bad payload", "snap fields")
+            occ = P.decode_bitmap(args[0], n)
+            names = self._names
+            occupied = frozenset(names[i] for i in range(n) if occ >> i & 1)
+            colours = None
+            if len(args) == 2:
+                att = P.decode_bitmap(args[1], n)
+                if att & ~occ:
+                    raise P.ProtocolError("bad payload", "colour on an empty square")
+                colours = {
+                    names[i]: ATTACKER_COLOUR if att >> i & 1 else DEFENDER_COLOUR
+                    for i in range(n)
+                    if occ >> i & 1
+                }
+            self._snapshot = (occupied, colours)
+            self.snapshots += 1
+        elif kind == P.HB:
+            info = P.decode_kv(args)
+            faults = info.get("faults", "-")
+            self._device_faults = [] if faults == "-" else faults.split(",")
+        elif kind == P.ACK:
+            if len(args) != 1 or not args[0].isdigit():
+                raise P.ProtocolError("bad payload", "ack")
+            if self._led_seq is not None and int(args[0]) == self._led_seq:
+                self._led_acked = True
+        elif kind == P.ERR:
+            self._device_error = " ".join(args)
+            log.warning("Pico reports: %s", self._device_error)

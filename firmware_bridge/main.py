@@ -1,0 +1,493 @@
+"""Tafl board bridge firmware for a Raspberry Pi Pico (MicroPython).
+
+Copy ``main.py`` and ``protocol.py`` (and optionally ``bridge_config.json``) to the Pico. It scans
+the board's sensors, debounces them, and reports full snapshots to the host over USB serial
+(stdin/stdout) with the line protocol in ``protocol.py``; it drives the WS2812 LEDs with the frames
+the host sends. See ``firmware_bridge/README.md`` for wiring and configuration.
+
+Sensor modes (``"mode"`` in the config):
+    ``matrix``     reed switches + diodes in a row/column matrix on GPIO (up to 11x11)
+    ``matrix165``  rows on GPIO, columns read through a 74HC165 chain (13x13, 19x19)
+    ``shift``      one 74HC165 input per square (digital Hall sensors, any size)
+    ``hall``       linear Hall sensors through CD74HC4067 multiplexers into the ADC (polarity)
+
+The same file runs under CPython with the shims in ``firmware_bridge/sim`` (tests, development).
+"""
+
+# ruff: noqa: UP031 - %-formatting on purpose: it is the one string formatting every MicroPython
+# build has, and the cheapest on the Pico.
+
+import sys
+
+try:
+    import utime as time
+except ImportError:  # pragma: no cover - CPython without the shim on the path
+    import time
+
+import machine
+import neopixel
+
+try:
+    from firmware_bridge import protocol as P
+except ImportError:
+    import protocol as P
+
+FW_VERSION = "1.0"
+CONFIG_FILE = "bridge_config.json"
+
+DEFAULT_CONFIG = {
+    "size": 11,
+    "mode": "matrix",
+    # matrix modes: row_pins[0] is rank 1; matrix: col_pins[0] is file a
+    "row_pins": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+    "col_pins": [11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
+    # 74HC165 chain (matrix165, shift): /PL, CLK, QH of the chip nearest the Pico
+    "sr_load": 26,
+    "sr_clock": 27,
+    "sr_data": 28,
+    # hall: first-level mux selects S0..S3, second-level selects, ADC inputs
+    "mux_select": [2, 3, 4, 5],
+    "mux2_select": [6, 7, 8, 9],
+    "adc_pins": [26, 27, 28],
+    "hall_mid": 32768,
+    "hall_on": 3000,
+    "hall_off": 1800,
+    "attacker_sign": 1,
+    # LEDs
+    "led_pin": 22,
+    "led_count": 0,  # 0: size * size
+    "led_max_ma": 2500,
+    # timing
+    "scan_ms": 10,
+    "debounce": 2,
+    "snapshot_ms": 1000,
+    "heartbeat_ms": 500,
+    "host_timeout_ms": 5000,
+}
+
+EMPTY = 0
+DEFENDER = 1
+ATTACKER = 2
+
+
+def load_config(path=CONFIG_FILE):
+    """DEFAULT_CONFIG updated with the JSON file ``path`` when it exists."""
+    cfg = dict(DEFAULT_CONFIG)
+    try:
+        import json
+
+        with open(path) as f:
+            cfg.update(json.load(f))
+    except OSError:
+        pass
+    if not cfg["led_count"]:
+        cfg["led_count"] = cfg["size"] * cfg["size"]
+    return cfg
+
+
+class Console:
+    """Non-blocking byte I/O on stdin/stdout (USB CDC on the Pico, a pty under CPython)."""
+
+    def __init__(self):
+        self.cpython = sys.implementation.name != "micropython"
+        if self.cpython:
+            import os
+            import select
+
+            self._os = os
+            self._select = select
+            self._fd_in = sys.stdin.fileno()
+            self._fd_out = sys.stdout.fileno()
+        else:
+            import select
+
+            try:
+                import micropython
+
+                micropython.kbd_intr(-1)  # a 0x03 byte from the host is data, not Ctrl-C
+            except ImportError:
+                pass
+            self._poll = select.poll()
+            self._poll.register(sys.stdin, select.POLLIN)
+            self._in = getattr(sys.stdin, "buffer", sys.stdin)
+            self._out = getattr(sys.stdout, "buffer", sys.stdout)
+
+    def read(self):
+        """Whatever bytes are waiting (possibly none)."""
+        if self.cpython:
+            try:
+                ready = self._select.select([self._fd_in], [], [], 0)[0]
+                if ready:
+                    return self._os.read(self._fd_in, 1024)
+            except OSError:  # no host on the other end of the pty
+                pass
+            return b""
+        out = bytearray()
+        while len(out) < 512 and self._poll.poll(0):
+            b = self._in.read(1)
+            if not b:
+                break
+            out.extend(b if isinstance(b, bytes) else b.encode())
+        return bytes(out)
+
+    def write(self, data):
+        """Send bytes (a complete line)."""
+        if self.cpython:
+            view = memoryview(data)
+            while view:
+                try:
+                    n = self._os.write(self._fd_out, view)
+                except BlockingIOError:
+                    time.sleep_ms(1)
+                    continue
+                except OSError:
+                    return
+                view = view[n:]
+            return
+        self._out.write(data)
+
+
+class Debouncer:
+    """Per-square state that changes only after ``need`` identical consecutive raw readings."""
+
+    def __init__(self, n, need):
+        self.need = need if need > 0 else 1
+        self.stable = bytearray(n)
+        self.cand = bytearray(n)
+        self.count = bytearray(n)
+
+    def update(self, raw):
+        """Feed one raw scan (bytearray of states); True when the stable state changed."""
+        changed = False
+        stable, cand, count, need = self.stable, self.cand, self.count, self.need
+        for i in range(len(raw)):
+            r = raw[i]
+            if r == stable[i]:
+                count[i] = 0
+                continue
+            if r == cand[i] and count[i]:
+                count[i] += 1
+            else:
+                cand[i] = r
+                count[i] = 1
+            if count[i] >= need:
+                stable[i] = r
+                count[i] = 0
+                changed = True
+        return changed
+
+
+class MatrixScanner:
+    """Reed switches with diodes; rows driven low one at a time, columns pulled up (GPIO or a
+    74HC165 chain)."""
+
+    def __init__(self, cfg):
+        self.size = cfg["size"]
+        self.rows = [machine.Pin(p, machine.Pin.OUT, value=1) for p in cfg["row_pins"]]
+        self.chain = None
+        self.cols = []
+        if cfg["mode"] == "matrix165":
+            self.chain = ShiftChain(cfg, self.size)
+        else:
+            pull_up = machine.Pin.PULL_UP
+            self.cols = [machine.Pin(p, machine.Pin.IN, pull_up) for p in cfg["col_pins"]]
+        self.stuck = []
+
+    def _read_cols(self):
+        if self.chain is not None:
+            return self.chain.read()
+        return [0 if c.value() else 1 for c in self.cols]
+
+    def scan(self, out):
+        """Fill ``out`` with one raw reading; squares of stuck columns keep their last value."""
+        size = self.size
+        # every row released: a column reading closed now is shorted to ground (stuck)
+        idle = self._read_cols()
+        self.stuck = [c for c in range(size) if idle[c]]
+        for r in range(size):
+            row = self.rows[r]
+            row.value(0)
+            closed = self._read_cols()
+            row.value(1)
+            base = r * size
+            for c in range(size):
+                if not idle[c]:
+                    out[base + c] = DEFENDER if closed[c] else EMPTY
+
+
+class ShiftChain:
+    """74HC165 chain: /PL low latches the inputs, each CLK shifts the next bit to QH. Inputs are
+    pulled up; a closed switch (or an active-low Hall output) reads 0. Returns 1 per closed input,
+    the first bit clocked out first."""
+
+    def __init__(self, cfg, nbits):
+        self.nbits = nbits
+        self.load = machine.Pin(cfg["sr_load"], machine.Pin.OUT, value=1)
+        self.clock = machine.Pin(cfg["sr_clock"], machine.Pin.OUT, value=0)
+        self.data = machine.Pin(cfg["sr_data"], machine.Pin.IN)
+
+    def read(self):
+        self.load.value(0)
+        self.load.value(1)
+        bits = []
+        data, clock = self.data, self.clock
+        for _ in range(self.nbits):
+            bits.append(0 if data.value() else 1)
+            clock.value(1)
+            clock.value(0)
+        return bits
+
+
+class ShiftScanner:
+    """One 74HC165 input per square, square i = rank * size + file clocked out i-th."""
+
+    def __init__(self, cfg):
+        self.chain = ShiftChain(cfg, cfg["size"] * cfg["size"])
+        self.stuck = []
+
+    def scan(self, out):
+        bits = self.chain.read()
+        for i in range(len(out)):
+            out[i] = DEFENDER if bits[i] else EMPTY
+
+
+class HallScanner:
+    """Linear Hall sensors: square i is channel i % 16 of first-level mux i // 16; first-level
+    mux m is channel m % 16 of second-level mux m // 16, which feeds ADC input m // 16."""
+
+    def __init__(self, cfg):
+        n = cfg["size"] * cfg["size"]
+        self.n = n
+        self.sel = [machine.Pin(p, machine.Pin.OUT, value=0) for p in cfg["mux_select"]]
+        self.sel2 = [machine.Pin(p, machine.Pin.OUT, value=0) for p in cfg["mux2_select"]]
+        nmux = (n + 15) // 16
+        self.adcs = [machine.ADC(machine.Pin(p)) for p in cfg["adc_pins"][: (nmux + 15) // 16]]
+        self.mid = cfg["hall_mid"]
+        self.on = cfg["hall_on"]
+        self.off = cfg["hall_off"]
+        self.sign = 1 if cfg["attacker_sign"] >= 0 else -1
+        self.raw_state = bytearray(n)
+        self.stuck = []
+
+    @staticmethod
+    def _select(pins, value):
+        for k in range(4):
+            pins[k].value((value >> k) & 1)
+
+    def scan(self, out):
+        n = self.n
+        state = self.raw_state
+        for ch in range(16):
+            self._select(self.sel, ch)
+            m = 0
+            while m * 16 + ch < n:
+                self._select(self.sel2, m % 16)
+                i = m * 16 + ch
+                d = (self.adcs[m // 16].read_u16() - self.mid) * self.sign
+                mag = d if d >= 0 else -d
+                if mag >= self.on:
+                    state[i] = ATTACKER if d > 0 else DEFENDER
+                elif mag <= self.off:
+                    state[i] = EMPTY
+                m += 1
+        for i in range(n):
+            out[i] = state[i]
+
+
+class Leds:
+    """WS2812 strip; frames come from the host, capped to ``led_max_ma`` as a last safety net."""
+
+    def __init__(self, cfg):
+        self.count = cfg["led_count"]
+        self.max_ma = cfg["led_max_ma"]
+        self.np = neopixel.NeoPixel(machine.Pin(cfg["led_pin"]), self.count)
+        self.lit = False
+        self.blank()
+
+    def blank(self):
+        self.np.fill((0, 0, 0))
+        self.np.write()
+        self.lit = False
+
+    def show(self, pixels):
+        total = 0
+        for p in pixels:
+            total += p[1] + p[2] + p[3]
+        ma = total * 20 // 255 + self.count  # 20 mA per channel at full, ~1 mA idle per LED
+        num, den = 1, 1
+        if ma > self.max_ma and total:
+            num, den = max(0, self.max_ma - self.count) * 255, total * 20
+        self.np.fill((0, 0, 0))
+        for idx, r, g, b in pixels:
+            self.np[idx] = (r * num // den, g * num // den, b * num // den)
+        self.np.write()
+        self.lit = bool(pixels)
+
+
+class Bridge:
+    """The firmware's main loop: scan, debounce, report, obey LED frames."""
+
+    def __init__(self, cfg, console=None):
+        self.cfg = cfg
+        self.size = cfg["size"]
+        self.n = self.size * self.size
+        self.console = console or Console()
+        mode = cfg["mode"]
+        if mode in ("matrix", "matrix165"):
+            self.scanner = MatrixScanner(cfg)
+        elif mode == "shift":
+            self.scanner = ShiftScanner(cfg)
+        elif mode == "hall":
+            self.scanner = HallScanner(cfg)
+        else:
+            raise ValueError("unknown mode " + str(mode))
+        self.polarity = mode == "hall"
+        self.leds = Leds(cfg)
+        self.deb = Debouncer(self.n, cfg["debounce"])
+        self.raw = bytearray(self.n)
+        self.rx = P.LineBuffer()
+        self.seq = 0
+        self.scans = 0
+        self.bad = 0
+        self.stuck_reported = []
+        self.primed = False
+        self.boot = "%04x" % self._boot_id()
+        now = time.ticks_ms()
+        self.t_scan = now
+        self.t_snap = now
+        self.t_hb = now
+        self.t_host = now
+
+    @staticmethod
+    def _boot_id():
+        try:
+            import random
+
+            return random.getrandbits(16)
+        except (ImportError, AttributeError):
+            return time.ticks_ms() & 0xFFFF
+
+    def send(self, kind, payload=""):
+        self.console.write(P.encode_line(self.seq, kind, payload))
+        self.seq = P.next_seq(self.seq)
+
+    def hello(self):
+        self.seq = 0
+        self.send(
+            P.HELLO,
+            P.encode_kv(
+                [
+                    ("fw", FW_VERSION),
+                    ("proto", P.PROTO_VERSION),
+                    ("size", self.size),
+                    ("sensors", "polarity" if self.polarity else "switch"),
+                    ("leds", self.leds.count),
+                    ("boot", self.boot),
+                ]
+            ),
+        )
+        self.snapshot()
+
+    def snapshot(self):
+        if not self.primed:
+            return
+        stable = self.deb.stable
+        occ = P.encode_bitmap([s != EMPTY for s in stable])
+        if self.polarity:
+            occ = occ + " " + P.encode_bitmap([s == ATTACKER for s in stable])
+        self.send(P.SNAP, occ)
+        self.t_snap = time.ticks_ms()
+
+    def heartbeat(self):
+        stuck = self.scanner.stuck
+        faults = ",".join(["col%d" % c for c in stuck]) if stuck else "-"
+        self.send(
+            P.HB,
+            P.encode_kv(
+                [
+                    ("up", time.ticks_ms()),
+                    ("scans", self.scans),
+                    ("bad", self.bad),
+                    ("faults", faults),
+                ]
+            ),
+        )
+
+    def handle(self, line):
+        try:
+            seq, kind, args = P.decode_line(line, P.HOST_TYPES)
+            if kind == P.LED:
+                pixels = P.decode_leds(args, self.leds.count)
+                self.leds.show(pixels)
+                self.send(P.ACK, "%d" % seq)
+        except P.ProtocolError as e:
+            self.bad += 1
+            self.send(P.ERR, "badline " + e.reason.replace(" ", "_"))
+            return
+        self.t_host = time.ticks_ms()
+        if kind == P.HOST:
+            self.hello()
+        elif kind == P.SYNC:
+            self.snapshot()
+
+    def step(self):
+        """One pass of the main loop."""
+        now = time.ticks_ms()
+        cfg = self.cfg
+        if time.ticks_diff(now, self.t_scan) >= cfg["scan_ms"]:
+            self.t_scan = now
+            self.scanner.scan(self.raw)
+            self.scans += 1
+            changed = self.deb.update(self.raw)
+            if self.scanner.stuck != self.stuck_reported:
+                self.stuck_reported = list(self.scanner.stuck)
+                if self.stuck_reported:
+                    cols = ",".join(["%d" % c for c in self.stuck_reported])
+                    self.send(P.ERR, "stuck columns " + cols + " read closed, all rows released")
+            if changed:
+                self.snapshot()
+        if time.ticks_diff(now, self.t_snap) >= cfg["snapshot_ms"]:
+            self.snapshot()
+        if time.ticks_diff(now, self.t_hb) >= cfg["heartbeat_ms"]:
+            self.t_hb = now
+            self.heartbeat()
+        data = self.console.read()
+        if data:
+            for line in self.rx.feed(data):
+                self.handle(line)
+        if self.leds.lit and time.ticks_diff(time.ticks_ms(), self.t_host) > cfg["host_timeout_ms"]:
+            self.leds.blank()
+
+    def prime(self):
+        """Scan until ``debounce`` identical readings in a row, and take that as the stable state:
+        no snapshot is ever sent before the board has really been read."""
+        same = 0
+        last = None
+        while same < self.deb.need:
+            self.scanner.scan(self.raw)
+            self.scans += 1
+            if last is not None and self.raw == last:
+                same += 1
+            else:
+                same = 1
+                last = bytearray(self.raw)
+            time.sleep_ms(self.cfg["scan_ms"])
+        for i in range(self.n):
+            self.deb.stable[i] = self.raw[i]
+        self.primed = True
+
+    def run(self):
+        self.prime()
+        self.hello()
+        while True:
+            self.step()
+            time.sleep_ms(1)
+
+
+def main(cfg=None):
+    """Start the bridge with ``cfg`` (default: load_config())."""
+    Bridge(cfg or load_config()).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Line protocol between the Pico bridge firmware and the host (``tafl-bridge/1``).
+
+This module runs unchanged under MicroPython (on the Pico) and CPython (on the host): no
+f-strings, no dataclasses, no typing at runtime, no ``int.bit_count``, only ``%`` formatting and
+plain loops over ``bytes``.
+
+Every line is printable ASCII ending in ``\\n`` (a ``\\r`` before it is ignored)::
+
+    <SEQ> <TYPE>[ <payload>] *<CRC>
+
+``SEQ`` is a decimal counter 0..65535 per sender (wrapping; a HELLO restarts it at 0), ``CRC`` is
+the CRC-32 (IEEE, as zlib) of everything before `` *``, as 8 upper-case hex digits. A line whose
+CRC, sequence field, type or payload does not check out is dropped whole.
+
+Pico -> host:
+    ``HELLO fw=1.0 proto=1 size=11 sensors=switch|polarity leds=121 boot=<hex>``
+        after boot and whenever the host sends HOST; restarts SEQ at 0.
+    ``SNAP <occupied hex> [<attacker hex>]``
+        full snapshot of the debounced board: on every change and every second. Bit ``i`` of the
+        big-endian hex number is square ``i = rank * size + file`` (``a1`` = 0, ``b1`` = 1, ...,
+        ``a2`` = size). With polarity sensors the second bitmap marks attacker magnets.
+    ``HB up=<ms> scans=<n> bad=<n> faults=<list or ->``
+        heartbeat, every 0.5 s.
+    ``ACK <host seq>``  an LED frame was applied.
+    ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck column).
+
+Host -> Pico:
+    ``HOST proto=1``  hello request; the Pico answers with HELLO then SNAP.
+    ``HB``            heartbeat, every second; without one for 5 s the Pico blanks its LEDs.
+    ``SYNC``          please send a SNAP now (the host saw a sequence gap).
+    ``LED [<index>:<rrggbb> ...]``  the complete LED frame: listed LEDs lit, all others off.
+"""
+
+# ruff: noqa: UP031 - %-formatting on purpose: it is the one string formatting every MicroPython
+# build has, and the cheapest on the Pico.
+
+PROTO_VERSION = "1"
+MAX_LINE = 4200  # bytes, enough for a 19x19 LED frame with every LED lit
+SEQ_MOD = 65536
+
+HELLO = "HELLO"
+SNAP = "SNAP"
+HB = "HB"
+ACK = "ACK"
+ERR = "ERR"
+HOST = "HOST"
+SYNC = "SYNC"
+LED = "LED"
+
+DEVICE_TYPES = (HELLO, SNAP, HB, ACK, ERR)
+HOST_TYPES = (HOST, HB, SYNC, LED)
+
+_HEX = "0123456789abcdef"
+_HEX_CHARS = "0123456789abcdefABCDEF"
+
+
+class ProtocolError(ValueError):
+    """A received line that must be dropped; ``reason`` is a short tag for statistics."""
+
+    def __init__(self, reason, detail=""):
+        ValueError.__init__(self, reason + (": " + detail if detail else ""))
+        self.reason = reason
+
+
+def _make_table():
+    table = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            if c & 1:
+                c = (c >> 1) ^ 0xEDB88320
+            else:
+                c = c >> 1
+        table.append(c)
+    return table
+
+
+_CRC_TABLE = _make_table()
+
+
+def crc32(data, crc=0):
+    """CRC-32 (IEEE 802.3, the zlib one) of ``data`` (bytes), continuing from ``crc``."""
+    crc = crc ^ 0xFFFFFFFF
+    table = _CRC_TABLE
+    for b in data:
+        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def _crc_text(crc):
+    # two halves keep MicroPython in small ints for the formatting
+    return "%04X%04X" % ((crc >> 16) & 0xFFFF, crc & 0xFFFF)
+
+
+def next_seq(seq):
+    """The sequence number after ``seq``."""
+    return (seq + 1) % SEQ_MOD
+
+
+def seq_gap(expected, got):
+    """How many lines were lost when ``got`` arrives while ``expected`` was due."""
+    return (got - expected) % SEQ_MOD
+
+
+def encode_line(seq, kind, payload=""):
+    """One complete protocol line (bytes, with CRC and newline)."""
+    if payload:
+        body = "%d %s %s" % (seq, kind, payload)
+    else:
+        body = "%d %s" % (seq, kind)
+    raw = body.encode()
+    return raw + b" *" + _crc_text(crc32(raw)).encode() + b"\n"
+
+
+def is_hex(text):
+    """True when ``text`` is a non-empty run of hex digits (nothing else: no 0x, no _)."""
+    if not text:
+        return False
+    return all(ch in _HEX_CHARS for ch in text)
+
+
+def decode_line(raw, allowed):
+    """Check one received line (bytes without the newline) and split it.
+
+    Returns ``(seq, kind, args)`` with ``args`` a list of strings; raises ProtocolError for any
+    line to drop: bad bytes, missing or wrong CRC, malformed sequence number, a type not in
+    ``allowed``.
+    """
+    if raw[-1:] == b"\r":
+        raw = raw[:-1]
+    if not raw:
+        raise ProtocolError("empty")
+    if len(raw) > MAX_LINE:
+        raise ProtocolError("too long")
+    for b in raw:
+        if b < 0x20 or b > 0x7E:
+            raise ProtocolError("bad bytes")
+    star = raw.rfind(b" *")
+    if star < 0:
+        raise ProtocolError("no crc")
+    body = raw[:star]
+    crc_field = raw[star + 2 :].decode()
+    if len(crc_field) != 8 or not is_hex(crc_field):
+        raise ProtocolError("no crc")
+    if crc_field.upper() != _crc_text(crc32(body)):
+        raise ProtocolError("bad crc")
+    parts = body.decode().split(" ")
+    if len(parts) < 2:
+        raise ProtocolError("truncated")
+    seq_text = parts[0]
+    if not seq_text or len(seq_text) > 5 or not seq_text.isdigit():
+        raise ProtocolError("bad seq")
+    seq = int(seq_text)
+    if seq >= SEQ_MOD:
+        raise ProtocolError("bad seq")
+    kind = parts[1]
+    if kind not in allowed:
+        raise ProtocolError("unknown type", kind)
+    args = []
+    for p in parts[2:]:
+        if not p:
+            raise ProtocolError("bad payload", "double space")
+        args.append(p)
+    return seq, kind, args
+
+
+def hex_digits(nbits):
+    """Number of hex digits in a bitmap of ``nbits`` bits."""
+    return (nbits + 3) // 4
+
+
+def encode_bitmap(flags):
+    """Hex bitmap of a sequence of truthy/falsy values: bit ``i`` set when ``flags[i]``."""
+    n = len(flags)
+    out = []
+    for d in range(hex_digits(n) - 1, -1, -1):
+        nib = 0
+        base = d * 4
+        for j in range(4):
+            i = base + j
+            if i < n and flags[i]:
+                nib |= 1 << j
+        out.append(_HEX[nib])
+    return "".join(out)
+
+
+def decode_bitmap(text, nbits):
+    """Integer of a hex bitmap of exactly ``hex_digits(nbits)`` digits; ProtocolError when the
+    length is wrong, a character is not hex, or a padding bit above ``nbits`` is set."""
+    if len(text) != hex_digits(nbits) or not is_hex(text):
+        raise ProtocolError("bad payload", "bitmap")
+    value = int(text, 16)
+    if value >> nbits:
+        raise ProtocolError("bad payload", "bitmap padding")
+    return value
+
+
+def encode_kv(pairs):
+    """``key=value`` tokens from a list of (key, value) pairs."""
+    return " ".join(["%s=%s" % (k, v) for k, v in pairs])
+
+
+def decode_kv(args):
+    """Dict of ``key=value`` tokens; ProtocolError on a token without ``=``."""
+    out = {}
+    for a in args:
+        eq = a.find("=")
+        if eq <= 0:
+            raise ProtocolError("bad payload", "expected key=value")
+        out[a[:eq]] = a[eq + 1 :]
+    return out
+
+
+def encode_leds(pixels):
+    """LED payload from ``[(index, r, g, b), ...]`` (only lit LEDs need to be listed)."""
+    toks = []
+    for p in sorted(pixels):
+        idx, r, g, b = p
+        toks.append("%d:%02x%02x%02x" % (idx, r, g, b))
+    return " ".join(toks)
+
+
+def decode_leds(args, count):
+    """``[(index, r, g, b), ...]`` from LED payload tokens; ProtocolError when an index is out of
+    range (``count`` LEDs), repeated, or a colour is not 6 hex digits."""
+    out = []
+    seen = {}
+    for tok in args:
+        colon = tok.find(":")
+        if colon <= 0:
+            raise ProtocolError("bad payload", "led token")
+        idx_text = tok[:colon]
+        rgb = tok[colon + 1 :]
+        if not idx_text.isdigit() or len(idx_text) > 4 or len(rgb) != 6 or not is_hex(rgb):
+            raise ProtocolError("bad payload", "led token")
+        idx = int(idx_text)
+        if idx >= count or idx in seen:
+            raise ProtocolError("bad payload", "led index")
+        seen[idx] = True
+        out.append((idx, int(rgb[0:2], 16), int(rgb[2:4], 16), int(rgb[4:6], 16)))
+    return out
+
+
+class LineBuffer:
+    """Splits a byte stream into lines; a run longer than MAX_LINE without a newline is thrown
+    away up to the next newline (counted in ``overflows``)."""
+
+    def __init__(self, limit=MAX_LINE):
+        self.limit = limit
+        self.buf = b""
+        self.skipping = False
+        self.overflows = 0
+
+    def clear(self):
+        """Forget any partial line (after a reconnect)."""
+        self.buf = b""
+        self.skipping = False
+
+    def feed(self, data):
+        """Add received bytes; return the list of complete lines (without newline)."""
+        lines = []
+        buf = self.buf + data
+        while True:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                break
+            line = buf[:nl]
+            buf = buf[nl + 1 :]
+            if self.skipping:
+                self.skipping = False
+                continue
+            if len(line) > self.limit:
+                self.overflows += 1
+                continue
+            lines.append(line)
+        if len(buf) > self.limit:
+            self.overflows += 1
+            buf = b""
+            self.skipping = True
+        self.buf = buf
+        return lines

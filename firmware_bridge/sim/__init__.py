@@ -1,0 +1,131 @@
+"""Run the real Pico firmware under CPython on a pseudo-terminal, against a virtual board.
+
+The directory holds stand-ins for MicroPython's ``machine``, ``neopixel`` and ``utime``; the
+firmware process gets it on ``PYTHONPATH``. Tests and developers drive the virtual board by writing
+``board.json`` in the work directory (:func:`write_board`) and read the LEDs from ``leds.json``
+(:func:`read_leds`).
+
+From a shell, without a Pico::
+
+    python -m firmware_bridge.sim --size 11 --link /tmp/fake-pico
+    # then point [board] port = "/tmp/fake-pico" at it, and edit the printed board.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tty
+
+SIM_DIR = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(SIM_DIR))
+
+
+def _atomic_json(path: str, data: dict) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f)
+    os.replace(tmp, path)
+
+
+def write_board(
+    workdir: str,
+    closed=(),
+    colours: dict[str, str] | None = None,
+    stuck_cols=(),
+) -> None:
+    """Set the virtual board: occupied squares, their colours, columns shorted to ground."""
+    _atomic_json(
+        os.path.join(workdir, "board.json"),
+        {"closed": sorted(closed), "colours": dict(colours or {}), "stuck_cols": list(stuck_cols)},
+    )
+
+
+def read_leds(workdir: str) -> dict:
+    """The last LED strip the firmware wrote: ``{"writes": n, "pixels": {"i": [r, g, b]}}``."""
+    try:
+        with open(os.path.join(workdir, "leds.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {"writes": 0, "pixels": {}}
+
+
+def open_pty() -> tuple[int, int, str]:
+    """A raw pseudo-terminal: ``(master_fd, slave_fd, slave_path)``. The firmware talks on the
+    master; the host opens the slave path as if it were ``/dev/ttyACM0``."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    return master, slave, os.ttyname(slave)
+
+
+def spawn_firmware(fd: int, workdir: str, config: dict | None = None) -> subprocess.Popen:
+    """Start ``firmware_bridge/main.py`` with ``fd`` as its stdin and stdout (the USB link).
+
+    ``config`` is written to ``workdir/bridge_config.json`` (merged over the firmware defaults);
+    stderr goes to ``workdir/firmware.log``.
+    """
+    if config is not None:
+        _atomic_json(os.path.join(workdir, "bridge_config.json"), config)
+    if not os.path.exists(os.path.join(workdir, "board.json")):
+        write_board(workdir)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([SIM_DIR, PACKAGE_ROOT, env.get("PYTHONPATH", "")])
+    env["TAFL_FW_SIM_DIR"] = workdir
+    log = open(os.path.join(workdir, "firmware.log"), "ab")  # noqa: SIM115 - owned by the child
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "firmware_bridge.main"],
+            stdin=fd,
+            stdout=fd,
+            stderr=log,
+            cwd=workdir,
+            env=env,
+            close_fds=True,
+        )
+    finally:
+        log.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m firmware_bridge.sim``: a fake Pico on a pty, until Ctrl-C."""
+    import argparse
+    import tempfile
+
+    ap = argparse.ArgumentParser(prog="python -m firmware_bridge.sim", description=main.__doc__)
+    ap.add_argument("--size", type=int, default=11)
+    ap.add_argument("--mode", default="matrix", choices=["matrix", "matrix165", "shift", "hall"])
+    ap.add_argument("--link", help="also make this symlink to the pty (a stable port name)")
+    ap.add_argument("--dir", help="work directory (default: a new temporary one)")
+    args = ap.parse_args(argv)
+    workdir = args.dir or tempfile.mkdtemp(prefix="fake-pico-")
+    os.makedirs(workdir, exist_ok=True)
+    size = args.size
+    cfg = {"size": size, "mode": args.mode}
+    if args.mode == "matrix":
+        cfg["row_pins"] = list(range(size))
+        cfg["col_pins"] = list(range(size, 2 * size))
+    elif args.mode == "matrix165":
+        cfg["row_pins"] = list(range(size))
+    master, slave, path = open_pty()
+    if args.link:
+        if os.path.islink(args.link):
+            os.unlink(args.link)
+        os.symlink(path, args.link)
+    proc = spawn_firmware(master, workdir, cfg)
+    print("fake Pico on {}{}".format(path, f" ({args.link})" if args.link else ""))
+    print(
+        "edit {} to place pieces; LEDs in {}".format(
+            os.path.join(workdir, "board.json"), os.path.join(workdir, "leds.json")
+        )
+    )
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.terminate()
+        proc.wait()
+        return 0
+    finally:
+        os.close(slave)
+        os.close(master)

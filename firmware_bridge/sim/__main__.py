@@ -1,0 +1,5 @@
+import sys
+
+from firmware_bridge.sim import main
+
+sys.exit(main())

@@ -1,0 +1,223 @@
+"""CPython stand-in for MicroPython's ``machine``, wired to a virtual board.
+
+The virtual board follows the firmware's own configuration (``load_config()`` of the running
+``__main__`` firmware, else ``bridge_config.json``) and reads the pieces on it from
+``$TAFL_FW_SIM_DIR/board.json``::
+
+    {"closed": ["e3", "f4"], "colours": {"e3": "a"}, "stuck_cols": [2]}
+
+It models the electrical behaviour the firmware depends on: diode matrix (a column reads low while
+a row with a closed switch on it is driven low), 74HC165 chains (/PL latches, CLK shifts, QH is
+the first chip's output) and linear Hall sensors behind two levels of CD74HC4067 multiplexers.
+"""
+
+import json
+import os
+import sys
+import time
+
+_SIM_DIR = os.environ.get("TAFL_FW_SIM_DIR", ".")
+_pins = {}
+_board = None
+
+
+def _get_board():
+    global _board
+    if _board is None:
+        _board = _Board(_config())
+    return _board
+
+
+def _config():
+    main = sys.modules.get("__main__")
+    if main is not None and hasattr(main, "load_config"):
+        return main.load_config()
+    with open("bridge_config.json") as f:
+        return json.load(f)
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+    PULL_DOWN = 2
+
+    def __init__(self, id, mode=-1, pull=-1, *, value=None):
+        self.id = id
+        self.mode = Pin.IN
+        self.pull = None
+        self._out = 0
+        _pins[id] = self
+        self.init(mode, pull, value=value)
+
+    def init(self, mode=-1, pull=-1, *, value=None):
+        if mode != -1:
+            self.mode = mode
+        if pull != -1:
+            self.pull = pull
+        if value is not None:
+            self._out = 1 if value else 0
+
+    def value(self, v=None):
+        if v is None:
+            if self.mode == Pin.OUT:
+                return self._out
+            return _get_board().level(self)
+        old = self._out
+        self._out = 1 if v else 0
+        if self.mode == Pin.OUT:
+            _get_board().on_write(self, old)
+        return None
+
+    __call__ = value
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+    high = on
+    low = off
+
+    def __repr__(self):
+        return f"Pin({self.id!r})"
+
+
+class ADC:
+    def __init__(self, pin):
+        self.pin = pin.id if isinstance(pin, Pin) else pin
+
+    def read_u16(self):
+        return _get_board().adc(self.pin)
+
+
+def unique_id():
+    return b"\xe6\x61\x4c\x31\x1b\x7e\x6f\x35"
+
+
+def freq(*args):
+    return 125_000_000
+
+
+def reset():
+    raise SystemExit("machine.reset()")
+
+
+def _square_index(name, size):
+    f = ord(name[0]) - ord("a")
+    r = int(name[1:]) - 1
+    if not (0 <= f < size and 0 <= r < size):
+        raise ValueError(f"square {name!r} off a {size}x{size} board")
+    return r * size + f
+
+
+class _Board:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.size = cfg["size"]
+        self.mode = cfg["mode"]
+        self.closed = set()
+        self.attackers = set()
+        self.stuck_cols = set()
+        self.sr_bits = []
+        self._path = os.path.join(_SIM_DIR, "board.json")
+        self._stamp = None
+        self._checked = 0.0
+        self._refresh(force=True)
+
+    def _refresh(self, force=False):
+        now = time.monotonic()
+        if not force and now - self._checked < 0.002:
+            return
+        self._checked = now
+        try:
+            stamp = os.stat(self._path).st_mtime_ns
+        except OSError:
+            return
+        if stamp == self._stamp:
+            return
+        try:
+            with open(self._path) as f:
+                state = json.load(f)
+        except (OSError, ValueError):
+            return  # half-written: try again next time
+        self._stamp = stamp
+        size = self.size
+        self.closed = {_square_index(s, size) for s in state.get("closed", [])}
+        colours = state.get("colours", {})
+        self.attackers = {_square_index(s, size) for s, c in colours.items() if c == "a"}
+        self.stuck_cols = set(state.get("stuck_cols", []))
+
+    # -- matrix ---------------------------------------------------------------------------
+    def _driven_rows(self):
+        rows = []
+        for i, p in enumerate(self.cfg["row_pins"]):
+            pin = _pins.get(p)
+            if pin is not None and pin.mode == Pin.OUT and pin._out == 0:
+                rows.append(i)
+        return rows
+
+    def _column_low(self, col):
+        if col in self.stuck_cols:
+            return True
+        size = self.size
+        return any(r * size + col in self.closed for r in self._driven_rows())
+
+    # -- 74HC165 chain ---------------------------------------------------------------------
+    def _latch(self):
+        size = self.size
+        if self.mode == "matrix165":
+            bits = [0 if self._column_low(c) else 1 for c in range(size)]
+        else:
+            bits = [0 if i in self.closed else 1 for i in range(size * size)]
+        pad = (-len(bits)) % 8
+        self.sr_bits = bits + [1] * pad
+
+    def on_write(self, pin, old):
+        cfg = self.cfg
+        if self.mode not in ("matrix165", "shift"):
+            return
+        self._refresh()
+        if pin.id == cfg["sr_load"] and pin._out == 0:
+            self._latch()
+        elif pin.id == cfg["sr_clock"] and old == 0 and pin._out == 1:
+            load = _pins.get(cfg["sr_load"])
+            if load is not None and load._out == 1 and self.sr_bits:
+                self.sr_bits.pop(0)
+                self.sr_bits.append(1)  # serial input of the last chip tied high
+
+    def level(self, pin):
+        self._refresh()
+        cfg = self.cfg
+        if self.mode == "matrix" and pin.id in cfg["col_pins"]:
+            return 0 if self._column_low(cfg["col_pins"].index(pin.id)) else 1
+        if self.mode in ("matrix165", "shift") and pin.id == cfg["sr_data"]:
+            load = _pins.get(cfg["sr_load"])
+            if load is not None and load._out == 0:
+                self._latch()  # parallel-load mode is transparent
+            return self.sr_bits[0] if self.sr_bits else 1
+        return 1 if pin.pull == Pin.PULL_UP else 0
+
+    # -- linear Hall through multiplexers --------------------------------------------------------
+    def _select_value(self, key):
+        v = 0
+        for k, p in enumerate(self.cfg[key]):
+            pin = _pins.get(p)
+            if pin is not None and pin._out:
+                v |= 1 << k
+        return v
+
+    def adc(self, pin_id):
+        self._refresh()
+        cfg = self.cfg
+        ch = self._select_value("mux_select")
+        m = cfg["adc_pins"].index(pin_id) * 16 + self._select_value("mux2_select")
+        i = m * 16 + ch
+        mid = cfg["hall_mid"]
+        sign = 1 if cfg["attacker_sign"] >= 0 else -1
+        if i >= self.size * self.size or i not in self.closed:
+            return mid + ((i * 37) % 400) - 200  # sensor noise around the midpoint
+        swing = 9000 if i in self.attackers else -9000
+        return max(0, min(65535, mid + swing * sign))
