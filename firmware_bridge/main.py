@@ -52,7 +52,9 @@ DEFAULT_CONFIG = {
     "hall_mid": 32768,
     "hall_on": 3000,
     "hall_off": 1800,
-    "attacker_sign": 1,
+    # +1 when an attacker raises the sensor output, -1 when it lowers it. SS49E-type sensors,
+    # branded face up, go down under a north pole; attackers have their south pole up.
+    "attacker_sign": -1,
     # LEDs
     "led_pin": 22,
     "led_count": 0,  # 0: size * size

@@ -142,7 +142,7 @@ def decode_line(raw, allowed):
     crc_field = raw[star + 2 :].decode()
     if len(crc_field) != 8 or not is_hex(crc_field):
         raise ProtocolError("no crc")
-    if crc_field.upper() != _crc_text(crc32(body)):
+    if crc_field != _crc_text(crc32(body)):
         raise ProtocolError("bad crc")
     parts = body.decode().split(" ")
     if len(parts) < 2:

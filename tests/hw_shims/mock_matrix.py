@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory, MockPin
 from companion.scan import parse_square_name
 
 ROWS_11 = [2, 3, 4, 17, 27, 22, 5, 6, 13, 19, 26]
-COLS_11 = [14, 15, 18, 23, 24, 25, 12, 16, 20, 21, 8]
+COLS_11 = [14, 15, 18, 23, 24, 25, 12, 16, 20, 21, 7]
 
 
 class _ColumnPin(MockPin):
