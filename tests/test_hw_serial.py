@@ -1,0 +1,422 @@
+"""The Pico bridge end to end: the real firmware (firmware_bridge/main.py) under CPython with the
+machine/neopixel/utime shims on one end of a pty, the host driver on the other.
+
+A poller thread calls ``scan()`` all the time and records every reading; each test checks that
+every reading ever returned was a board state the test really set up (no phantom scans).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.drivers.base import BoardSource, colour_changes
+from companion.drivers.serial_bridge import SerialBridge, find_pico
+from companion.scan import Scan
+from firmware_bridge import protocol as P
+from firmware_bridge.sim import open_pty, read_leds, spawn_firmware, write_board
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "hardware" / "examples"
+LINK_NAME = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+TIMEOUT = 10.0
+
+
+def state_key(occupied, colours):
+    return frozenset(occupied), frozenset(colours.items()) if colours else None
+
+
+def wait_for(cond, timeout=TIMEOUT, what="condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = cond()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class FakePico:
+    """The firmware on a pty, reachable through a /dev/serial/by-id style symlink."""
+
+    def __init__(self, root: Path, config: dict):
+        self.dir = root / "fw"
+        self.dir.mkdir()
+        self.by_id = root / "by-id"
+        self.by_id.mkdir()
+        self.link = self.by_id / LINK_NAME
+        self.config = config
+        self.proc = None
+        self.master = self.slave = None
+        self.states: list[tuple[frozenset, frozenset | None]] = []
+
+    def place(self, occupied, colours=None, stuck_cols=()):
+        occ = frozenset(occupied)
+        self.states.append(state_key(occ, colours))
+        write_board(str(self.dir), occ, colours, stuck_cols)
+
+    def plug(self):
+        self.master, self.slave, path = open_pty()
+        os.symlink(path, self.link)
+        self.proc = spawn_firmware(self.master, str(self.dir), self.config)
+
+    def kill(self):
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=5)
+            self.proc = None
+
+    def reboot(self):
+        self.kill()
+        (self.dir / "leds.json").unlink(missing_ok=True)
+        self.proc = spawn_firmware(self.master, str(self.dir), self.config)
+
+    def unplug(self):
+        self.kill()
+        self.link.unlink(missing_ok=True)  # udev removes the by-id link
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self.slave = None
+
+    def inject(self, data: bytes):
+        os.write(self.master, data)
+
+    def leds(self) -> dict:
+        return read_leds(str(self.dir))["pixels"]
+
+    def log(self) -> str:
+        p = self.dir / "firmware.log"
+        return p.read_text() if p.exists() else ""
+
+
+class Poller:
+    """Calls scan() every few ms in the background and keeps every distinct reading."""
+
+    def __init__(self, board: BoardSource):
+        self.board = board
+        self.seen: list[Scan] = []
+        self.nones = 0
+        self._stop = threading.Event()
+        self._t = threading.Thread(target=self._run, daemon=True)
+        self._t.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            s = self.board.scan(time.monotonic())
+            if s is None:
+                self.nones += 1
+            elif not self.seen or (s.occupied, s.colours) != (
+                self.seen[-1].occupied,
+                self.seen[-1].colours,
+            ):
+                self.seen.append(s)
+            time.sleep(0.003)
+
+    def stop(self):
+        self._stop.set()
+        self._t.join(timeout=5)
+
+
+def bridge_for(pico: FakePico, size=11, sensors="switch", **kw) -> SerialBridge:
+    kw.setdefault("backoff", (0.05, 0.4))
+    return SerialBridge(
+        size,
+        port="auto",
+        sensors=sensors,
+        finder=lambda: find_pico(str(pico.by_id), scan_usb=False),
+        **kw,
+    )
+
+
+@pytest.fixture
+def rig(tmp_path):
+    """(pico, bridge, poller) factory; everything is torn down and checked for phantoms."""
+    made = []
+
+    def make(config=None, size=11, sensors="switch", initial=(), colours=None, **kw):
+        pico = FakePico(tmp_path, config or {"size": size})
+        pico.place(initial, colours)
+        pico.plug()
+        bridge = bridge_for(pico, size, sensors, **kw)
+        poller = Poller(bridge)
+        made.append((pico, bridge, poller))
+        return pico, bridge, poller
+
+    yield make
+    for pico, bridge, poller in made:
+        poller.stop()
+        bridge.close()
+        log = pico.log()
+        pico.unplug()
+        allowed = set(pico.states)
+        for s in poller.seen:
+            assert state_key(s.occupied, s.colours) in allowed, (
+                f"phantom scan {s}; firmware log:\n{log}"
+            )
+        assert "Traceback" not in log, log
+
+
+def reading(bridge):
+    s = bridge.scan(time.monotonic())
+    return None if s is None else set(s.occupied)
+
+
+START = {"a4", "a5", "a6", "d1", "e1", "f6", "g3", "k7"}
+
+
+def test_scans_arrive_as_scan_objects(rig):
+    pico, bridge, poller = rig(initial=START)
+    wait_for(lambda: reading(bridge) == START, what="first snapshot")
+    st = bridge.status()
+    assert st["connected"] and st["detail"] == f"Pico fw 1.0 on {pico.link}"
+    assert st["firmware"] == "1.0" and st["dropped_lines"] == 0
+    s = bridge.scan(12.5)
+    assert isinstance(s, Scan) and s.t == 12.5 and s.colours is None
+    # a move, the way hands make it: lift g3, put it down on e3
+    pico.place(START - {"g3"})
+    wait_for(lambda: reading(bridge) == START - {"g3"}, what="lift")
+    pico.place(START - {"g3"} | {"e3"})
+    wait_for(lambda: reading(bridge) == START - {"g3"} | {"e3"}, what="drop")
+    wait_for(lambda: len(poller.seen) == 3, what="poller")
+    seen = [set(s.occupied) for s in poller.seen]
+    assert seen == [START, START - {"g3"}, START - {"g3"} | {"e3"}]
+
+
+def test_led_frames_reach_the_pico_and_are_resent_after_a_reboot(rig):
+    pico, bridge, poller = rig(initial={"e5"})
+    wait_for(lambda: reading(bridge) == {"e5"}, what="first snapshot")
+    bridge.set_pixels({0: (255, 0, 0), 12: (0, 0, 40), 5: (0, 0, 0)})
+    want = {"0": [255, 0, 0], "12": [0, 0, 40]}
+    wait_for(lambda: pico.leds() == want, what="LED frame on the Pico")
+    hellos = bridge.status()["hellos"]
+    sent = bridge.led_frames_sent
+    pico.reboot()  # killed mid-whatever: its LEDs are dark until the host sends the frame again
+    wait_for(lambda: bridge.status()["hellos"] > hellos, what="hello after reboot")
+    wait_for(lambda: pico.leds() == want, what="LED frame resent after reboot")
+    assert bridge.led_frames_sent > sent
+    wait_for(lambda: reading(bridge) == {"e5"}, what="snapshot after reboot")
+    bridge.set_pixels({})
+    wait_for(lambda: pico.leds() == {}, what="LEDs off")
+
+
+def test_garbled_lines_are_dropped_without_phantom_scans(rig):
+    pico, bridge, poller = rig(initial=START)
+    wait_for(lambda: reading(bridge) == START, what="first snapshot")
+    everything = P.encode_bitmap([True] * 121)
+    real = P.encode_line(7, P.SNAP, everything)
+    bad_crc = real[:-3] + (b"0" if real[-3:-2] != b"0" else b"1") + real[-2:]
+    rng = random.Random(7)
+    junk = [
+        b"\x00\xff\xfe garbage \x03\x04\r\n",  # noise, a Ctrl-C and a Ctrl-D byte
+        bad_crc,  # a board full of pieces, wrong CRC
+        real[: len(real) // 2] + b"\n",  # truncated
+        P.encode_line(3, "BOGUS", "x"),  # unknown type, CRC fine
+        P.encode_line(4, P.SNAP, "ff"),  # CRC fine, bitmap of the wrong size
+        P.encode_line(5, P.SNAP, everything + " " + "0" * 31 + " x"),  # too many fields
+        b"7" * 5000 + b"\n",  # an endless line
+        bytes(rng.randrange(256) for _ in range(3000)) + b"\n",
+    ]
+    for chunk in junk:
+        pico.inject(chunk)
+        time.sleep(0.02)
+    wait_for(lambda: bridge.status()["dropped_lines"] >= len(junk) - 1, what="drops counted")
+    reasons = bridge.status()["drop_reasons"]
+    for reason in ("bad crc", "no crc", "unknown type", "bad payload", "too long"):
+        assert reasons.get(reason), (reason, reasons)
+    # the link still works and the next real change arrives
+    pico.place(START | {"h8"})
+    wait_for(lambda: reading(bridge) == START | {"h8"}, what="change after the garbage")
+    assert all(set(s.occupied) in (START, START | {"h8"}) for s in poller.seen)
+    assert bridge.status()["connected"]
+
+
+def test_unplugged_cable_then_replugged(rig):
+    pico, bridge, poller = rig(initial={"c3"})
+    wait_for(lambda: reading(bridge) == {"c3"}, what="first snapshot")
+    pico.unplug()
+    wait_for(lambda: not bridge.status()["connected"], what="disconnect noticed")
+    st = bridge.status()
+    assert st["detail"].startswith("link lost ") and "s ago" in st["detail"]
+    assert bridge.scan(time.monotonic()) is None
+    nones = poller.nones
+    wait_for(lambda: poller.nones > nones + 20, what="scan() keeps returning None")
+    pico.place({"c3", "d4"})  # moved while unplugged
+    pico.plug()
+    wait_for(lambda: reading(bridge) == {"c3", "d4"}, what="reconnect")
+    st = bridge.status()
+    assert st["connected"] and st["reconnects"] >= 1
+
+
+def test_firmware_that_goes_silent_is_stale(rig):
+    pico, bridge, poller = rig(initial={"b2"}, stale_after=0.6)
+    wait_for(lambda: reading(bridge) == {"b2"}, what="first snapshot")
+    pico.proc.send_signal(signal.SIGSTOP)  # hung firmware: port open, nothing arrives
+    try:
+        wait_for(lambda: bridge.scan(time.monotonic()) is None, what="stale")
+        assert not bridge.status()["connected"]
+    finally:
+        pico.proc.send_signal(signal.SIGCONT)
+    wait_for(lambda: reading(bridge) == {"b2"}, what="back")
+
+
+def test_no_pico_found(tmp_path):
+    bridge = SerialBridge(11, finder=lambda: find_pico(str(tmp_path), scan_usb=False))
+    try:
+        time.sleep(0.1)
+        st = bridge.status()
+        assert not st["connected"] and st["detail"].startswith("no Pico found")
+        assert bridge.scan(0.0) is None
+    finally:
+        bridge.close()
+
+
+def test_explicit_port_that_does_not_exist(tmp_path):
+    port = str(tmp_path / "ttyACM9")
+    bridge = SerialBridge(11, port=port)
+    try:
+        wait_for(lambda: "could not open port" in bridge.status()["detail"], what="error")
+        assert bridge.status()["detail"].startswith(f"cannot open {port}: ")
+        assert bridge.scan(0.0) is None
+    finally:
+        bridge.close()
+
+
+def test_board_size_mismatch_gives_no_scans(rig):
+    pico, bridge, poller = rig(
+        config={"size": 13, "row_pins": list(range(13)), "col_pins": list(range(13, 26))}, size=11
+    )
+    wait_for(lambda: "Pico reports a 13x13 board" in bridge.status()["detail"], what="mismatch")
+    time.sleep(0.3)
+    assert bridge.scan(time.monotonic()) is None and poller.seen == []
+    pico.states.clear()
+
+
+def test_linear_hall_polarity_gives_colours(rig):
+    colours = {"e3": "a", "f4": "d", "k11": "a"}
+    pico, bridge, poller = rig(
+        config={"size": 11, "mode": "hall"}, sensors="polarity", initial=colours, colours=colours
+    )
+    wait_for(lambda: reading(bridge) == set(colours), what="first snapshot")
+    first = bridge.scan(1.0)
+    assert first.colours == colours
+    assert bridge.status()["sensors"] == "polarity"
+    # the attacker on e3 is swapped for a defender: same occupancy, new colour
+    swapped = {**colours, "e3": "d"}
+    pico.place(swapped, swapped)
+    wait_for(lambda: bridge.scan(2.0).colours == swapped, what="colour change")
+    assert colour_changes(first, bridge.scan(2.0)) == {"e3": "d"}
+    assert colour_changes(None, first) == colours
+
+
+def test_stuck_column_is_reported_by_the_firmware(rig):
+    pico, bridge, poller = rig(initial={"c2", "d4"})
+    wait_for(lambda: reading(bridge) == {"c2", "d4"}, what="first snapshot")
+    write_board(str(pico.dir), {"c2", "d4"}, None, stuck_cols=[2])
+    wait_for(lambda: bridge.status()["faults"] == ["col2"], what="fault in heartbeat")
+    assert "stuck columns 2" in bridge.status()["last_device_error"]
+    time.sleep(0.1)
+    assert reading(bridge) == {"c2", "d4"}  # file c is frozen, not suddenly full of pieces
+
+
+@pytest.mark.parametrize(
+    "path", sorted(EXAMPLES.glob("bridge_config-*.json")), ids=lambda p: p.stem
+)
+def test_example_firmware_configs_run(rig, path):
+    config = json.loads(path.read_text())
+    size = config["size"]
+    sensors = "polarity" if config["mode"] == "hall" else "switch"
+    last = f"{chr(96 + size)}{size}"
+    colours = {"a1": "a", last: "d"} if sensors == "polarity" else None
+    pico, bridge, poller = rig(
+        config=config, size=size, sensors=sensors, initial={"a1", last}, colours=colours
+    )
+    wait_for(lambda: reading(bridge) == {"a1", last}, what=f"snapshot from {path.name}")
+    assert bridge.scan(0.0).colours == colours
+
+
+# -- the host driver against a scripted device (no firmware) ----------------------------------
+
+
+class ScriptedDevice:
+    def __init__(self, tmp_path):
+        self.master, self.slave, self.path = open_pty()
+        self.rx = P.LineBuffer()
+        self.lines: list[tuple[int, str, list[str]]] = []
+
+    def send(self, seq, kind, payload=""):
+        os.write(self.master, P.encode_line(seq, kind, payload))
+
+    def read_host(self, timeout=0.2):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if select.select([self.master], [], [], 0.02)[0]:
+                for line in self.rx.feed(os.read(self.master, 4096)):
+                    self.lines.append(P.decode_line(line, P.HOST_TYPES))
+        return self.lines
+
+    def close(self):
+        os.close(self.master)
+        os.close(self.slave)
+
+
+def test_sequence_gap_triggers_a_sync_request(tmp_path):
+    dev = ScriptedDevice(tmp_path)
+    bridge = SerialBridge(7, port=dev.path)
+    try:
+        wait_for(lambda: any(k == P.HOST for _, k, _ in dev.read_host()), what="hello request")
+        dev.send(0, P.HELLO, "fw=9.9 proto=1 size=7 sensors=switch leds=49 boot=1")
+        dev.send(1, P.SNAP, P.encode_bitmap([i == 3 for i in range(49)]))
+        wait_for(lambda: reading(bridge) == {"d1"}, what="snapshot")
+        dev.send(5, P.SNAP, P.encode_bitmap([i == 4 for i in range(49)]))  # 2, 3, 4 lost
+        wait_for(lambda: reading(bridge) == {"e1"}, what="next snapshot")
+        assert bridge.status()["gaps"] == 3
+        wait_for(lambda: any(k == P.SYNC for _, k, _ in dev.read_host()), what="SYNC")
+        assert bridge.status()["detail"] == f"Pico fw 9.9 on {dev.path}"
+    finally:
+        bridge.close()
+        dev.close()
+
+
+def test_snapshot_without_hello_is_ignored(tmp_path):
+    dev = ScriptedDevice(tmp_path)
+    bridge = SerialBridge(7, port=dev.path)
+    try:
+        wait_for(lambda: bridge.status()["port"] == dev.path, what="open")
+        dev.send(0, P.SNAP, P.encode_bitmap([True] * 49))
+        wait_for(lambda: bridge.status()["drop_reasons"].get("no hello"), what="drop")
+        assert bridge.scan(0.0) is None
+        assert "waiting for the Pico's hello" in bridge.status()["detail"]
+    finally:
+        bridge.close()
+        dev.close()
+
+
+def test_led_frame_is_resent_until_acknowledged(tmp_path):
+    dev = ScriptedDevice(tmp_path)
+    bridge = SerialBridge(7, port=dev.path)
+    try:
+        wait_for(lambda: any(k == P.HOST for _, k, _ in dev.read_host()), what="hello request")
+        dev.send(0, P.HELLO, "fw=1.0 proto=1 size=7 sensors=switch leds=49 boot=1")
+        bridge.set_pixels({3: (1, 2, 3)})
+
+        def led_lines():
+            return [(s, a) for s, k, a in dev.read_host() if k == P.LED]
+
+        wait_for(lambda: len(led_lines()) >= 2, timeout=5, what="resend")
+        assert all(a == ["3:010203"] for _, a in led_lines())
+        dev.send(1, P.ACK, str(led_lines()[-1][0]))
+        time.sleep(0.1)
+        count = len(led_lines())
+        time.sleep(1.3)
+        assert len(led_lines()) == count  # acknowledged: no more resends
+    finally:
+        bridge.close()
+        dev.close()
