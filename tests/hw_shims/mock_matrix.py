@@ -87,8 +87,15 @@ class FakeLgpio:
         self.factory = factory
         self.label = label
         self.groups: dict[int, list[int]] = {}
+        self._pins: dict[int, MockPin] = {}
         self.opened: list[int] = []
         self.closed_handles: list[int] = []
+
+    def _pin(self, g: int) -> MockPin:
+        pin = self._pins.get(g)
+        if pin is None:
+            pin = self._pins[g] = self.factory.pin(g)
+        return pin
 
     def gpiochip_open(self, chip: int) -> int:
         self.opened.append(chip)
@@ -104,7 +111,7 @@ class FakeLgpio:
     def group_claim_output(self, handle, gpios, levels=(0,), lFlags=0):  # noqa: N803
         self.groups[gpios[0]] = list(gpios)
         for g, v in zip(gpios, list(levels) + [levels[-1]] * len(gpios)):
-            p = self.factory.pin(g)
+            p = self._pin(g)
             p.function = "output"
             p.state = bool(v)
         return 0
@@ -112,7 +119,7 @@ class FakeLgpio:
     def group_claim_input(self, handle, gpios, lFlags=0):  # noqa: N803
         self.groups[gpios[0]] = list(gpios)
         for g in gpios:
-            p = self.factory.pin(g)
+            p = self._pin(g)
             p.function = "input"
             p.pull = "up" if lFlags & self.SET_PULL_UP else "floating"
         return 0
@@ -120,19 +127,19 @@ class FakeLgpio:
     def group_write(self, handle, gpio, group_bits, group_mask=-1):
         for k, g in enumerate(self.groups[gpio]):
             if group_mask >> k & 1:
-                self.factory.pin(g).state = bool(group_bits >> k & 1)
+                self._pin(g).state = bool(group_bits >> k & 1)
         return 0
 
     def group_read(self, handle, gpio):
         bits = 0
         for k, g in enumerate(self.groups[gpio]):
-            if self.factory.pin(g).state:
+            if self._pin(g).state:
                 bits |= 1 << k
         return (0, bits)
 
     def group_free(self, handle, gpio):
         for g in self.groups.pop(gpio, []):
-            self.factory.pin(g).function = "input"
+            self._pin(g).function = "input"
         return 0
 
 
@@ -150,6 +157,13 @@ class FakeRPiGPIO:
         self.factory = factory
         self.mode = None
         self.cleaned: list[int] = []
+        self._pins: dict[int, MockPin] = {}
+
+    def _pin(self, c: int) -> MockPin:
+        pin = self._pins.get(c)
+        if pin is None:
+            pin = self._pins[c] = self.factory.pin(c)
+        return pin
 
     def setwarnings(self, flag):
         pass
@@ -160,7 +174,7 @@ class FakeRPiGPIO:
     def setup(self, chans, direction, initial=None, pull_up_down=None):
         assert self.mode == self.BCM
         for c in chans if isinstance(chans, list) else [chans]:
-            p = self.factory.pin(c)
+            p = self._pin(c)
             if direction == self.OUT:
                 p.function = "output"
                 p.state = bool(initial)
@@ -170,10 +184,10 @@ class FakeRPiGPIO:
 
     def output(self, chans, vals):
         for c, v in zip(chans, vals):
-            self.factory.pin(c).state = bool(v)
+            self._pin(c).state = bool(v)
 
     def input(self, chan):
-        return int(self.factory.pin(chan).state)
+        return int(self._pin(chan).state)
 
     def cleanup(self, chans=None):
         self.cleaned.extend(chans or [])
