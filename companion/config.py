@@ -1,0 +1,224 @@
+"""The daemon's TOML config, checked field by field.
+
+Schema (every key optional; see ``docs/raspberry-pi.md``)::
+
+    variant = "copenhagen"          # preset id (``tafl-companion rules variants``)
+    data_dir = "/var/lib/tafl-companion"
+    pin = "4821"                    # controls PIN; generated and printed at start when absent
+    [web]
+    host = "0.0.0.0"
+    port = 8080
+    [board]   ...                   # checked by companion.hardware_config.parse_board
+    [leds]    ...                   # checked by companion.hardware_config.parse_leds
+
+Every problem raises :class:`ConfigError` whose message starts with the file name and names the
+field, e.g. ``config.toml: [web] port must be an integer 1-65535, not 'abc'``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from companion.hardware_config import (
+    BoardConfig,
+    LedConfig,
+    parse_hardware,
+)
+from companion.hardware_config import (
+    ConfigError as HardwareConfigError,
+)
+from companion.rules import PRESETS
+
+TOP_KEYS = ("variant", "data_dir", "pin", "web", "board", "leds")
+WEB_KEYS = ("host", "port")
+DEFAULT_PORT = 8080
+DEFAULT_HOST = "0.0.0.0"
+
+
+class ConfigError(ValueError):
+    """A bad config value; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class DaemonConfig:
+    """Everything ``tafl-companion run`` needs, after the config file and the options."""
+
+    variant: str = "copenhagen"
+    data_dir: Path = field(default_factory=lambda: default_data_dir())
+    pin: str | None = None
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    board: BoardConfig = field(default_factory=BoardConfig)
+    leds: LedConfig = field(default_factory=LedConfig)
+    source: str = "(defaults)"
+
+
+def default_data_dir() -> Path:
+    """``$STATE_DIRECTORY`` under systemd, else ``$XDG_DATA_HOME/tafl-companion``."""
+    state = os.environ.get("STATE_DIRECTORY")
+    if state:
+        return Path(state.split(":")[0])
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local/share")
+    return Path(base) / "tafl-companion"
+
+
+def _unknown(keys: Mapping[str, Any], known: tuple[str, ...], where: str) -> None:
+    for key in keys:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{where}{key}: unknown key{hint}; known: {', '.join(known)}")
+
+
+def check_variant(value: object, where: str = "variant") -> str:
+    """A preset id, or ConfigError listing the presets."""
+    if not isinstance(value, str) or value not in PRESETS:
+        raise ConfigError(
+            f"{where} must be one of {', '.join(sorted(PRESETS))}, not {value!r}"
+        )
+    return value
+
+
+def check_pin(value: object, where: str = "pin") -> str:
+    """A PIN: 4 to 32 visible characters (a TOML integer is taken as its digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
+    if (
+        not isinstance(value, str)
+        or not 4 <= len(value) <= 32
+        or not value.isprintable()
+        or any(c.isspace() for c in value)
+    ):
+        raise ConfigError(f"{where} must be 4 to 32 characters without spaces, not {value!r}")
+    return value
+
+
+def check_port(value: object, where: str = "[web] port") -> int:
+    """A TCP port number (0 = any free port, for tests)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 65535:
+        raise ConfigError(f"{where} must be an integer 1-65535, not {value!r}")
+    return value
+
+
+def check_host(value: object, where: str = "[web] host") -> str:
+    """An IP address or a host name to bind."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where} must be an IP address such as \"0.0.0.0\", not {value!r}")
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        if value != "localhost" and not all(p.isalnum() or p == "-" for p in value.split(".")):
+            raise ConfigError(
+                f"{where} must be an IP address such as \"0.0.0.0\", not {value!r}"
+            ) from None
+    return value
+
+
+def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonConfig:
+    """A checked DaemonConfig from a parsed TOML document."""
+    try:
+        _unknown(doc, TOP_KEYS, "")
+        web = doc.get("web", {})
+        if not isinstance(web, Mapping):
+            raise ConfigError(f"[web] must be a table, not {type(web).__name__}")
+        _unknown(web, WEB_KEYS, "[web] ")
+        cfg = DaemonConfig(source=source)
+        if "variant" in doc:
+            cfg = replace(cfg, variant=check_variant(doc["variant"]))
+        if "data_dir" in doc:
+            d = doc["data_dir"]
+            if not isinstance(d, str) or not d.strip():
+                raise ConfigError(f"data_dir must be a directory path, not {d!r}")
+            cfg = replace(cfg, data_dir=Path(d).expanduser())
+        if "pin" in doc:
+            cfg = replace(cfg, pin=check_pin(doc["pin"]))
+        if "port" in web:
+            cfg = replace(cfg, port=check_port(web["port"]))
+        if "host" in web:
+            cfg = replace(cfg, host=check_host(web["host"]))
+        try:
+            hw = parse_hardware(doc)
+        except HardwareConfigError as exc:
+            raise ConfigError(str(exc)) from None
+        cfg = replace(cfg, board=hw.board, leds=hw.leds)
+        if cfg.board.kind == "sim":
+            cfg = replace(cfg, board=replace(cfg.board, size=PRESETS[cfg.variant].size))
+        check_board_fits(cfg)
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return cfg
+
+
+def check_board_fits(cfg: DaemonConfig) -> None:
+    """A real board has one size: the variant must match it (the sim board adapts)."""
+    size = PRESETS[cfg.variant].size
+    if cfg.board.kind in ("gpio", "serial") and cfg.board.size != size:
+        raise ConfigError(
+            f"variant {cfg.variant!r} is played on {size}x{size}, but [board] size is "
+            f"{cfg.board.size}"
+        )
+
+
+def load_config(path: str | Path | None) -> DaemonConfig:
+    """Read and check a config file; None gives the defaults (simulated board, port 8080)."""
+    if path is None:
+        return DaemonConfig()
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    return parse_config(doc, p.name)
+
+
+def with_overrides(
+    cfg: DaemonConfig,
+    *,
+    variant: str | None = None,
+    port: int | None = None,
+    data_dir: str | None = None,
+    pin: str | None = None,
+    board_kind: str | None = None,
+    host: str | None = None,
+) -> DaemonConfig:
+    """The config with command-line options applied (they win over the file)."""
+    if variant is not None:
+        cfg = replace(cfg, variant=check_variant(variant, "--variant"))
+    if port is not None:
+        cfg = replace(cfg, port=check_port(port, "--port"))
+    if data_dir is not None:
+        cfg = replace(cfg, data_dir=Path(data_dir).expanduser())
+    if pin is not None:
+        cfg = replace(cfg, pin=check_pin(pin, "--pin"))
+    if host is not None:
+        cfg = replace(cfg, host=check_host(host, "--host"))
+    if board_kind is not None and board_kind != cfg.board.kind:
+        if board_kind not in ("sim", "gpio", "serial"):
+            raise ConfigError(
+                f"--board must be sim, gpio, serial or replay:FILE, not {board_kind!r}"
+            )
+        cfg = replace(cfg, board=replace(cfg.board, kind=board_kind))
+        if board_kind == "gpio" and not cfg.board.row_pins:
+            raise ConfigError(
+                "--board gpio needs row_pins and col_pins: give a --config with a [board] section"
+            )
+    if cfg.board.kind == "sim":
+        cfg = replace(cfg, board=replace(cfg.board, size=PRESETS[cfg.variant].size))
+    try:
+        check_board_fits(cfg)
+    except ConfigError as exc:
+        raise ConfigError(f"{cfg.source}: {exc}") from None
+    return cfg
