@@ -67,6 +67,10 @@ DEFAULT_CONFIG = {
     "host_timeout_ms": 5000,
 }
 
+# mpremote and pyboard.py interrupt a running program with "\r" + Ctrl-C. The host driver never
+# sends either byte, so this pair hands the serial line back to the REPL; a lone 0x03 does not.
+REPL_REQUEST = b"\r\x03"
+
 EMPTY = 0
 DEFENDER = 1
 ATTACKER = 2
@@ -103,16 +107,24 @@ class Console:
         else:
             import select
 
-            try:
-                import micropython
-
-                micropython.kbd_intr(-1)  # a 0x03 byte from the host is data, not Ctrl-C
-            except ImportError:
-                pass
+            self._kbd_intr(-1)  # a stray 0x03 byte is data, not Ctrl-C; see REPL_REQUEST
             self._poll = select.poll()
             self._poll.register(sys.stdin, select.POLLIN)
             self._in = getattr(sys.stdin, "buffer", sys.stdin)
             self._out = getattr(sys.stdout, "buffer", sys.stdout)
+
+    def _kbd_intr(self, code):
+        try:
+            import micropython
+
+            micropython.kbd_intr(code)
+        except ImportError:
+            pass
+
+    def release(self):
+        """Give stdin back to the REPL (Ctrl-C works again)."""
+        if not self.cpython:
+            self._kbd_intr(3)
 
     def read(self):
         """Whatever bytes are waiting (possibly none)."""
@@ -353,6 +365,8 @@ class Bridge:
         self.bad = 0
         self.stuck_reported = []
         self.primed = False
+        self.stopped = False
+        self.tail = b""
         self.boot = "%04x" % self._boot_id()
         now = time.ticks_ms()
         self.t_scan = now
@@ -455,6 +469,10 @@ class Bridge:
             self.heartbeat()
         data = self.console.read()
         if data:
+            if REPL_REQUEST in self.tail + data:
+                self.stopped = True
+                return
+            self.tail = data[-1:]
             for line in self.rx.feed(data):
                 self.handle(line)
         if self.leds.lit and time.ticks_diff(time.ticks_ms(), self.t_host) > cfg["host_timeout_ms"]:
@@ -479,11 +497,14 @@ class Bridge:
         self.primed = True
 
     def run(self):
+        """Serve until a tool asks for the REPL (``\r`` then Ctrl-C, as mpremote sends)."""
         self.prime()
         self.hello()
-        while True:
+        while not self.stopped:
             self.step()
             time.sleep_ms(1)
+        self.leds.blank()
+        self.console.release()
 
 
 def main(cfg=None):

@@ -420,3 +420,35 @@ def test_led_frame_is_resent_until_acknowledged(tmp_path):
     finally:
         bridge.close()
         dev.close()
+
+
+def test_silent_pico_gets_soft_reset_requests(tmp_path):
+    """A Pico left at the MicroPython prompt never answers HOST: the driver sends Ctrl-B Ctrl-D
+    every few unanswered requests so it reboots into the firmware."""
+    dev = ScriptedDevice(tmp_path)
+    bridge = SerialBridge(7, port=dev.path, hello_interval=0.05)
+    raw = bytearray()
+    try:
+
+        def soft_reset_seen():
+            if select.select([dev.master], [], [], 0.02)[0]:
+                raw.extend(os.read(dev.master, 4096))
+            return b"\r\x02\x04" in raw
+
+        wait_for(soft_reset_seen, timeout=5, what="soft reset bytes")
+        assert bridge.soft_resets >= 1
+        assert b"\x03" not in raw  # never a Ctrl-C: that would stop a running firmware
+    finally:
+        bridge.close()
+        dev.close()
+
+
+def test_mpremote_interrupt_hands_the_line_to_the_repl(rig):
+    pico, bridge, poller = rig(initial={"a1"})
+    wait_for(lambda: reading(bridge) == {"a1"}, what="first snapshot")
+    with open(str(pico.link), "wb", buffering=0) as port:
+        port.write(b"\x03 noise \x03\n")  # lone Ctrl-C bytes are data
+        time.sleep(0.2)
+        assert pico.proc.poll() is None
+        port.write(b"\r\x03")  # what mpremote sends to interrupt a program
+        assert pico.proc.wait(timeout=5) == 0

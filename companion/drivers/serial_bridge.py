@@ -31,6 +31,11 @@ BY_ID_DIR = "/dev/serial/by-id"
 BY_ID_PATTERNS = ("usb-MicroPython_Board_in_FS_mode_*", "usb-Raspberry_Pi_Pico*")
 
 Pixel = tuple[int, int, int]
+# Sent when the Pico does not answer hello requests: at the MicroPython prompt (left there by
+# mpremote) it leaves raw-REPL mode (Ctrl-B) and soft-resets into main.py (Ctrl-D); to the running
+# firmware it is just a line fragment it drops.
+SOFT_RESET = b"\r\x02\x04"
+SOFT_RESET_EVERY = 3  # unanswered hello requests
 
 
 def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
@@ -107,6 +112,8 @@ class SerialBridge:
         self.hellos = 0
         self.reconnects = 0
         self.snapshots = 0
+        self.soft_resets = 0
+        self._hello_requests = 0
         # LED frame (guarded by _lock)
         self._pixels: dict[int, Pixel] = {}
         self._led_sent: dict[int, Pixel] | None = None
@@ -252,6 +259,7 @@ class SerialBridge:
                 self.reconnects += 1
         self._rx.clear()
         self._hello_sent_at = -1e9
+        self._hello_requests = 0
         self._hb_sent_at = self._clock()
         log.info("serial bridge: opened %s", path)
         return True
@@ -291,7 +299,12 @@ class SerialBridge:
         if silent:
             raise OSError("no valid line for %.0f s" % (2 * self.stale_after))
         if not have_hello and now - self._hello_sent_at >= self._hello_interval:
+            if self._hello_requests and self._hello_requests % SOFT_RESET_EVERY == 0:
+                log.info("serial bridge: no hello from %s; soft-resetting the Pico", self._device)
+                self._ser.write(SOFT_RESET)
+                self.soft_resets += 1
             self._send(P.HOST, "proto=" + P.PROTO_VERSION)
+            self._hello_requests += 1
             self._hello_sent_at = now
         if now - self._hb_sent_at >= 1.0:
             self._send(P.HB)
