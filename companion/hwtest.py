@@ -8,6 +8,9 @@ agree), and prints every sensor change with its time::
       0.02s  start: 37 occupied: a4 a5 a6 ...
       3.51s  e3 off
       4.02s  e4 on (attacker)
+
+Exit status: 0 after the run, 2 for a bad config (one line naming the field), 1 when the
+hardware cannot be opened.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"hwtest: {e}", file=sys.stderr)
         return 2
+    except Exception as e:  # the hardware itself: a busy or missing gpiochip, permissions
+        print(f"hwtest: cannot open the {hw.board.kind} board: {e}", file=sys.stderr)
+        return 1
     try:
         leds = open_leds(hw.leds, board)
     except ConfigError as e:

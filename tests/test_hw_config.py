@@ -288,3 +288,32 @@ def test_hwtest_command_runs_on_mock_pins(tmp_path, capsys, mock_pins):
     out = capsys.readouterr().out
     assert "11x11 reed matrix on gpiozero" in out
     assert "start: 2 occupied: c3 k11" in out
+
+
+def test_no_gpio_library_at_all_is_a_config_error(monkeypatch):
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+
+    def no_factory():
+        raise BadPinFactory("Unable to load any default pin factory!")
+
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(no_factory))
+    hw = parse_hardware({"board": {**GPIO, "backend": "gpiozero"}})
+    with pytest.raises(ConfigError, match="no gpiozero pin factory works here"):
+        open_board(hw.board)
+
+
+def test_hwtest_hardware_failure_exits_1_with_one_line(tmp_path, capsys, monkeypatch):
+    import companion.hwtest as hwtest
+    from companion.cli import main
+
+    def busy(cfg):
+        raise OSError("GPIO busy")
+
+    monkeypatch.setattr(hwtest, "open_board", busy)
+    cfg = tmp_path / "c.toml"
+    cfg.write_text('[board]\nkind = "serial"\n')
+    assert main(["hwtest", "--config", str(cfg), "--seconds", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err == "hwtest: cannot open the serial board: GPIO busy\n"

@@ -20,6 +20,7 @@ import glob
 import importlib
 import logging
 import re
+import warnings
 from collections import deque
 from typing import Protocol
 
@@ -72,7 +73,12 @@ class GpiozeroBackend:
         if self.factory is None:
             from gpiozero import Device
 
-            self.factory = Device.pin_factory or Device._default_pin_factory()
+            try:
+                with warnings.catch_warnings():  # one fallback warning per library tried
+                    warnings.simplefilter("ignore")
+                    self.factory = Device.pin_factory or Device._default_pin_factory()
+            except Exception as e:  # gpiozero.exc.BadPinFactory: not a Pi, no pin library
+                raise ImportError(f"no gpiozero pin factory works here ({e})") from e
         self._rows = [self.factory.pin(n) for n in rows]
         self._cols = [self.factory.pin(n) for n in cols]
         for p in self._rows:

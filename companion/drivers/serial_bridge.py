@@ -380,6 +380,12 @@ class SerialBridge:
                 log.error("serial bridge: %s", self._size_error)
             else:
                 self._size_error = None
+            if info.get("sensors", "switch") != self.sensors:
+                log.warning(
+                    "serial bridge: the Pico reads %s sensors but [board] sensors = %s",
+                    info.get("sensors"),
+                    self.sensors,
+                )
             log.info("serial bridge: hello %s", " ".join(args))
         elif kind == P.SNAP:
             if self._hello is None or self._size_error is not None:
