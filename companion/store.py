@@ -159,42 +159,28 @@ class Store:
             (gid, ply, p.side, p.frm, p.to, json.dumps(list(p.captured)), p.text, t),
         )
 
-    def add_move(self, gid: int, game: Game, t: float | None = None, event: dict | None = None
-                 ) -> None:
-        """Store ``game``'s last move as ply ``len(game.played)`` in one transaction, with its
-        event and, when the move ended the game, the result."""
-        t = time.time() if t is None else t
-        played = game.played[-1]
-        with self._tx() as db:
-            self._insert_move(db, gid, len(game.played), played, t)
-            db.execute(
-                "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'move', ?)",
-                (gid, t, json.dumps(event or {"move": played.text})),
-            )
-            self._set_result(db, gid, game, t)
-
-    def replace_last_move(self, gid: int, game: Game, t: float | None = None) -> None:
-        """The tracker revised the last accepted move: store the new one in its place."""
+    def sync_game(self, gid: int, game: Game, events: list[tuple[str, dict]] = (),
+                  t: float | None = None) -> None:
+        """Make the stored moves equal ``game``'s record and store ``events`` (``(kind, data)``)
+        and the result, all in ONE transaction. After an accepted move that is one inserted
+        row; after a revised move, a replaced row; after a takeback, a deleted one."""
         t = time.time() if t is None else t
         with self._tx() as db:
-            db.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?", (gid, len(game.played)))
-            self._insert_move(db, gid, len(game.played), game.played[-1], t)
-            db.execute(
-                "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'revised', ?)",
-                (gid, t, json.dumps({"move": game.played[-1].text})),
-            )
-            self._set_result(db, gid, game, t)
-
-    def sync_moves(self, gid: int, game: Game, kind: str, t: float | None = None) -> None:
-        """Drop stored plies beyond ``game``'s record (after a takeback) and update the
-        result, in one transaction with an event of ``kind``."""
-        t = time.time() if t is None else t
-        with self._tx() as db:
-            db.execute("DELETE FROM moves WHERE game_id = ? AND ply > ?", (gid, len(game.played)))
-            db.execute(
-                "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                (gid, t, kind, json.dumps({"plies": len(game.played)})),
-            )
+            stored = [r[0] for r in db.execute(
+                "SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (gid,))]
+            texts = game.moves
+            keep = 0
+            while keep < min(len(stored), len(texts)) and stored[keep] == texts[keep]:
+                keep += 1
+            if keep < len(stored):
+                db.execute("DELETE FROM moves WHERE game_id = ? AND ply > ?", (gid, keep))
+            for ply in range(keep + 1, len(texts) + 1):
+                self._insert_move(db, gid, ply, game.played[ply - 1], t)
+            for kind, data in events:
+                db.execute(
+                    "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
+                    (gid, t, kind, json.dumps(data, default=str)),
+                )
             self._set_result(db, gid, game, t)
 
     @staticmethod
@@ -212,17 +198,6 @@ class Store:
                 "WHERE id = ?",
                 (outcome.result, outcome.reason, t, gid),
             )
-
-    def update_result(self, gid: int, game: Game, kind: str, data: dict | None = None,
-                      t: float | None = None) -> None:
-        """Store a manual ending (resignation, agreed draw) with its event."""
-        t = time.time() if t is None else t
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
-                (gid, t, kind, json.dumps(data or {})),
-            )
-            self._set_result(db, gid, game, t)
 
     def abandon(self, gid: int, t: float | None = None) -> None:
         """Close an unfinished game without a result (a new game replaced it)."""

@@ -125,7 +125,7 @@ def read_trace(path: str | Path) -> tuple[dict, list[TraceStep], float]:
     for i, doc in docs[1:]:
         t = doc.get("t")
         if isinstance(t, bool) or not isinstance(t, int | float):
-            raise TraceError(f"{p}:{i}: missing time \"t\"")
+            raise TraceError(f'{p}:{i}: missing time "t"')
         if steps and t < steps[-1].t:
             raise TraceError(f"{p}:{i}: time goes backwards ({t} < {steps[-1].t})")
         if doc.get("end"):
