@@ -58,7 +58,8 @@ class ProtocolError(ValueError):
     """A received line that must be dropped; ``reason`` is a short tag for statistics."""
 
     def __init__(self, reason, detail=""):
-        ValueError.__init__(self, reason + (": " + detail if detail else ""))
+        # super(), not ValueError.__init__: MicroPython has no Exception.__init__ to call
+        super().__init__(reason + (": " + detail if detail else ""))
         self.reason = reason
 
 
