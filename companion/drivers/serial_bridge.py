@@ -122,6 +122,8 @@ class SerialBridge:
         self._led_acked = False
         self.led_frames_sent = 0
         self._tx_seq = 0
+        self._hello_sent_at = -1e9
+        self._hb_sent_at = 0.0
         self._thread = threading.Thread(target=self._run, name="pico-bridge", daemon=True)
         if start:
             self._thread.start()
