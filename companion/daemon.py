@@ -258,6 +258,13 @@ class Daemon:
         """Run the scan loop now (after a click or a control)."""
         self._wake.set()
 
+    def _changed(self) -> None:
+        """A control changed the game: publish the new state before answering."""
+        with self.lock:
+            self._dirty = True
+            self._publish(time.monotonic())
+        self.wake()
+
     # -- the scan loop -------------------------------------------------------------------------
 
     def _loop(self) -> None:
@@ -449,7 +456,7 @@ class Daemon:
                 self.board.resize(rules.size, game.board.occupied_names())
             self._reset_tracker()
             log.info("new game %d: %s", self.gid, rules.name)
-        self.wake()
+        self._changed()
         return self.gid
 
     def _reset_tracker(self) -> None:
@@ -474,7 +481,7 @@ class Daemon:
             self.draw_offer, self.note = None, f"Took back {undone.text}."
             self._sync([], ("takeback", {"move": undone.text, "by": "page"}))
             self._reset_tracker()
-        self.wake()
+        self._changed()
         return undone.text
 
     def draw(self, action: str, side: str) -> None:
@@ -502,7 +509,7 @@ class Daemon:
             if action == "accept":
                 self._reset_tracker()
             self._dirty = True
-        self.wake()
+        self._changed()
 
     def resign(self, side: str) -> None:
         if side not in SIDES:
@@ -516,7 +523,7 @@ class Daemon:
             self.note = f"{side.capitalize()} resigned: {other(side)} win."
             self._sync([], ("resign", {"side": side}))
             self._reset_tracker()
-        self.wake()
+        self._changed()
 
     def swap(self) -> dict:
         """The two players change sides (names swap between attackers and defenders)."""
@@ -524,7 +531,7 @@ class Daemon:
             self.players = (self.players[1], self.players[0])
             self.store.set_players(self.gid, *self.players)
             self._dirty = True
-        self.wake()
+        self._changed()
         return dict(zip(SIDES, self.players))
 
 

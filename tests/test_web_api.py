@@ -1,0 +1,240 @@
+"""The web API against a real in-process daemon (real waitress on loopback, real SQLite), with a
+fake tracker so that moves are deterministic: state, SSE, controls, PIN, CSRF, errors."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+from test_daemon_support import PIN, control, http, running_daemon, state, wait_for
+
+from companion.rules import get_variant
+
+
+@pytest.fixture()
+def daemon(tmp_path: Path):
+    with running_daemon(tmp_path) as d:
+        yield d
+
+
+def base(d) -> str:
+    return f"http://127.0.0.1:{d.port}/"
+
+
+def read_until(sock: socket.socket, marker: bytes, buf: bytes = b"") -> bytes:
+    while marker not in buf:
+        chunk = sock.recv(65536)
+        assert chunk, f"connection closed before {marker!r}"
+        buf += chunk
+    return buf
+
+
+def play(d, frm: str, to: str) -> None:
+    """Move a piece on the simulated board by two clicks."""
+    b = base(d)
+    n = len(state(b)["moves"])
+    assert control(b, "api/click", {"square": frm})[0] == 200
+    assert control(b, "api/click", {"square": to})[0] == 200
+    wait_for(lambda: len(state(b)["moves"]) > n, what=f"move {frm}-{to}")
+
+
+def test_state_has_the_interface_fields(daemon) -> None:
+    s = state(base(daemon))
+    for key in ("game", "variant", "turn", "moves", "result", "position", "leds", "message",
+                "board"):
+        assert key in s
+    assert s["variant"] == "copenhagen" and s["turn"] == "attackers" and s["moves"] == []
+    assert s["result"] == "ongoing" and isinstance(s["game"], int)
+    assert s["position"] == get_variant("copenhagen").start
+    assert s["board"]["kind"] == "sim" and s["board"]["connected"] is True
+    assert len(s["occupied"]) == 37  # the sim board starts with the start position on it
+
+
+def test_page_and_assets_are_small(daemon) -> None:
+    b = base(daemon)
+    status, headers, html = http(b)
+    assert status == 200 and b"<svg" in html and "Content-Security-Policy" in headers
+    total = len(html)
+    for asset in ("static/app.js", "static/app.css"):
+        status, _, data = http(b + asset)
+        assert status == 200
+        total += len(data)
+    assert total < 100 * 1024, f"page weight {total} bytes"
+
+
+def test_clicks_make_a_move_that_is_stored_and_streamed(daemon) -> None:
+    b = base(daemon)
+    with socket.create_connection(("127.0.0.1", daemon.port), timeout=5) as sock:
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        sock.settimeout(5)
+        buf = read_until(sock, b"data: ")
+        play(daemon, "d1", "d4")
+        buf = read_until(sock, b"d1-d4", buf)
+    assert b"text/event-stream" in buf
+    events = [json.loads(line[6:]) for line in buf.decode().splitlines()
+              if line.startswith("data: ")]
+    assert events[0]["moves"] == [] and events[-1]["moves"] == ["d1-d4"]
+    assert daemon.store.move_texts(daemon.gid) == ["d1-d4"]
+    assert state(b)["last"] == {"from": "d1", "to": "d4", "captured": [], "side": "attackers",
+                                "text": "d1-d4"}
+
+
+def test_capture_guidance_and_counts(daemon) -> None:
+    b = base(daemon)
+    for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
+        play(daemon, frm, to)
+    s = state(b)
+    assert s["moves"][-1] == "f2-f4xe4" and s["leds"]["e4"] == "capture"
+    assert s["captures"] == {"attackers": 1, "defenders": 0}
+    assert "e4" in s["message"]
+    control(b, "api/click", {"square": "e4"})
+    wait_for(lambda: "e4" not in state(b)["leds"], what="capture cleared")
+
+
+def test_controls_refused_without_pin(daemon) -> None:
+    b = base(daemon)
+    status, doc = control(b, "api/click", {"square": "d1"}, pin=None)
+    assert status == 403 and "PIN" in doc["error"]
+    status, doc = control(b, "api/new", {}, pin="0000")
+    assert status == 403 and doc["error"] == "wrong PIN"
+    assert state(b)["occupied"].count("d1") == 1  # nothing changed
+
+
+def test_cross_site_requests_refused(daemon) -> None:
+    b = base(daemon)
+    # a plain form post: no custom header, form content type
+    status, _, data = http(b + "api/new", "POST", raw=b"variant=brandubh",
+                           headers={"Content-Type": "application/x-www-form-urlencoded",
+                                    "X-Tafl-Pin": PIN})
+    assert status == 403 and b"X-Tafl-Request" in data
+    assert control(b, "api/new", {}, extra={"Origin": "http://evil.example"})[0] == 403
+    assert control(b, "api/new", {}, extra={"Origin": "null"})[0] == 403
+    assert control(b, "api/new", {}, extra={"Sec-Fetch-Site": "cross-site"})[0] == 403
+    status, _, _ = http(b + "api/new", "POST", raw=b"{}", headers={
+        "Content-Type": "text/plain", "X-Tafl-Request": "1", "X-Tafl-Pin": PIN})
+    assert status == 415
+    same = {"Origin": f"http://127.0.0.1:{daemon.port}", "Sec-Fetch-Site": "same-origin"}
+    assert control(b, "api/auth", {}, extra=same)[0] == 200
+
+
+def test_wrong_pins_are_rate_limited(daemon) -> None:
+    b = base(daemon)
+    codes = [control(b, "api/auth", {}, pin=f"{i:04d}")[0] for i in range(6)]
+    assert codes[:5] == [403] * 5 and codes[5] == 429
+    assert control(b, "api/auth", {})[0] == 429  # even the right PIN waits out the lock
+
+
+def test_bad_requests_get_4xx_json_never_500(daemon) -> None:
+    b = base(daemon)
+    cases = [
+        ("api/click", {"square": "z99"}), ("api/click", {}), ("api/click", {"square": 5}),
+        ("api/new", {"variant": "chess"}), ("api/draw", {"action": "accept", "side": "attackers"}),
+        ("api/draw", {"action": "dance", "side": "attackers"}), ("api/resign", {"side": "kings"}),
+        ("api/takeback", {}), ("api/nope", {}), ("api/state", {}),
+    ]
+    for path, body in cases:
+        status, doc = control(b, path, body)
+        assert 400 <= status < 500 and doc.get("error"), (path, body, status, doc)
+    for raw in (b"{", b"[1, 2]", b"\xff\xfe", b"null"):
+        status, _, data = http(b + "api/new", "POST", raw=raw, headers={
+            "Content-Type": "application/json", "X-Tafl-Request": "1", "X-Tafl-Pin": PIN})
+        assert 400 <= status < 500 or status == 200, (raw, status)
+        assert json.loads(data)
+    for path in ("api/games/999", "api/games/999/record.csv", "api/games?limit=x",
+                 "api/games?limit=0", "no/such/page", "api/games/abc"):
+        status, _, data = http(b + path)
+        assert 400 <= status < 500 and json.loads(data)["error"], path
+    status, _, data = http(b + "api/new", "PUT", raw=b"{}")
+    assert status == 405 and json.loads(data)["error"]
+    big = json.dumps({"square": "a" * 40000}).encode()
+    status, _, _ = http(b + "api/click", "POST", raw=big, headers={
+        "Content-Type": "application/json", "X-Tafl-Request": "1", "X-Tafl-Pin": PIN})
+    assert status == 413
+
+
+def test_takeback_draw_resign_swap_new_game(daemon) -> None:
+    b = base(daemon)
+    play(daemon, "d1", "d4")
+    status, doc = control(b, "api/takeback")
+    assert status == 200 and doc["undone"] == "d1-d4"
+    assert state(b)["moves"] == [] and daemon.store.move_texts(daemon.gid) == []
+    assert daemon.tracker.resets >= 1
+    # the fake tracker now guides the piece back: put it back on d1
+    control(b, "api/click", {"square": "d4"})
+    control(b, "api/click", {"square": "d1"})
+    wait_for(lambda: not daemon.tracker.setup, what="set-up done")
+    # draw: offer, the same side cannot accept, the other side can
+    assert control(b, "api/draw", {"action": "offer", "side": "attackers"})[0] == 200
+    assert state(b)["draw_offer"] == "attackers"
+    assert control(b, "api/draw", {"action": "accept", "side": "attackers"})[0] == 409
+    assert control(b, "api/draw", {"action": "accept", "side": "defenders"})[0] == 200
+    s = state(b)
+    assert s["result"] == "draw" and daemon.store.game(daemon.gid).reason == "agreement"
+    assert control(b, "api/resign", {"side": "attackers"})[0] == 409  # already over
+    # swap sides, then a new game of another variant: the sim board is set up for it
+    players = control(b, "api/swap")[1]["players"]
+    assert players == {"attackers": "Player 2", "defenders": "Player 1"}
+    old = daemon.gid
+    status, doc = control(b, "api/new", {"variant": "brandubh"})
+    assert status == 200 and doc["game"] != old
+    s = wait_for(lambda: (st := state(b))["variant"] == "brandubh" and st)
+    assert s["size"] == 7 and len(s["occupied"]) == 13 and s["players"]["attackers"] == "Player 2"
+    assert control(b, "api/resign", {"side": "defenders"})[0] == 200
+    s = wait_for(lambda: (st := state(b))["result"] != "ongoing" and "resigned" in st["message"]
+                 and st)
+    assert s["result"] == "attackers" and daemon.store.game(daemon.gid).reason == "resignation"
+
+
+def test_games_list_replay_and_export(daemon) -> None:
+    b = base(daemon)
+    for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
+        play(daemon, frm, to)
+    games = json.loads(http(b + "api/games")[2])["games"]
+    assert games[0]["id"] == daemon.gid and games[0]["plies"] == 3
+    detail = json.loads(http(b + f"api/games/{daemon.gid}")[2])
+    assert [m["text"] for m in detail["moves"]] == ["d1-d4", "f4-e4", "f2-f4xe4"]
+    assert len(detail["positions"]) == 4 and detail["size"] == 11 and detail["throne"] == "f6"
+    status, headers, csv = http(b + f"api/games/{daemon.gid}/record.csv")
+    assert status == 200 and csv.decode() == "d1-d4 f4-e4 f2-f4xe4,1,0,Ongoing\n"
+    assert "attachment" in headers["Content-Disposition"]
+    status, _, otg = http(b + f"api/games/{daemon.gid}/game.otg")
+    assert status in (200, 501)
+    if status == 200:
+        assert b"f2-f4" in otg
+
+
+def test_sse_limit_falls_back_to_polling(daemon) -> None:
+    import companion.web as web
+
+    b = base(daemon)
+    socks = []
+    try:
+        for _ in range(web.MAX_SSE_CLIENTS):
+            s = socket.create_connection(("127.0.0.1", daemon.port), timeout=5)
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            read_until(s, b"data: ")
+            socks.append(s)
+        status, _, data = http(b + "api/events")
+        assert status == 503 and b"poll" in data
+        assert state(b)["variant"] == "copenhagen"  # polling still works
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_sse_latency_under_100ms(daemon) -> None:
+    """From the move's acceptance (stored first) to the SSE event arriving at a client."""
+    with socket.create_connection(("127.0.0.1", daemon.port), timeout=5) as sock:
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.settimeout(5)
+        buf = read_until(sock, b"data: ")
+        b = base(daemon)
+        control(b, "api/click", {"square": "d1"})
+        control(b, "api/click", {"square": "d4"})
+        buf = read_until(sock, b"d1-d4", buf)
+        arrived = time.time()
+    doc = [json.loads(x[6:]) for x in buf.decode().splitlines() if x.startswith("data: ")][-1]
+    assert 0 <= arrived - doc["accepted_at"] < 0.1
