@@ -6,6 +6,8 @@ counts empty squares, ``t`` is an attacker, ``T`` a defender and ``K`` the king.
 
 from __future__ import annotations
 
+_DIGITS = "0123456789"
+
 
 class PositionError(ValueError):
     """A malformed position; the message names the row and character at fault."""
@@ -26,20 +28,28 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
         raise PositionError(f"position has {len(rows)} rows, a {size}x{size} board needs {size}")
     att = dfn = 0
     king = -1
+    king_at = ""
     for r, row in enumerate(rows):
         rank = r + 1
         f = 0
         i = 0
         while i < len(row):
             ch = row[i]
-            if ch.isdigit():
+            if ch in _DIGITS:
                 j = i
-                while j < len(row) and row[j].isdigit():
+                while j < len(row) and row[j] in _DIGITS:
                     j += 1
-                run = int(row[i:j])
-                if run == 0:
-                    raise PositionError(f"row {rank}: empty run of 0 at character {i + 1}")
-                f += run
+                if row[i] == "0":
+                    raise PositionError(
+                        f"row {rank}: a run of empty squares cannot start with 0 "
+                        f"(character {i + 1}, {row[i:j]!r})"
+                    )
+                f += int(row[i:j])
+                if f > size:
+                    raise PositionError(
+                        f"row {rank} is longer than {size} squares at character {i + 1} "
+                        f"({row[i:j]!r})"
+                    )
                 i = j
             elif ch in "tTK":
                 if f >= size:
@@ -55,20 +65,22 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
                 else:
                     if king >= 0:
                         raise PositionError(
-                            f"two kings: row {rank} character {i + 1}, and another one earlier"
+                            f"two kings: row {rank} character {i + 1}, and {king_at}"
                         )
                     king = sq
+                    king_at = f"row {rank} character {i + 1}"
                 f += 1
                 i += 1
             else:
                 raise PositionError(
-                    f"row {rank}: unexpected character {ch!r} at position {i + 1} "
+                    f"row {rank}: unexpected character {ch!r} at character {i + 1} "
                     "(expected a digit, t, T or K)"
                 )
-            if f > size:
-                raise PositionError(f"row {rank} has more than {size} squares")
         if f != size:
-            raise PositionError(f"row {rank} (rank {rank}) has {f} squares, expected {size}")
+            where = f" (ends after character {len(row)})" if row else " (empty)"
+            raise PositionError(
+                f"row {rank} is too short: {f} squares{where}, a {size}x{size} board needs {size}"
+            )
     return att, dfn, king
 
 

@@ -93,9 +93,13 @@ def replay_record(rules: RuleSet, record: Record) -> tuple[Game, tuple[int, str]
                 ply, f"the game was already over ({game.result} by {outcome.reason}) before {text}"
             )
         try:
-            game.play(text)
+            played = game.play(text)
         except MoveError as exc:
             return game, (ply, str(exc))
+        if "x" not in text and "x" in played.text:
+            # Game.play checks listed captures only; a record must list every one
+            taken = played.text.split("x", 1)[1].replace("x", ", ")
+            return game, (ply, f"move {text} captures {taken}, which the record does not list")
     end = len(record.moves) + 1
     result = game.result
     if result == "ongoing":
