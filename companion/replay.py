@@ -1,0 +1,128 @@
+"""``tafl-companion replay`` and ``simulate``: sensor traces through the tracker on a virtual
+clock (shared/spec/INTERFACES.md §1), and the simulator that writes them.
+
+The replay feeds every scan to the same :class:`~companion.tracker.Tracker` the daemon runs and
+calls ``tick`` exactly at the tracker's deadlines in between (no real sleeping), so a move is
+accepted at the trace time the daemon would accept it (to within one scan period).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from .rules.game import Game
+from .trace import Trace, TraceError, parse_trace, read_trace
+from .tracker import Event, Tracker
+
+
+def run_trace(trace: Trace, tracker: Tracker | None = None) -> tuple[Tracker, list[Event]]:
+    """Feed a parsed trace through a tracker (a fresh one on the variant's start position by
+    default); returns the tracker and every event in order."""
+    if tracker is None:
+        tracker = Tracker(Game(trace.rules))
+    out: list[Event] = []
+
+    def advance(t: float) -> None:
+        last = None
+        while True:
+            d = tracker.deadline
+            if d is None or d > t or (last is not None and d <= last):
+                return
+            out.extend(tracker.tick(d))
+            last = d
+
+    for scan in trace.scans:
+        advance(scan.t)
+        out.extend(tracker.feed(scan))
+    advance(trace.end)
+    out.extend(tracker.tick(trace.end))
+    return tracker, out
+
+
+def summary(tracker: Tracker, events: Iterable[Event]) -> dict:
+    """The replay summary: accepted moves (final versions), result, illegal and warning counts."""
+    kinds = [e.kind for e in events]
+    game = tracker.game
+    return {
+        "moves": list(game.moves),
+        "result": game.result,
+        "illegal": kinds.count("illegal"),
+        "warnings": kinds.count("warning"),
+    }
+
+
+def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
+                 ) -> tuple[dict, list[dict]]:
+    """Replay a trace file (a path) or its lines. Returns the summary and, when ``events`` is
+    true, every event as its JSON dict (else an empty list). ValueError on a bad trace."""
+    if isinstance(path_or_lines, str | Path):
+        trace = read_trace(path_or_lines)
+    else:
+        trace = parse_trace(path_or_lines)
+    tracker, evs = run_trace(trace)
+    return summary(tracker, evs), ([e.to_json() for e in evs] if events else [])
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .cli import UsageError, emit
+
+    try:
+        doc, evs = replay_trace(args.trace, events=args.events)
+    except TraceError as exc:
+        raise UsageError(str(exc)) from None
+    for e in evs:
+        emit(e)
+    emit(doc)
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from .cli import UsageError, emit
+    from .rules import get_variant
+    from .rules.records import RecordError, read_records
+    from .simulator import PROFILES, simulate_record
+
+    rules = get_variant(args.variant)
+    try:
+        records = read_records(Path(args.records).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read {args.records}: {exc.strerror}") from None
+    except RecordError as exc:
+        raise UsageError(f"{args.records}: {exc}") from None
+    if not 1 <= args.game <= len(records):
+        raise UsageError(f"--game must be 1..{len(records)}, not {args.game}")
+    if args.noise not in PROFILES:
+        raise UsageError(f"unknown noise profile {args.noise!r} (known: {', '.join(PROFILES)})")
+    lines = simulate_record(rules, records[args.game - 1], seed=args.seed, noise=args.noise)
+    text = "\n".join(lines) + "\n"
+    if args.output in (None, "-"):
+        import sys
+
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror}") from None
+    expect = json.loads(lines[0]).get("expect", {})
+    emit({"trace": args.output, "lines": len(lines), "expect": expect})
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``replay`` and ``simulate`` commands."""
+    p = sub.add_parser("replay", help="feed a sensor trace through the tracker")
+    p.add_argument("trace", help="a tafl-trace/1 file (JSON lines)")
+    p.add_argument("--events", action="store_true", help="print every event before the summary")
+    p.set_defaults(func=cmd_replay)
+    p = sub.add_parser("simulate", help="turn a game record into a sensor trace")
+    p.add_argument("variant", help="variant id (see `rules variants`)")
+    p.add_argument("records", help="game records in the CSV form of shared/corpus/")
+    p.add_argument("--game", type=int, default=1, help="which record (1-based), default 1")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--noise", default="typical", help="clean, typical or clumsy")
+    p.add_argument("-o", "--output", help="trace file to write (default: standard output)")
+    p.set_defaults(func=cmd_simulate)

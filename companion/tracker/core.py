@@ -1,0 +1,656 @@
+"""The tracker: timestamped occupancy scans in; exact moves, events and LED frames out.
+
+Pure: no I/O and no wall clock. Time is whatever the caller's scans and ticks say.
+
+How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``hold`` to 0.5 s):
+
+* The *base* is what the board should show: the game's position plus captured pieces that are
+  still standing on the board ("pending"). The *diff* is the current scan against the base:
+  squares that should be occupied but are empty (``gone``) and the reverse (``new``).
+* A square is *settled* when it has not changed for ``settle`` seconds. Nothing is concluded from
+  unsettled squares, so contact bounce, a magnet passing an empty square, a piece sliding through
+  transit squares, or a knocked piece that falls straight back never produce an event.
+* A move is accepted once its squares have settled and the diff is explained by exactly one legal
+  move of the side to move (its captured pieces may already be gone; an opponent piece knocked to
+  a neighbouring square in the same instant is tolerated and flagged afterwards). The piece must
+  have been lifted after the previous move settled. So a move is accepted exactly ``settle`` after
+  its piece comes to rest.
+* A move accepted while the piece was only pausing is *revised* when the same piece moves on along
+  the same line before anything else happens (event ``revised``); captures are recomputed.
+* Restoring the position before the last move(s) (captured pieces put back too) takes them back.
+* Anything else that stays for ``hold`` seconds is a fault: ``illegal`` (a move the rules forbid,
+  a move while captured pieces still stand, several pieces moved) or ``warning`` (wrong piece
+  lifted, a piece knocked to another square, a piece lifted out of turn, a piece of the wrong
+  colour). Faults are flagged once and clear when the board is back in a legal state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..feedback import FrameSpec, build_frame
+from ..rules import ATTACKERS, Move
+from ..rules.board import REASON_TEXT
+from ..rules.game import Game, PlayedMove
+from ..scan import Scan
+from . import events as ev
+from .events import Event
+from .text import (
+    COLOUR_OF,
+    COLOUR_WORD,
+    PIECE_WORD,
+    article,
+    join,
+    pieces_on,
+    setup_message,
+    side_colour,
+    side_word,
+)
+
+NEVER = -math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One explanation of the diff as a legal move."""
+
+    frm: str
+    to: str
+    captured: tuple[str, ...]
+    removed: tuple[str, ...]  # captured pieces already lifted off (settled)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A board state that needs the players' attention."""
+
+    kind: str  # ev.ILLEGAL or ev.WARNING
+    reason: str
+    message: str
+    illegal: tuple[str, ...] = ()
+    setup: tuple[str, ...] = ()
+    key: tuple = ()
+
+
+def _coords(sq: str) -> tuple[int, int]:
+    return ord(sq[0]) - 97, int(sq[1:]) - 1
+
+
+def same_line(a: str, b: str) -> bool:
+    """Whether two squares share a rank or a file."""
+    (fa, ra), (fb, rb) = _coords(a), _coords(b)
+    return fa == fb or ra == rb
+
+
+def touching(a: str, b: str) -> bool:
+    """Whether two different squares touch (orthogonally or diagonally)."""
+    (fa, ra), (fb, rb) = _coords(a), _coords(b)
+    return a != b and abs(fa - fb) <= 1 and abs(ra - rb) <= 1
+
+
+def captured_letters(played: PlayedMove) -> dict[str, str]:
+    """Piece letter of each square a move captured (the king is not listed in the text)."""
+    soldier = "T" if played.side == ATTACKERS else "t"
+    listed = set(played.text.split("x")[1:])
+    return {s: (soldier if s in listed else "K") for s in played.captured}
+
+
+class Tracker:
+    """Turns a stream of scans into the moves that were played (see the module docstring)."""
+
+    def __init__(
+        self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.25
+    ) -> None:
+        if not 0 < settle <= hold:
+            raise ValueError("need 0 < settle <= hold")
+        self.settle = settle
+        self.hold = hold
+        self.knock_window = knock_window
+        self._game = game
+        self._cur: frozenset[str] = frozenset()
+        self._colours: dict[str, str] = {}
+        self._lc: dict[str, float] = {}  # last change time per square
+        self._last_change = NEVER
+        self._now = NEVER
+        self._seen = False
+        self._deadline: float | None = None
+        self._frame: dict[str, str] = {}
+        self._message = "Waiting for the board"
+        self._state = "setup"
+        self._out: list[Event] = []
+        self._preview: dict[tuple, tuple[str, ...]] = {}
+        self._sync_game()
+
+    # -- public API ---------------------------------------------------------------------
+    @property
+    def game(self) -> Game:
+        """The game being tracked (the tracker plays accepted moves into it)."""
+        return self._game
+
+    @property
+    def leds(self) -> dict[str, str]:
+        """The current LED frame: square -> role."""
+        return dict(self._frame)
+
+    @property
+    def message(self) -> str:
+        """Plain-language guidance for the players."""
+        return self._message
+
+    @property
+    def state(self) -> str:
+        """``setup``, ``ready``, ``lifted``, ``capture_pending``, ``takeback``, ``warning``,
+        ``illegal`` or ``over``."""
+        return self._state
+
+    @property
+    def deadline(self) -> float | None:
+        """The next time at which :meth:`tick` may change something (None: only a scan can)."""
+        return self._deadline
+
+    def feed(self, scan: Scan) -> list[Event]:
+        """Take one full scan; returns the events it caused."""
+        t = max(scan.t, self._now)
+        occ = frozenset(scan.occupied)
+        colours = {s: c for s, c in (scan.colours or {}).items() if s in occ}
+        if not self._seen:
+            self._seen = True
+        else:
+            changed = set(occ ^ self._cur)
+            changed.update(s for s, c in colours.items() if self._colours.get(s, c) != c)
+            if not changed:
+                return self.tick(t)
+            for s in changed:
+                self._lc[s] = t
+            self._last_change = t
+        self._cur = occ
+        self._colours = colours
+        return self._run(t)
+
+    def tick(self, t: float) -> list[Event]:
+        """Time passes with no change; acceptance happens here once the board has settled."""
+        if not self._seen or self._deadline is None or t < self._deadline:
+            self._now = max(self._now, t)
+            return []
+        return self._run(max(t, self._now))
+
+    def reset(self, game: Game, t: float) -> list[Event]:
+        """Switch to ``game`` (a new game, a takeback from the page, a resume) and re-sync:
+        setup guidance until the board matches its position."""
+        self._game = game
+        self._sync_game()
+        if not self._seen:
+            return []
+        return self._run(max(t, self._now))
+
+    # -- bookkeeping --------------------------------------------------------------------
+    def _sync_game(self) -> None:
+        game = self._game
+        self._mode = "setup"
+        self._announced = False
+        self._pending: dict[str, str] = {}
+        self._revisable = False
+        self._prev_settle = NEVER
+        self._fault: Fault | None = None
+        self._new_fault: Fault | None = None
+        self._lifted: str | None = None
+        self._guide: dict[str, str] = {}
+        self._setup: tuple[dict[str, str], list[str], dict[str, str]] = ({}, [], {})
+        self._preview.clear()
+        replay = Game(game.rules, game.start_position, game.start_turn)
+        self._stack: list[frozenset[str]] = []
+        for p in game.played:
+            self._stack.append(replay.board.occupied_names())
+            replay.play(Move(replay.board.square(p.frm), replay.board.square(p.to)))
+        self._position_changed()
+
+    def _position_changed(self) -> None:
+        self._pos = self._game.board.occupied_names()
+        self._outcome = self._game.outcome()
+
+    def _emit(self, kind: str, **data: object) -> None:
+        self._out.append(Event(self._now, kind, data))
+
+    def _want(self, t: float) -> None:
+        if t > self._now and (self._deadline is None or t < self._deadline):
+            self._deadline = t
+
+    def _run(self, t: float) -> list[Event]:
+        self._now = t
+        self._out = []
+        self._deadline = None
+        if self._mode == "setup":
+            self._eval_setup(t)
+        if self._mode == "play":
+            for _ in range(8):
+                if not self._step(t):
+                    break
+        self._refresh()
+        out, self._out = self._out, []
+        return out
+
+    def _settled(self, sq: str) -> bool:
+        return self._lc.get(sq, NEVER) + self.settle <= self._now
+
+    def _letter(self, sq: str) -> str | None:
+        return self._pending.get(sq) or self._game.board.piece_at(sq)
+
+    # -- setup --------------------------------------------------------------------------
+    def _eval_setup(self, now: float) -> None:
+        board = self._game.board
+        fill = {s: board.piece_at(s) for s in self._pos - self._cur}
+        clear = sorted(self._cur - self._pos)
+        recolour = {
+            s: board.piece_at(s) for s in self._cur & self._pos
+            if s in self._colours and self._colours[s] != COLOUR_OF[board.piece_at(s)]
+        }
+        self._setup = (fill, clear, recolour)
+        if fill or clear or recolour:
+            if not self._announced:
+                self._announced = True
+                self._emit(ev.SETUP, message=setup_message(fill, clear, recolour),
+                           fill=sorted(fill), clear=clear)
+            return
+        if now < self._last_change + self.settle:
+            self._want(self._last_change + self.settle)
+            return
+        self._mode = "play"
+        self._emit(ev.READY, turn=self._game.turn)
+
+    # -- play ---------------------------------------------------------------------------
+    def _step(self, now: float) -> bool:
+        """One round of inference; True when the position changed and it should run again."""
+        game, board, pend, lc = self._game, self._game.board, self._pending, self._lc
+        cur = self._cur
+        base = self._pos | pend.keys()
+        gone, new = base - cur, cur - base
+        if not gone and not new:
+            self._view()
+            self._set_fault(self._colour_fault(now))
+            return False
+        done = sorted(s for s in gone if s in pend and self._settled(s))
+        if done:
+            for s in done:
+                del pend[s]
+                self._emit(ev.REMOVED, square=s)
+            self._revisable = False
+            self._view()
+            return True
+        for s in gone & pend.keys():
+            self._want(lc.get(s, NEVER) + self.settle)
+        gone_x = gone - pend.keys()
+        if not gone_x and not new:
+            return False
+        ts_all = max(lc.get(s, NEVER) for s in gone_x | new)
+        stable = now >= ts_all + self.settle
+        over = self._outcome is not None
+        if stable and self._revisable:
+            if self._try_revise(gone_x, new):
+                return True
+            if not self._revise_pattern(gone_x, new):
+                self._revisable = False
+        if new and not over and not pend:
+            own = [s for s in gone_x if board.side_of(s) == game.turn]
+            ts_move = max(lc.get(s, NEVER) for s in (*own, *new))
+            if now >= ts_move + self.settle:
+                cands = self._candidates(gone_x, new)
+                if len(cands) == 1:
+                    self._accept(cands[0])
+                    return True
+            else:
+                self._want(ts_move + self.settle)
+        if not stable:
+            self._want(ts_all + self.settle)
+            return False
+        if self._try_takeback(ts_all):
+            return True
+        if over:
+            self._view()
+            self._set_fault(None)
+            return False
+        last = game.played[-1] if game.played else None
+        if last is not None:
+            caps = captured_letters(last)
+            if not gone_x and new <= caps.keys() - pend.keys():
+                for s in sorted(new):
+                    pend[s] = caps[s]
+                    self._emit(ev.RESTORED, square=s)
+                self._revisable = False
+                return True
+            prev = self._stack[-1]
+            missing = prev - cur
+            if cur <= prev and missing <= caps.keys():
+                self._view(guide={s: caps[s] for s in missing})
+                self._set_fault(None)
+                return False
+        if not new and len(gone_x) == 1:
+            (s,) = gone_x
+            if (not pend and board.side_of(s) == game.turn) or (
+                self._revisable and last is not None and s == last.to
+            ):
+                self._view(lifted=s)
+                self._set_fault(None)
+                return False
+        if now < ts_all + self.hold:
+            self._want(ts_all + self.hold)
+            return False
+        self._view()
+        self._set_fault(self._classify(gone_x, new))
+        return False
+
+    def _view(self, lifted: str | None = None, guide: dict[str, str] | None = None) -> None:
+        """Set what the non-fault display shows: a lifted piece's targets or takeback guidance.
+        Left alone while squares are still changing, so LEDs do not flicker during a slide."""
+        self._lifted = lifted
+        self._guide = guide or {}
+
+    def _captures_of(self, move: Move) -> tuple[str, ...]:
+        board = self._game.board
+        key = (len(self._game.played), move.frm, move.to)
+        caps = self._preview.get(key)
+        if caps is None:
+            if len(self._preview) > 512:
+                self._preview.clear()
+            bits, _ = board.preview(move)
+            caps = tuple(sorted(board.geo.names[s] for s in board.geo.iter_bits(bits)))
+            self._preview[key] = caps
+        return caps
+
+    def _colour_ok(self, sq: str, side: str) -> bool:
+        c = self._colours.get(sq)
+        return c is None or c == side_colour(side)
+
+    def _candidates(self, gone: frozenset[str], new: frozenset[str]) -> list[Candidate]:
+        """Every explanation of the diff as one legal move of the side to move."""
+        board, turn, lc = self._game.board, self._game.turn, self._lc
+        out = []
+        for t in sorted(new):
+            if not self._colour_ok(t, turn):
+                continue
+            for f in sorted(gone):
+                if board.side_of(f) != turn or lc.get(f, NEVER) < self._prev_settle:
+                    continue
+                move = Move(board.square(f), board.square(t))
+                if not board.is_legal(move):
+                    continue
+                caps = self._captures_of(move)
+                rest_gone = set(gone) - {f} - set(caps)
+                rest_new = set(new) - {t}
+                if not self._knocks_explain(rest_gone, rest_new, turn):
+                    continue
+                removed = tuple(s for s in caps if s in gone and self._settled(s))
+                out.append(Candidate(f, t, caps, removed))
+        return out
+
+    def _is_knock(self, frm: str, to: str) -> bool:
+        lc = self._lc
+        return touching(frm, to) and (
+            abs(lc.get(frm, NEVER) - lc.get(to, NEVER)) <= self.knock_window
+        )
+
+    def _knocks_explain(self, gone: set[str], new: set[str], turn: str) -> bool:
+        """Whether the leftover squares are knocked pieces: every new square matched to a gone
+        neighbour that emptied at about the same time, no unmatched piece of the mover."""
+        if len(new) > 3:
+            return False
+        if not new:
+            return all(self._game.board.side_of(s) != turn for s in gone)
+        sq = next(iter(new))
+        for g in gone:
+            if self._is_knock(g, sq) and self._knocks_explain(gone - {g}, new - {sq}, turn):
+                return True
+        return False
+
+    def _move_data(self, played: PlayedMove) -> dict:
+        return {
+            "move": played.text, "side": played.side, "captured": list(played.captured),
+            "from": played.frm, "to": played.to, "ply": len(self._game.played),
+        }
+
+    def _after_move(self, played: PlayedMove, removed: tuple[str, ...]) -> None:
+        self._position_changed()
+        caps = captured_letters(played)
+        self._pending = {s: caps[s] for s in played.captured if s not in removed}
+        self._revisable = True
+        self._prev_settle = self._lc.get(played.to, NEVER)
+        self._fault = None
+        self._view()
+
+    def _accept(self, c: Candidate) -> None:
+        game = self._game
+        pre = self._pos
+        played = game.play(Move(game.board.square(c.frm), game.board.square(c.to)))
+        self._stack.append(pre)
+        self._after_move(played, c.removed)
+        self._emit(ev.MOVE, **self._move_data(played))
+        for s in c.removed:
+            self._emit(ev.REMOVED, square=s)
+        if self._outcome is not None:
+            self._emit(ev.GAME_OVER, result=self._outcome.result, reason=self._outcome.reason)
+
+    def _revise_pattern(self, gone: frozenset[str], new: frozenset[str]) -> bool:
+        played = self._game.played
+        if not played:
+            return False
+        last = played[-1]
+        return gone == {last.to} and all(same_line(last.frm, s) for s in new)
+
+    def _try_revise(self, gone: frozenset[str], new: frozenset[str]) -> bool:
+        """The last move's piece moved on along its line: replace the move."""
+        game = self._game
+        if len(new) != 1 or not self._revise_pattern(gone, new):
+            return False
+        last = game.played[-1]
+        (to,) = new
+        if to == last.frm or set(self._pending) != set(last.captured):
+            return False
+        if not self._colour_ok(to, last.side):
+            return False
+        was_over = self._outcome is not None
+        game.undo()
+        board = game.board
+        move = Move(board.square(last.frm), board.square(to))
+        if not board.is_legal(move):
+            game.play(Move(board.square(last.frm), board.square(last.to)))
+            return False
+        self._preview.clear()
+        played = game.play(move)
+        self._after_move(played, ())
+        self._emit(ev.REVISED, replaces=last.text, **self._move_data(played))
+        if self._outcome is not None:
+            self._emit(ev.GAME_OVER, result=self._outcome.result, reason=self._outcome.reason)
+        elif was_over:
+            self._emit(ev.GAME_OVER, result="ongoing", reason="revised")
+        return True
+
+    def _try_takeback(self, ts: float) -> bool:
+        """The board shows the position before the last move(s): take them back."""
+        stack = self._stack
+        for k in range(1, min(len(stack), 4) + 1):
+            if self._cur == stack[-k]:
+                for _ in range(k):
+                    played = self._game.undo()
+                    stack.pop()
+                    self._emit(ev.TAKEBACK, move=played.text, side=played.side,
+                               ply=len(self._game.played) + 1)
+                self._preview.clear()
+                self._position_changed()
+                self._pending = {}
+                self._revisable = False
+                self._prev_settle = ts
+                self._fault = None
+                self._view()
+                return True
+        return False
+
+    # -- faults -------------------------------------------------------------------------
+    def _set_fault(self, fault: Fault | None) -> None:
+        if fault is None:
+            self._fault = None
+        elif self._fault is None or fault.key != self._fault.key:
+            self._fault = fault
+            self._new_fault = fault
+
+    def _colour_fault(self, now: float) -> Fault | None:
+        if not self._colours:
+            return None
+        wrong = {
+            s: self._letter(s) for s, c in self._colours.items()
+            if self._letter(s) and c != COLOUR_OF[self._letter(s)]
+        }
+        if not wrong:
+            return None
+        if now < self._last_change + self.hold:
+            self._want(self._last_change + self.hold)
+            return self._fault
+        parts = [f"{s} should hold {article(PIECE_WORD[p])}" for s, p in sorted(wrong.items())]
+        lead = "Swapped pieces? " if len(wrong) == 2 else "Wrong piece: "
+        return Fault(ev.WARNING, f"wrong kind of piece on {join(sorted(wrong))}",
+                     lead + "; ".join(parts), setup=tuple(sorted(wrong)),
+                     key=("colour", frozenset(wrong)))
+
+    def _classify(self, gone: frozenset[str], new: frozenset[str]) -> Fault:
+        """Name the fault the settled diff shows, with guidance to fix it."""
+        game, board, pend = self._game, self._game.board, self._pending
+        turn = game.turn
+        key = (frozenset(gone), frozenset(new))
+        words = {s: PIECE_WORD[board.piece_at(s)] for s in gone}
+        if pend:
+            what = pieces_on(pend)
+            cands = self._candidates(gone, new) if new else []
+            if cands:
+                c = cands[0]
+                return Fault(
+                    ev.ILLEGAL, f"the {turn} moved before the captured {what} was removed",
+                    f"Illegal: remove the captured {what} first, or put the piece back on "
+                    f"{c.frm}", illegal=(c.to,), setup=(c.frm,), key=("pending-move", *key))
+            if not new and len(gone) == 1:
+                (s,) = gone
+                if board.side_of(s) == turn:
+                    return Fault(
+                        ev.WARNING, f"the {turn} started moving before the captured {what} "
+                        "was removed", f"Remove the captured {what} first", setup=(s,),
+                        key=("pending-lift", *key))
+                return Fault(
+                    ev.WARNING, f"wrong piece lifted: the {words[s]} on {s} was not captured",
+                    f"Wrong piece: put the {words[s]} back on {s}, then lift the captured "
+                    f"{what}", setup=(s,), key=("wrong-piece", *key))
+        if not new and len(gone) == 1:
+            (s,) = gone
+            return Fault(
+                ev.WARNING, f"the {words[s]} on {s} was lifted out of turn",
+                f"Put the {words[s]} back on {s} — {side_word(turn)} to move", setup=(s,),
+                key=("lifted", *key))
+        if len(gone) == 1 and len(new) == 1:
+            (f,), (t,) = gone, new
+            if self._is_knock(f, t):
+                return Fault(
+                    ev.WARNING, f"{article(words[f])} was knocked from {f} to {t}",
+                    f"Knocked piece: put the {words[f]} from {t} back on {f}", setup=(f, t),
+                    key=("knock", *key))
+            reason = self._move_reason(f, t)
+            return Fault(ev.ILLEGAL, reason, f"Illegal: {reason} — put the piece back on {f}",
+                         illegal=(t,), setup=(f,), key=("move", *key))
+        if not gone:
+            return Fault(ev.WARNING, f"unexpected piece on {join(sorted(new))}",
+                         f"Clear {join(sorted(new))}: no piece belongs there",
+                         setup=tuple(sorted(new)), key=("extra", *key))
+        back = join(f"the {words[s]} on {s}" for s in sorted(gone))
+        if not new:
+            return Fault(ev.WARNING, f"pieces missing from {join(sorted(gone))}",
+                         f"Put back {back}", setup=tuple(sorted(gone)), key=("missing", *key))
+        if self._knocks_explain(set(gone), set(new), "-"):
+            return Fault(ev.WARNING, f"pieces knocked from {join(sorted(gone))}",
+                         f"Knocked pieces: put back {back}; clear {join(sorted(new))}",
+                         setup=tuple(sorted(gone | new)), key=("knock", *key))
+        return Fault(ev.ILLEGAL, "several pieces moved at once",
+                     f"Illegal: several pieces moved — put back {back}; clear "
+                     f"{join(sorted(new))}", illegal=tuple(sorted(new)),
+                     setup=tuple(sorted(gone)), key=("many", *key))
+
+    def _move_reason(self, f: str, t: str) -> str:
+        """Why the piece that left ``f`` may not stand on ``t``."""
+        game = self._game
+        board = game.board
+        letter = board.piece_at(f)
+        colour = self._colours.get(t)
+        if colour and letter and colour != COLOUR_OF[letter]:
+            return (f"the piece put on {t} is {COLOUR_WORD[colour]}, but "
+                    f"{article(PIECE_WORD[letter])} left {f}")
+        last = game.played[-1] if game.played else None
+        if (last is not None and f == last.to and same_line(last.frm, t) and t != last.frm
+                and set(self._pending) == set(last.captured) and self._outcome is None):
+            game.undo()
+            reason = game.board.illegal_reason(
+                Move(game.board.square(last.frm), game.board.square(t)))
+            game.play(Move(game.board.square(last.frm), game.board.square(last.to)))
+            self._position_changed()
+            if reason:
+                return reason
+        reason = board.illegal_reason(Move(board.square(f), board.square(t)))
+        if reason and reason.startswith("it is the "):
+            side = board.side_of(f)
+            return f"it is the {game.turn}' turn, and that piece belongs to the {side}"
+        return reason or "the piece was moved before the other side's move was finished"
+
+    # -- output -------------------------------------------------------------------------
+    def _refresh(self) -> None:
+        game, pend = self._game, self._pending
+        spec = FrameSpec()
+        last = game.played[-1] if game.played else None
+        if self._mode == "setup":
+            fill, clear, recolour = self._setup
+            spec.setup = [*fill, *clear, *recolour]
+            if fill or clear or recolour:
+                message = setup_message(fill, clear, recolour)
+            else:
+                message = "Setup complete"
+            state = "setup"
+        else:
+            if last is not None:
+                spec.last_from, spec.last_to = last.frm, last.to
+            spec.capture = list(pend)
+            fault = self._fault
+            outcome = self._outcome
+            if outcome is not None:
+                winner = outcome.winner
+                spec.win = [
+                    s for s in self._pos if winner is None or game.board.side_of(s) == winner
+                ]
+                head = "Draw" if winner is None else f"{side_word(winner)} win"
+                message = f"Game over: {head} ({REASON_TEXT.get(outcome.reason, outcome.reason)})"
+                if pend:
+                    message += f" — lift the captured {pieces_on(pend)}"
+                state = "over"
+            elif fault is not None:
+                spec.illegal, spec.setup = fault.illegal, fault.setup
+                message, state = fault.message, fault.kind
+            elif self._guide:
+                spec.setup = list(self._guide)
+                message = f"Takeback: put the captured {pieces_on(self._guide)} back"
+                state = "takeback"
+            elif pend:
+                message, state = f"Lift the captured {pieces_on(pend)}", "capture_pending"
+            elif self._lifted is not None:
+                s = self._lifted
+                if last is not None and s == last.to and game.board.side_of(s) != game.turn:
+                    message = f"Moving the {PIECE_WORD[game.board.piece_at(s)]} from {s} again"
+                else:
+                    spec.target = [game.board.name(i) for i in game.board.destinations(s)]
+                    word = PIECE_WORD[game.board.piece_at(s)]
+                    message = f"{side_word(game.turn)} to move: {word} from {s}"
+                state = "lifted"
+            else:
+                message, state = f"{side_word(game.turn)} to move", "ready"
+        frame = build_frame(spec)
+        self._message, self._state = message, state
+        fault, self._new_fault = self._new_fault, None
+        if fault is not None:
+            if fault.kind == ev.ILLEGAL:
+                self._emit(ev.ILLEGAL, reason=fault.reason, leds=frame)
+            else:
+                self._emit(ev.WARNING, reason=fault.reason)
+        if frame != self._frame:
+            self._frame = frame
+            self._emit(ev.LEDS, leds=dict(frame))
