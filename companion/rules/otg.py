@@ -41,8 +41,9 @@ Where OpenTafl cannot say a rule exactly (``defenders_lose`` repetition is "the 
 loses" there; ``no_moves``, ``sheltered_king`` and ``chain_capture`` have no key) the exact values
 travel in the extension tag ``[companion-rules:...]``, which OpenTafl ignores; with
 ``[companion-turn:...]`` it also records the side to move of a ``position`` tag. Import reads
-files without the extension tags with OpenTafl's defaults (e.g. ``surf:y``); ``starti:`` (a start
-position written top row first, as in some OpenTafl sample files) is accepted too. Rules that
+files without the extension tags with OpenTafl's defaults (e.g. ``surf:y``). ``starti:`` is
+accepted as a start position written top row first: not in the spec, inferred from OpenTafl's
+sample puzzle files, whose moves only fit the position read that way. Rules that
 this project cannot play (berserk pieces, jumps, middleweight or hammer/anvil kings, other
 corner or centre layouts) are rejected with a clear :class:`OtgError`.
 """
