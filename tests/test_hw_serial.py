@@ -452,3 +452,37 @@ def test_mpremote_interrupt_hands_the_line_to_the_repl(rig):
         assert pico.proc.poll() is None
         port.write(b"\r\x03")  # what mpremote sends to interrupt a program
         assert pico.proc.wait(timeout=5) == 0
+
+
+def test_tracker_follows_a_move_read_through_the_bridge(rig):
+    """Brandubh on a 7x7 reed matrix behind the Pico: the tracker turns the driver's scans into
+    the move the hand made (lift d1, put it down on c1)."""
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.tracker import Tracker
+
+    game = Game(get_variant("brandubh"))
+    start = set(game.board.occupied_names())
+    tracker = Tracker(game)
+    config = {"size": 7, "row_pins": list(range(7)), "col_pins": list(range(7, 14))}
+    pico, bridge, poller = rig(config=config, size=7, initial=start)
+    wait_for(lambda: reading(bridge) == start, what="start position")
+    events = []
+
+    def feed_until(cond, what):
+        def step():
+            s = bridge.scan(time.monotonic())
+            if s is not None:
+                events.extend(tracker.feed(s))
+            return cond()
+
+        wait_for(step, what=what)
+
+    feed_until(lambda: tracker.state == "ready", "tracker ready")
+    pico.place(start - {"d1"})
+    feed_until(lambda: tracker.state == "lifted", "piece lifted")
+    pico.place(start - {"d1"} | {"c1"})
+    feed_until(lambda: game.moves, "move accepted")
+    assert game.moves == ["d1-c1"]
+    assert [e.data["move"] for e in events if e.kind == "move"] == ["d1-c1"]
+    assert not [e for e in events if e.kind in ("illegal", "warning")]
