@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
-from companion.drivers.sim import ReplayBoard, SimBoard, TraceError
+from companion.drivers.sim import ReplayBoard, SimBoard
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import REASON_TEXT, MoveError
 from companion.rules.game import Game
@@ -324,13 +324,13 @@ class Daemon:
     def _handle(self, events: list) -> None:
         """Store what the events changed (one transaction), before anything announces it."""
         stored = [e for e in events if e.kind != "leds"]
-        for e in stored:
-            if e.kind in ("move", "revised"):
-                self.accepted_at = time.time()
-                self.draw_offer = None
-                self.note = ""
-            log.info("game %d: %s %s", self.gid, e.kind, _brief(e.data))
+        if any(e.kind in ("move", "revised") for e in stored):
+            self.accepted_at = time.time()
+            self.draw_offer = None
+            self.note = ""
         self._sync(stored)
+        for e in stored:  # logged once stored: a logged move is never lost
+            log.info("game %d: %s %s", self.gid, e.kind, _brief(e.data))
 
     def _sync(self, events: list, kind_data: tuple[str, dict] | None = None) -> None:
         game = self.game
@@ -555,6 +555,7 @@ def _setup_logging() -> None:
     handler.setFormatter(logging.Formatter(fmt))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
+    logging.getLogger("waitress").setLevel(logging.WARNING)
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
@@ -567,7 +568,7 @@ def build(args: argparse.Namespace) -> Daemon:
     if board_opt and board_opt.startswith("replay:"):
         try:
             replay = ReplayBoard(board_opt[len("replay:"):], args.speed)
-        except (TraceError, ValueError) as exc:
+        except ValueError as exc:  # TraceError, a bad --speed
             raise ConfigError(f"--board {board_opt}: {exc}") from None
     elif board_opt:
         kind = board_opt

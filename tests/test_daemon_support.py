@@ -218,9 +218,9 @@ def test_fake_tracker_plays_and_captures() -> None:
 
 
 def test_clean_trace_is_well_formed(tmp_path: Path) -> None:
-    from companion.drivers.sim import read_trace
+    from companion.trace import read_trace
 
-    header, steps, end = read_trace(clean_trace(tmp_path / "t.jsonl", "copenhagen",
-                                                ["d1-d4", "f4-e4", "f2-f4xe4"]))
-    assert header["size"] == 11 and end > steps[-1].t
-    assert "e4" not in steps[-1].occupied and "f4" in steps[-1].occupied
+    trace = read_trace(clean_trace(tmp_path / "t.jsonl", "copenhagen",
+                                   ["d1-d4", "f4-e4", "f2-f4xe4"]))
+    assert trace.rules.size == 11 and trace.end > trace.scans[-1].t
+    assert "e4" not in trace.scans[-1].occupied and "f4" in trace.scans[-1].occupied

@@ -11,10 +11,8 @@ it were the board, in real time scaled by ``speed``, then keeps the last scan. I
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from companion.scan import Scan, parse_square_name
@@ -81,84 +79,6 @@ class SimBoard:
         self._closed = True
 
 
-class TraceError(ValueError):
-    """A trace file that does not follow ``tafl-trace/1``."""
-
-
-@dataclass(frozen=True)
-class TraceStep:
-    """One line of a trace after the header: the full occupied set at trace time ``t``."""
-
-    t: float
-    occupied: frozenset[str]
-    colours: dict[str, str] | None = None
-
-
-def read_trace(path: str | Path) -> tuple[dict, list[TraceStep], float]:
-    """Header, the scans (full occupied sets), and the end time of a trace file."""
-    p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise TraceError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    docs = []
-    for i, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise TraceError(f"{p}:{i}: not JSON: {exc.msg}") from None
-        if not isinstance(doc, dict):
-            raise TraceError(f"{p}:{i}: expected a JSON object")
-        docs.append((i, doc))
-    if not docs or docs[0][1].get("trace") != "tafl-trace/1":
-        raise TraceError(f'{p}: line 1 must be the header {{"trace": "tafl-trace/1", ...}}')
-    header = docs[0][1]
-    size = header.get("size")
-    if not isinstance(size, int) or not 7 <= size <= 19:
-        raise TraceError(f"{p}: header size must be 7 to 19, not {size!r}")
-    steps: list[TraceStep] = []
-    occupied: frozenset[str] = frozenset()
-    end = None
-    colours: dict[str, str] = {}
-    for i, doc in docs[1:]:
-        t = doc.get("t")
-        if isinstance(t, bool) or not isinstance(t, int | float):
-            raise TraceError(f'{p}:{i}: missing time "t"')
-        if steps and t < steps[-1].t:
-            raise TraceError(f"{p}:{i}: time goes backwards ({t} < {steps[-1].t})")
-        if doc.get("end"):
-            end = float(t)
-            break
-        try:
-            if "occupied" in doc:
-                occupied = frozenset(_squares(doc["occupied"], size))
-            else:
-                occupied = (occupied - _squares(doc.get("off", []), size)) | _squares(
-                    doc.get("on", []), size
-                )
-        except ValueError as exc:
-            raise TraceError(f"{p}:{i}: {exc}") from None
-        if isinstance(doc.get("colours"), dict):
-            colours = {**colours, **doc["colours"]}
-        cols = {s: c for s, c in colours.items() if s in occupied} if colours else None
-        steps.append(TraceStep(float(t), occupied, cols))
-    if not steps:
-        raise TraceError(f"{p}: no scans after the header")
-    return header, steps, end if end is not None else steps[-1].t
-
-
-def _squares(value: object, size: int) -> set[str]:
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list of squares, not {value!r}")
-    for sq in value:
-        if not isinstance(sq, str):
-            raise ValueError(f"not a square name: {sq!r}")
-        parse_square_name(sq, size)
-    return {sq.lower() for sq in value}
-
-
 class ReplayBoard:
     """A recorded trace played back as a board, ``speed`` times faster than recorded.
 
@@ -172,11 +92,16 @@ class ReplayBoard:
     def __init__(self, path: str | Path, speed: float = 1.0) -> None:
         if not speed > 0:
             raise ValueError(f"--speed must be a positive number, not {speed!r}")
+        from companion.trace import read_trace
+
         self.path = Path(path)
-        self.header, self._steps, self.end = read_trace(self.path)
-        self.size: int = self.header["size"]
-        self.variant: str | None = self.header.get("variant")
-        self.scan_hz = float(self.header.get("scan_hz") or 100)
+        trace = read_trace(self.path)
+        self.header = trace.header
+        self._steps: list[Scan] = trace.scans
+        self.end = trace.end
+        self.size: int = trace.rules.size
+        self.variant: str = trace.variant
+        self.scan_hz = trace.scan_hz
         self.speed = float(speed)
         self._t0: float | None = None
         self._next = 0
@@ -205,9 +130,8 @@ class ReplayBoard:
         bt = self.board_time(now)
         self._last_bt = bt
         if self._next < len(self._steps) and self._steps[self._next].t <= bt:
-            step = self._steps[self._next]
             self._next += 1
-            return Scan(step.t, step.occupied, step.colours)
+            return self._steps[self._next - 1]
         step = self._steps[max(self._next - 1, 0)]
         return Scan(bt, step.occupied, step.colours)
 

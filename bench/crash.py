@@ -1,0 +1,223 @@
+"""Crash safety of the daemon: kill -9 at random points while a sensor trace is fed in.
+
+    python bench/crash.py                 # 200 kill points, prints a JSON report
+    python bench/crash.py --kills 20 --seed 7
+
+The daemon runs for real (``tafl-companion run --board replay:TRACE --speed X``) on a data
+directory that survives the kills. While it runs, a poller reads ``/api/state`` as fast as it
+can and the daemon's log is read too: every move seen there has been *announced*. After each
+``kill -9`` the SQLite file is opened directly and must hold every announced move of every game.
+The next start resumes the game: the replayed trace starts again from the opening, the tracker
+guides the "set-up" until the board reaches the stored position, then play continues. When a
+game is complete in the store, a fresh data directory starts the next cycle. At the end one run
+without a kill must store the whole trace's game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from companion.rules import get_variant
+from companion.rules.game import Game
+
+MOVE_LOG = re.compile(r"game (\d+): move move=(\S+)")
+URL_LOG = re.compile(r"tafl-companion on (http://\S+/)")
+
+
+def random_game(seed: int, plies: int, variant: str = "copenhagen") -> list[str]:
+    """Move texts of a seeded random legal game (stops early if the game ends)."""
+    rng = random.Random(seed)
+    game = Game(get_variant(variant))
+    for _ in range(plies):
+        moves = game.board.legal_moves()
+        if not moves or game.is_over():
+            break
+        # prefer captures now and then, so the trace has pieces to lift
+        caps = [m for m in moves if game.board.preview(m)[0]]
+        move = rng.choice(caps if caps and rng.random() < 0.7 else moves)
+        game.play(f"{game.board.name(move.frm)}-{game.board.name(move.to)}")
+    return game.moves
+
+
+def write_trace(path: Path, moves: list[str], variant: str = "copenhagen",
+                step: float = 1.0) -> float:
+    """A tidy ``tafl-trace/1`` of ``moves`` (lift, place, lift the captured); its end time."""
+    game = Game(get_variant(variant))
+    lines: list[dict] = [
+        {"trace": "tafl-trace/1", "variant": variant, "size": game.rules.size, "scan_hz": 100},
+        {"t": 0.0, "occupied": sorted(game.board.occupied_names())},
+    ]
+    t = 1.0
+    for text in moves:
+        played = game.play(text)
+        lines.append({"t": round(t, 3), "off": [played.frm]})
+        t += step * 0.4
+        lines.append({"t": round(t, 3), "on": [played.to]})
+        t += step * 0.6
+        for sq in played.captured:
+            lines.append({"t": round(t, 3), "off": [sq]})
+            t += step * 0.4
+    end = round(t + 1.0, 3)
+    lines.append({"t": end, "end": True})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return end
+
+
+class Run:
+    """One daemon process, its log reader and a fast /api/state poller."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "run", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.lines: list[str] = []
+        self.url: str | None = None
+        self.listening = threading.Event()
+        self.seen: dict[int, list[str]] = {}  # game -> longest move list seen on the page
+        self.stop = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._poll, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            m = URL_LOG.search(line)
+            if m:
+                self.url = m.group(1)
+                self.listening.set()
+
+    def _poll(self) -> None:
+        self.listening.wait(30)
+        while not self.stop.is_set() and self.url:
+            try:
+                with urllib.request.urlopen(self.url + "api/state", timeout=1) as resp:
+                    s = json.loads(resp.read())
+                moves = s["moves"]
+                if len(moves) > len(self.seen.get(s["game"], [])):
+                    self.seen[s["game"]] = moves
+            except Exception:
+                if self.proc.poll() is not None:
+                    return
+                time.sleep(0.005)
+
+    def state(self) -> dict:
+        with urllib.request.urlopen(self.url + "api/state", timeout=2) as resp:
+            return json.loads(resp.read())
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        self.proc.send_signal(sig)
+        self.proc.wait(timeout=20)
+        self.stop.set()
+
+    def announced(self) -> dict[int, list[str]]:
+        """Moves announced on the page or in the log, per game."""
+        out = {g: list(m) for g, m in self.seen.items()}
+        logged: dict[int, list[str]] = {}
+        for line in self.lines:
+            m = MOVE_LOG.search(line)
+            if m:
+                logged.setdefault(int(m.group(1)), []).append(m.group(2))
+        for g, moves in logged.items():
+            if len(moves) > len(out.get(g, [])):
+                out[g] = moves
+        return out
+
+
+def stored_moves(db: Path, gid: int) -> list[str]:
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return [r[0] for r in con.execute(
+            "SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (gid,))]
+    finally:
+        con.close()
+
+
+def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
+              workdir: Path | None = None, max_delay: float = 2.5, log=print) -> dict:
+    """Run ``kills`` kill -9 points; returns the report (``lost`` must be empty)."""
+    rng = random.Random(seed)
+    work = Path(workdir or tempfile.mkdtemp(prefix="tafl-crash-"))
+    moves = random_game(seed, plies)
+    trace = work / "trace.jsonl"
+    end = write_trace(trace, moves)
+    config = work / "config.toml"
+    config.write_text('pin = "0000"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
+    cycle = 0
+    data = work / f"data{cycle}"
+    args = lambda: ["--config", str(config), "--board", f"replay:{trace}",  # noqa: E731
+                    "--speed", str(speed), "--data-dir", str(data)]
+    report = {"kills": 0, "announced_moves_checked": 0, "lost": [], "cycles_completed": 0,
+              "trace_moves": len(moves), "speed": speed}
+    started = time.monotonic()
+    for i in range(kills):
+        run = Run(args())
+        time.sleep(rng.uniform(0.05, max_delay))
+        run.kill()
+        report["kills"] += 1
+        db = data / "games.sqlite3"
+        announced = run.announced()
+        for gid, seen in announced.items():
+            have = stored_moves(db, gid) if db.exists() else []
+            report["announced_moves_checked"] += len(seen)
+            if have[: len(seen)] != seen:
+                report["lost"].append({"kill": i, "game": gid, "announced": seen, "stored": have})
+                log(f"kill {i}: LOST moves in game {gid}: announced {seen}, stored {have}")
+        if db.exists():
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            n = con.execute("SELECT COUNT(*) FROM moves").fetchone()[0]
+            con.close()
+            if n >= len(moves):
+                report["cycles_completed"] += 1
+                cycle += 1
+                data = work / f"data{cycle}"
+        if (i + 1) % 20 == 0:
+            log(f"{i + 1} kills, {report['announced_moves_checked']} announced moves checked, "
+                f"{len(report['lost'])} lost")
+    # one last run to the end of the trace: the resumed game must be the whole trace's game
+    run = Run(args())
+    deadline = time.monotonic() + end / speed + 30
+    final: list[str] = []
+    while time.monotonic() < deadline:
+        try:
+            final = run.state()["moves"]
+        except Exception:
+            final = []
+        if final == moves:
+            break
+        time.sleep(0.1)
+    run.kill(signal.SIGTERM)
+    report["final_game_matches_trace"] = final == moves
+    report["seconds"] = round(time.monotonic() - started, 1)
+    return report
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kills", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--speed", type=float, default=20.0)
+    p.add_argument("--plies", type=int, default=40)
+    a = p.parse_args()
+    report = crash_run(a.kills, a.seed, a.speed, a.plies,
+                       log=lambda m: print(m, file=sys.stderr))
+    print(json.dumps(report, indent=1))
+    sys.exit(1 if report["lost"] or not report["final_game_matches_trace"] else 0)
+
+
+if __name__ == "__main__":
+    main()
