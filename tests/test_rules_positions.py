@@ -402,14 +402,28 @@ def _alea_block():
     return out
 
 
-@pytest.mark.parametrize("corner", _alea_block())
-def test_alea_evangelii_king_escapes_on_any_of_the_16_corner_squares(corner):
-    # the king may pass through block squares (a1 is reached only through a2 or b1)
+_ALEA_OUTER = {"a1", "a19", "s1", "s19"}
+
+
+@pytest.mark.parametrize("corner", sorted(set(_alea_block()) - _ALEA_OUTER))
+def test_alea_evangelii_king_escapes_on_the_corner_block_squares(corner):
+    # each of the 12 block squares next to the open board is reached along its rank or file
+    f, r = corner[0], corner[1:]
+    starts = [s for s in (f"j{r}", f"{f}10") if legal("alea-evangelii", {s: "K", "k5": "t"},
+                                                      "defenders", f"{s}-{corner}")]
+    assert starts
+    pieces = {starts[0]: "K", "k5": "t"}
+    assert play("alea-evangelii", pieces, "defenders", f"{starts[0]}-{corner}")[1:] == (
+        "defenders", "escape")
+
+
+@pytest.mark.parametrize("corner", sorted(_ALEA_OUTER))
+def test_alea_evangelii_king_does_not_pass_through_a_corner_block(corner):
+    # VARIANTS.md: nobody passes through restricted squares, the king included: he stops (and
+    # wins) on the first block square of his path, so the outermost corner is never reached
     f = corner[0]
     start = f"{f}10" if f in "ab" else f"{f}9"
-    pieces = {start: "K", "j2": "t"}
-    assert play("alea-evangelii", pieces, "defenders", f"{start}-{corner}")[1:] == (
-        "defenders", "escape")
+    assert not legal("alea-evangelii", {start: "K", "j2": "t"}, "defenders", f"{start}-{corner}")
 
 
 def test_alea_evangelii_soldiers_neither_stop_on_nor_pass_the_corner_blocks():

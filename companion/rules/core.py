@@ -20,15 +20,19 @@ ENCIRCLEMENT = "encirclement"
 class Mover:
     """Where a piece may stop and what it may pass, for one rule set (soldier or king)."""
 
-    __slots__ = ("blocked", "no_stop")
+    __slots__ = ("blocked", "no_stop", "last")
 
     def __init__(self, geo: Geometry, rules: RuleSet, is_king: bool, throne_open: bool) -> None:
         # no_stop: squares the piece may pass (when empty) but not stop on
         # blocked: squares the piece may neither pass nor stop on (when empty)
+        # last: squares the piece may stop on but not pass (the king on restricted corners:
+        # "only the king may stop on them, nobody passes through them")
         self.no_stop = 0
         self.blocked = geo.corner
+        self.last = 0
         if is_king:
-            self.blocked = 0  # the king stops on corners (and wins there)
+            self.blocked = 0
+            self.last = geo.corner
         if geo.throne >= 0:
             may_stop = is_king and throne_open
             may_pass = rules.throne_pass == "all" or (rules.throne_pass == "king" and is_king)
@@ -51,7 +55,7 @@ def piece_destinations(geo: Geometry, occ: int, square: int, mover: Mover) -> li
     """Every square a piece on ``square`` may move to (rook moves, stop/pass rules)."""
     out = []
     bit = geo.bit
-    blocked, no_stop = mover.blocked, mover.no_stop
+    blocked, no_stop, last = mover.blocked, mover.no_stop, mover.last
     for ray in geo.rays[square]:
         for s in ray:
             b = bit[s]
@@ -59,6 +63,8 @@ def piece_destinations(geo: Geometry, occ: int, square: int, mover: Mover) -> li
                 break
             if not no_stop & b:
                 out.append(s)
+            if last & b:
+                break
     return out
 
 
