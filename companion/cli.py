@@ -133,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except UsageError as exc:
-        print(str(exc), file=sys.stderr)
+        msg = str(exc)
+        if not msg.startswith("tafl-companion"):
+            msg = f"tafl-companion: {msg}"
+        print(msg, file=sys.stderr)
         return 2
     except (ValueError, KeyError) as exc:  # PositionError, MoveError, unknown variant, ...
         msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
