@@ -100,7 +100,7 @@ class Tracker:
     """Turns a stream of scans into the moves that were played (see the module docstring)."""
 
     def __init__(
-        self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.25
+        self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2
     ) -> None:
         if not 0 < settle <= hold:
             raise ValueError("need 0 < settle <= hold")
@@ -288,8 +288,9 @@ class Tracker:
         if stable and self._revisable:
             if self._try_revise(gone_x, new):
                 return True
-            if not self._revise_pattern(gone_x, new):
-                self._revisable = False
+            if any(board.side_of(s) == game.turn and lc.get(s, NEVER) >= self._prev_settle
+                   for s in gone_x):
+                self._revisable = False  # the opponent has started
         if new and not over and not pend:
             own = [s for s in gone_x if board.side_of(s) == game.turn]
             ts_move = max(lc.get(s, NEVER) for s in (*own, *new))
@@ -324,19 +325,28 @@ class Tracker:
                 self._view(guide={s: caps[s] for s in missing})
                 self._set_fault(None)
                 return False
-        if not new and len(gone_x) == 1:
-            (s,) = gone_x
+        knocks = self._knock_pairs(gone_x, new)
+        rest_gone = gone_x - {g for g, _ in knocks}
+        rest_new = new - {n for _, n in knocks}
+        lifted = None
+        if not rest_new and len(rest_gone) == 1:
+            (s,) = rest_gone
             if (not pend and board.side_of(s) == game.turn) or (
                 self._revisable and last is not None and s == last.to
             ):
-                self._view(lifted=s)
-                self._set_fault(None)
-                return False
-        if now < ts_all + self.hold:
-            self._want(ts_all + self.hold)
+                lifted = s
+        self._view(lifted=lifted)
+        if lifted and not knocks:
+            self._set_fault(None)
             return False
-        self._view()
-        self._set_fault(self._classify(gone_x, new))
+        quiet = max(ts_all, self._last_change)  # faults wait until nobody touches the board
+        if now < quiet + self.hold:
+            self._want(quiet + self.hold)
+            return False
+        if knocks and (lifted or not (rest_gone or rest_new)):
+            self._set_fault(self._knock_fault(knocks))
+        else:
+            self._set_fault(self._classify(rest_gone, rest_new))
         return False
 
     def _view(self, lifted: str | None = None, guide: dict[str, str] | None = None) -> None:
@@ -414,7 +424,6 @@ class Tracker:
         self._pending = {s: caps[s] for s in played.captured if s not in removed}
         self._revisable = True
         self._prev_settle = self._lc.get(played.to, NEVER)
-        self._fault = None
         self._view()
 
     def _accept(self, c: Candidate) -> None:
@@ -429,23 +438,29 @@ class Tracker:
         if self._outcome is not None:
             self._emit(ev.GAME_OVER, result=self._outcome.result, reason=self._outcome.reason)
 
-    def _revise_pattern(self, gone: frozenset[str], new: frozenset[str]) -> bool:
+    def _revise_target(self, gone: frozenset[str], new: frozenset[str]) -> str | None:
+        """The square the last move's piece moved on to along its line, if the diff shows
+        exactly that (pieces knocked meanwhile aside); None otherwise."""
         played = self._game.played
-        if not played:
-            return False
+        if not played or played[-1].to not in gone:
+            return None
         last = played[-1]
-        return gone == {last.to} and all(same_line(last.frm, s) for s in new)
+        rest_gone = set(gone) - {last.to}
+        found = [
+            t for t in new
+            if t != last.frm and same_line(last.frm, t)
+            and self._knocks_explain(rest_gone, set(new) - {t}, self._game.turn)
+        ]
+        return found[0] if len(found) == 1 else None
 
     def _try_revise(self, gone: frozenset[str], new: frozenset[str]) -> bool:
         """The last move's piece moved on along its line: replace the move."""
         game = self._game
-        if len(new) != 1 or not self._revise_pattern(gone, new):
+        to = self._revise_target(gone, new)
+        if to is None:
             return False
         last = game.played[-1]
-        (to,) = new
-        if to == last.frm or set(self._pending) != set(last.captured):
-            return False
-        if not self._colour_ok(to, last.side):
+        if set(self._pending) != set(last.captured) or not self._colour_ok(to, last.side):
             return False
         was_over = self._outcome is not None
         game.undo()
@@ -510,6 +525,33 @@ class Tracker:
                      lead + "; ".join(parts), setup=tuple(sorted(wrong)),
                      key=("colour", frozenset(wrong)))
 
+    def _knock_pairs(self, gone: frozenset[str], new: frozenset[str]) -> list[tuple[str, str]]:
+        """Pieces that look knocked: a new square touching a gone one that emptied at about the
+        same time (greedy, each square used once)."""
+        pairs: list[tuple[str, str]] = []
+        used: set[str] = set()
+        for n in sorted(new):
+            for g in sorted(gone):
+                if g not in used and self._is_knock(g, n):
+                    pairs.append((g, n))
+                    used.add(g)
+                    break
+        return pairs
+
+    def _knock_fault(self, knocks: list[tuple[str, str]]) -> Fault:
+        board = self._game.board
+        words = [(PIECE_WORD[board.piece_at(g)], g, n) for g, n in knocks]
+        squares = tuple(sorted({s for g, n in knocks for s in (g, n)}))
+        if len(words) == 1:
+            ((w, g, n),) = words
+            return Fault(ev.WARNING, f"{article(w)} was knocked from {g} to {n}",
+                         f"Knocked piece: put the {w} from {n} back on {g}", setup=squares,
+                         key=("knock", frozenset(knocks)))
+        what = join(f"the {w} from {n} back on {g}" for w, g, n in words)
+        return Fault(ev.WARNING, f"pieces knocked from {join(sorted(g for g, _ in knocks))}",
+                     f"Knocked pieces: put {what}", setup=squares,
+                     key=("knock", frozenset(knocks)))
+
     def _classify(self, gone: frozenset[str], new: frozenset[str]) -> Fault:
         """Name the fault the settled diff shows, with guidance to fix it."""
         game, board, pend = self._game, self._game.board, self._pending
@@ -544,11 +586,6 @@ class Tracker:
                 key=("lifted", *key))
         if len(gone) == 1 and len(new) == 1:
             (f,), (t,) = gone, new
-            if self._is_knock(f, t):
-                return Fault(
-                    ev.WARNING, f"{article(words[f])} was knocked from {f} to {t}",
-                    f"Knocked piece: put the {words[f]} from {t} back on {f}", setup=(f, t),
-                    key=("knock", *key))
             reason = self._move_reason(f, t)
             return Fault(ev.ILLEGAL, reason, f"Illegal: {reason} — put the piece back on {f}",
                          illegal=(t,), setup=(f,), key=("move", *key))
@@ -560,10 +597,6 @@ class Tracker:
         if not new:
             return Fault(ev.WARNING, f"pieces missing from {join(sorted(gone))}",
                          f"Put back {back}", setup=tuple(sorted(gone)), key=("missing", *key))
-        if self._knocks_explain(set(gone), set(new), "-"):
-            return Fault(ev.WARNING, f"pieces knocked from {join(sorted(gone))}",
-                         f"Knocked pieces: put back {back}; clear {join(sorted(new))}",
-                         setup=tuple(sorted(gone | new)), key=("knock", *key))
         return Fault(ev.ILLEGAL, "several pieces moved at once",
                      f"Illegal: several pieces moved — put back {back}; clear "
                      f"{join(sorted(new))}", illegal=tuple(sorted(new)),
