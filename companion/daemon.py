@@ -137,6 +137,7 @@ class Daemon:
         self._dirty = True
         self._last_leds: dict = {}
         self._last_msg: str | None = None
+        self._last_tracking = ""
         self._status: dict = {}
         self._status_at = -1e9
         self._game_json: dict = {}
@@ -349,6 +350,7 @@ class Daemon:
         tracker = self.tracker
         leds = dict(tracker.leds) if tracker is not None else {}
         msg = tracker.message if tracker is not None else ""
+        tracking = str(getattr(tracker, "state", "")) if tracker is not None else ""
         if now - self._status_at > 0.5 or force:
             self._status_at = now
             try:
@@ -362,12 +364,14 @@ class Daemon:
         if self._dirty or force:
             self._dirty = False
             self._game_json = self._game_state()
-        elif leds == self._last_leds and msg == self._last_msg and not self._occ_changed():
+        elif (leds == self._last_leds and msg == self._last_msg and tracking == self._last_tracking
+              and not self._occ_changed()):
             return
-        self._last_leds, self._last_msg = leds, msg
+        self._last_leds, self._last_msg, self._last_tracking = leds, msg, tracking
         self._published_occ = self._occupied
         self.hub.publish({
             **self._game_json, "leds": leds, "message": msg or self._default_message(),
+            "tracking": tracking,
             "occupied": sorted(self._occupied or ()),
             "board": {k: self._status.get(k) for k in ("kind", "connected", "detail")},
         })

@@ -9,7 +9,7 @@
   let pin = localStorage.getItem("tafl-pin") || "";
   let flip = localStorage.getItem("tafl-flip") === "1";
   let replay = null;       // {id, positions, moves, i} while replaying a past game
-  let es = null, pollTimer = null, lastMoves = -1;
+  let es = null, pollTimer = null, lastMoves = "";
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -154,8 +154,9 @@
   }
 
   function renderMoves() {
-    if (S.moves.length === lastMoves) return;
-    lastMoves = S.moves.length;
+    const key = S.game + ":" + S.moves.length + ":" + S.moves[S.moves.length - 1];
+    if (key === lastMoves) return;
+    lastMoves = key;
     $("nmoves").textContent = S.moves.length ? `(${S.moves.length})` : "";
     const first = S.first === "defenders" ? 1 : 0;
     const plies = first ? [null].concat(S.moves) : S.moves;
@@ -297,6 +298,7 @@
       $("pin").value = "";
       showUnlocked();
       ctlMsg("Controls unlocked.");
+      render();
     }).catch(refused);
   });
 
