@@ -8,8 +8,10 @@ import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -177,26 +179,50 @@ def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
     return path
 
 
-def spawn_daemon(args: list[str], env: dict | None = None) -> tuple[subprocess.Popen, str]:
-    """Start ``tafl-companion run ARGS`` (real process); return it and its base URL once it
-    listens (parsed from its log)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
-    )
-    lines = []
+class DaemonProcess:
+    """``tafl-companion run ARGS`` as a real process; its output is collected by a thread."""
+
+    def __init__(self, args: list[str], env: dict | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "run", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1,
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})},
+        )
+        self.lines: list[str] = []
+        self.url: str | None = None
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            m = re.search(r"tafl-companion on (http://\S+/)", line)
+            if m:
+                self.url = m.group(1)
+
+    @property
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> str:
+        """Signal the daemon, wait for it, and return everything it printed."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        self.proc.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        return self.output
+
+
+def spawn_daemon(args: list[str], env: dict | None = None) -> tuple[DaemonProcess, str]:
+    """Start a daemon process; return it and its base URL once it listens."""
+    d = DaemonProcess(args, env)
     end = time.monotonic() + 20
-    while time.monotonic() < end:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(r"tafl-companion on (http://\S+/)", line)
-        if m:
-            return proc, m.group(1)
-    proc.kill()
-    raise AssertionError("daemon did not start:\n" + "".join(lines))
+    while d.url is None:
+        if time.monotonic() > end or d.proc.poll() is not None:
+            d.stop(signal.SIGKILL)
+            raise AssertionError("daemon did not start:\n" + d.output)
+        time.sleep(0.02)
+    return d, d.url
 
 
 def test_fake_tracker_plays_and_captures() -> None:

@@ -5,7 +5,6 @@ illegal-move messages, read-only without the PIN, and a short game played by cli
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 
 import pytest
@@ -36,8 +35,7 @@ def daemon(tmp_path: Path):
     config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
     proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
     yield base
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=15)
+    proc.stop()
 
 
 def open_page(browser, url: str):

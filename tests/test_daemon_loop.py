@@ -1,0 +1,251 @@
+"""The daemon's wiring: store before announce, resume and set-up guidance, robustness of the scan
+loop, systemd notification, the ``run`` command's errors."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from test_daemon_support import (
+    FakeTracker,
+    clean_trace,
+    control,
+    running_daemon,
+    spawn_daemon,
+    state,
+    wait_for,
+)
+
+from companion.daemon import Notifier
+from companion.drivers.sim import ReplayBoard
+from companion.rules import get_variant
+from companion.rules.game import Game
+from companion.scan import Scan
+
+
+def base(d) -> str:
+    return f"http://127.0.0.1:{d.port}/"
+
+
+def click_move(d, frm: str, to: str) -> None:
+    n = len(d.game.played)
+    control(base(d), "api/click", {"square": frm})
+    control(base(d), "api/click", {"square": to})
+    wait_for(lambda: len(state(base(d))["moves"]) > n, what=f"{frm}-{to}")
+
+
+class FixedBoard:
+    """A 'real' board (not the sim) whose pieces the test sets directly."""
+
+    kind = "gpio"
+
+    def __init__(self, size: int, occupied, connected: bool = True) -> None:
+        self.size = size
+        self.occupied = frozenset(occupied)
+        self.connected = connected
+        self.fail = False
+
+    def scan(self, now: float):
+        if self.fail:
+            raise OSError("bus error")
+        return Scan(now, self.occupied) if self.connected else None
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": self.connected, "detail": "test board"}
+
+    def close(self) -> None:
+        pass
+
+
+def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        db = sqlite3.connect(tmp_path / "games.sqlite3", check_same_thread=False)
+        lock = threading.Lock()
+        checked, problems = [], []
+        publish = d.hub.publish
+
+        def checking_publish(st: dict) -> bool:
+            with lock:
+                n = db.execute("SELECT COUNT(*) FROM moves WHERE game_id = ?",
+                               (st["game"],)).fetchone()[0]
+            if n != len(st["moves"]):
+                problems.append((n, st["moves"]))
+            checked.append(len(st["moves"]))
+            return publish(st)
+
+        d.hub.publish = checking_publish
+        for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
+            click_move(d, frm, to)
+        db.close()
+    assert problems == [] and max(checked) == 3
+
+
+def test_resume_after_restart(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        click_move(d, "d1", "d4")
+        click_move(d, "f4", "e4")
+        gid = d.gid
+    with running_daemon(tmp_path) as d:
+        s = state(base(d))
+        assert s["game"] == gid and s["moves"] == ["d1-d4", "f4-e4"]
+        # the simulated board stayed as the players left it
+        assert set(s["occupied"]) == d.game.board.occupied_names()
+        click_move(d, "f2", "f4")
+        assert d.store.move_texts(gid) == ["d1-d4", "f4-e4", "f2-f4xe4"]
+
+
+def test_a_differing_board_is_guided_back_before_play_continues(tmp_path: Path) -> None:
+    from companion.tracker import Tracker
+
+    with running_daemon(tmp_path, tracker=Tracker) as d:
+        pass  # creates the store with a new game
+    game = Game(get_variant("copenhagen"))
+    start = game.board.occupied_names()
+    from companion.store import Store
+
+    store = Store(tmp_path / "games.sqlite3")
+    gid = store.unfinished().id
+    game.play("d1-d4")
+    store.sync_game(gid, game, [("move", {"move": "d1-d4"})])
+    store.close()
+    board = FixedBoard(11, start)  # the board still shows the opening
+    with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
+        s = wait_for(lambda: (st := state(base(d)))["tracking"] == "setup" and st["leds"] and st)
+        assert s["moves"] == ["d1-d4"] and s["leds"].get("d4") == "setup"
+        assert s["leds"].get("d1") == "setup" and "d4" in s["message"]
+        board.occupied = game.board.occupied_names()  # the players fix the board
+        wait_for(lambda: state(base(d))["tracking"] == "ready", what="ready")
+        after = set(board.occupied - {"f4"}) | {"e4"}
+        board.occupied = frozenset(after - {"e4"})
+        board.occupied = frozenset(after)
+        wait_for(lambda: state(base(d))["moves"] == ["d1-d4", "f4-e4"], what="next move")
+
+
+def test_disconnected_and_failing_boards_do_not_stop_the_loop(tmp_path: Path) -> None:
+    board = FixedBoard(11, Game(get_variant("copenhagen")).board.occupied_names())
+    with running_daemon(tmp_path, board=board) as d:
+        board.connected = False
+        wait_for(lambda: state(base(d))["board"]["connected"] is False, what="disconnected")
+        board.fail = True
+        board.connected = True
+        wait_for(lambda: state(base(d))["board"]["connected"] is True, what="reconnected")
+        board.fail = False
+
+        class Boom(FakeTracker):
+            def tick(self, t):
+                raise RuntimeError("tracker bug")
+
+        d.tracker.__class__ = Boom
+        wait_for(lambda: d.loop_errors > 3, what="loop errors")
+        assert d._threads[0].is_alive()
+        assert state(base(d))["game"] == d.gid  # the page still answers
+
+
+def test_replay_board_feeds_a_trace_with_the_real_tracker(tmp_path: Path) -> None:
+    from companion.tracker import Tracker
+
+    moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3"]
+    trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
+    board = ReplayBoard(trace, speed=25)
+    with running_daemon(tmp_path / "data", tracker=Tracker, board=board) as d:
+        wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
+        wait_for(lambda: "finished" in state(base(d))["board"]["detail"], what="trace end")
+        assert d.store.move_texts(d.gid) == moves
+
+
+def test_notifier_sends_ready_and_watchdog(tmp_path: Path, monkeypatch) -> None:
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(5)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.setenv("WATCHDOG_USEC", "200000")
+    n = Notifier()
+    assert n.watchdog_every == pytest.approx(0.1)
+    assert n.notify("READY=1") and sock.recv(100) == b"READY=1"
+    n.ping(10.0)
+    n.ping(10.05)  # not due yet
+    n.ping(10.2)
+    assert [sock.recv(100), sock.recv(100)] == [b"WATCHDOG=1", b"WATCHDOG=1"]
+    n.close()
+    monkeypatch.setenv("WATCHDOG_PID", "1")  # meant for another process
+    assert Notifier().watchdog_every is None
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    assert not Notifier().notify("READY=1")
+    sock.close()
+
+
+def test_run_notifies_systemd_and_pings_from_the_scan_loop(tmp_path: Path) -> None:
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(10)
+    config = tmp_path / "c.toml"
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
+    proc, _ = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")],
+                           env={"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000"})
+    try:
+        got = [sock.recv(200).decode() for _ in range(3)]
+        assert any(m.startswith("READY=1") for m in got)
+        assert "WATCHDOG=1" in got
+    finally:
+        out = proc.stop()
+        sock.close()
+    assert proc.proc.returncode == 0 and "stopped" in out
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "companion", "run", *args],
+                          capture_output=True, text=True, timeout=30, cwd=cwd,
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "abc"], "--port: invalid int value: 'abc'"),
+    (["--port", "70000"], "--port must be an integer 1-65535, not 70000"),
+    (["--variant", "chess"], "--variant must be one of"),
+    (["--board", "usb"], "--board must be sim, gpio, serial or replay:FILE"),
+    (["--board", "gpio"], "--board gpio needs row_pins and col_pins"),
+    (["--board", "replay:/no/such.jsonl"], "cannot read /no/such.jsonl"),
+    (["--speed", "3"], "--speed only applies to --board replay"),
+    (["--config", "/no/such.toml"], "/no/such.toml: cannot read"),
+    (["--pin", "1"], "--pin must be 4 to 32 characters"),
+])
+def test_run_rejects_bad_options_with_one_line(tmp_path: Path, args, message) -> None:
+    res = run_cli(*args, "--data-dir", str(tmp_path))
+    assert res.returncode == 2, res.stderr
+    assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in res.stderr
+
+
+def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
+    bad = tmp_path / "config.toml"
+    bad.write_text('[web]\nport = "abc"\n')
+    res = run_cli("--config", str(bad))
+    assert res.returncode == 2
+    assert "config.toml: [web] port must be an integer 1-65535, not 'abc'" in res.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        good = tmp_path / "ok.toml"
+        good.write_text('[web]\nhost = "127.0.0.1"\n')
+        res = run_cli("--config", str(good), "--port", str(port), "--data-dir", str(tmp_path))
+    assert res.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in res.stderr
+
+
+def test_generated_pin_is_printed(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
+    proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")])
+    out = proc.stop()
+    line = next(x for x in out.splitlines() if "controls PIN:" in x)
+    pin = line.split("controls PIN:")[1].split()[0]
+    assert pin.isdigit() and len(pin) == 4
+    assert f"#pin={pin}" in out
