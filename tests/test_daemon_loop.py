@@ -22,8 +22,8 @@ from test_daemon_support import (
     wait_for,
 )
 
-from companion.daemon import Notifier
 from companion.drivers.sim import ReplayBoard
+from companion.notify import Notifier
 from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.scan import Scan
