@@ -165,10 +165,12 @@ class _Player:
         return max(abs(fa - fb), abs(ra - rb))
 
     # -- a slide ------------------------------------------------------------------------
-    def slide(self, squares: list[str], stops: list[tuple[int, float]], end: int) -> None:
+    def slide(self, squares: list[str], stops: list[tuple[int, float]], end: int,
+              knock: tuple[str, str] | None = None) -> None:
         """Slide the piece on ``squares[0]`` along ``squares``: visit each ``(index, dwell)`` of
         ``stops`` in turn, then come to rest on ``squares[end]``. A switch is closed while the
-        magnet is within ``r`` squares of its centre."""
+        magnet is within ``r`` squares of its centre. ``knock``: a piece the hand knocks onto
+        a neighbouring square just after the slide starts."""
         rng = self.rng
         colour = self.phys.pop(squares[0])
         speed = rng.uniform(4.0, 10.0)
@@ -181,6 +183,7 @@ class _Player:
             if dwell:
                 waypoints.append((float(index), t + dwell))
         on = {0}
+        mark = len(self.events)
         first_pass: dict[int, float] = {}
         for (xa, ta), (xb, tb) in zip(waypoints, waypoints[1:]):
             if xa == xb:
@@ -203,6 +206,9 @@ class _Player:
                     self._ev(tc, squares[i], colour)
                 on = now
         assert on == {end}, (on, end)
+        if knock:
+            left = min(t for t, _, sq, c in self.events[mark:] if sq == squares[0] and c is None)
+            self._knock(*knock, left + rng.uniform(0.01, 0.05))
         self.phys[squares[end]] = colour
         self._disturb(squares, first_pass, colour)
         self.t = waypoints[-1][1]
@@ -361,16 +367,14 @@ class _Player:
         ]
         if rng.random() < p.slide:
             squares, stops, end = list(line), [], len(line) - 1
-            if stops_ok and rng.random() < p.pause:
+            if stops_ok and not knock and rng.random() < p.pause:
                 stops.append((rng.choice(stops_ok), rng.uniform(0.1, 0.45)))
             beyond = self._beyond(frm, to)
             if (beyond and beyond not in self.phys and not self._special(beyond)
                     and rng.random() < p.overshoot):
                 squares.append(beyond)
                 stops.append((len(squares) - 1, rng.uniform(0.0, 0.3)))
-            if knock:
-                self._knock(k, k2, self.t + rng.uniform(0.02, 0.1))
-            self.slide(squares, stops, end)
+            self.slide(squares, stops, end, knock)
         else:
             colour = self.lift(frm)
             if knock:
@@ -381,7 +385,7 @@ class _Player:
                 if board.name(d) != to and self._same_line(frm, to, board.name(d))
                 and not self._special(board.name(d))
             ]
-            if others and rng.random() < p.pause:
+            if others and not knock and rng.random() < p.pause:
                 first = rng.choice(others)
                 self.place(first, colour)
                 self.wait(0.3, 0.8)

@@ -286,19 +286,22 @@ class Tracker:
         stable = now >= ts_all + self.settle
         over = self._outcome is not None
         if stable and self._revisable:
-            if self._try_revise(gone_x, new):
-                return True
             if any(board.side_of(s) == game.turn and lc.get(s, NEVER) >= self._prev_settle
                    for s in gone_x):
                 self._revisable = False  # the opponent has started
+            elif self._try_revise(gone_x, new):
+                return True
         if new and not over and not pend:
             own = [s for s in gone_x if board.side_of(s) == game.turn]
             ts_move = max(lc.get(s, NEVER) for s in (*own, *new))
             if now >= ts_move + self.settle:
                 cands = self._candidates(gone_x, new)
                 if len(cands) == 1:
-                    self._accept(cands[0])
-                    return True
+                    calm = self._calm_since(cands[0]) + self.settle
+                    if now >= calm:
+                        self._accept(cands[0])
+                        return True
+                    self._want(calm)
             else:
                 self._want(ts_move + self.settle)
         if not stable:
@@ -386,12 +389,25 @@ class Tracker:
                     continue
                 caps = self._captures_of(move)
                 rest_gone = set(gone) - {f} - set(caps)
+                if any(self._is_knock(g, t) for g in rest_gone):
+                    continue  # a neighbour may have been knocked onto t
                 rest_new = set(new) - {t}
                 if not self._knocks_explain(rest_gone, rest_new, turn):
                     continue
                 removed = tuple(s for s in caps if s in gone and self._settled(s))
                 out.append(Candidate(f, t, caps, removed))
         return out
+
+    def _calm_since(self, c: Candidate) -> float:
+        """When the squares along the move's lines last changed (its captured pieces aside):
+        a piece still sliding along them means the move is not finished."""
+        skip = set(c.captured) | self._pending.keys()
+        f, t = c.frm, c.to
+        return max(
+            (when for s, when in self._lc.items()
+             if s not in skip and (same_line(s, f) or same_line(s, t))),
+            default=NEVER,
+        )
 
     def _is_knock(self, frm: str, to: str) -> bool:
         lc = self._lc
@@ -480,23 +496,22 @@ class Tracker:
         return True
 
     def _try_takeback(self, ts: float) -> bool:
-        """The board shows the position before the last move(s): take them back."""
+        """The board shows the position before the last move: take it back. (One move at a
+        time: occupancy alone cannot tell two moves taken back from some illegal moves.)"""
         stack = self._stack
-        for k in range(1, min(len(stack), 4) + 1):
-            if self._cur == stack[-k]:
-                for _ in range(k):
-                    played = self._game.undo()
-                    stack.pop()
-                    self._emit(ev.TAKEBACK, move=played.text, side=played.side,
-                               ply=len(self._game.played) + 1)
-                self._preview.clear()
-                self._position_changed()
-                self._pending = {}
-                self._revisable = False
-                self._prev_settle = ts
-                self._fault = None
-                self._view()
-                return True
+        if stack and self._cur == stack[-1]:
+            played = self._game.undo()
+            stack.pop()
+            self._emit(ev.TAKEBACK, move=played.text, side=played.side,
+                       ply=len(self._game.played) + 1)
+            self._preview.clear()
+            self._position_changed()
+            self._pending = {}
+            self._revisable = False
+            self._prev_settle = ts
+            self._fault = None
+            self._view()
+            return True
         return False
 
     # -- faults -------------------------------------------------------------------------
@@ -528,14 +543,20 @@ class Tracker:
     def _knock_pairs(self, gone: frozenset[str], new: frozenset[str]) -> list[tuple[str, str]]:
         """Pieces that look knocked: a new square touching a gone one that emptied at about the
         same time (greedy, each square used once)."""
+        board, turn = self._game.board, self._game.turn
+        own = [g for g in gone if board.side_of(g) == turn]
         pairs: list[tuple[str, str]] = []
         used: set[str] = set()
         for n in sorted(new):
             for g in sorted(gone):
-                if g not in used and self._is_knock(g, n):
-                    pairs.append((g, n))
-                    used.add(g)
-                    break
+                if g in used or not self._is_knock(g, n):
+                    continue
+                if (own == [g] and self._lc.get(g, NEVER) >= self._prev_settle
+                        and board.is_legal(Move(board.square(g), board.square(n)))):
+                    continue  # a quick one-square move (no other piece in hand), not a knock
+                pairs.append((g, n))
+                used.add(g)
+                break
         return pairs
 
     def _knock_fault(self, knocks: list[tuple[str, str]]) -> Fault:
