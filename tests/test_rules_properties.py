@@ -92,6 +92,8 @@ def oracle_moves(rules, pieces, turn: str, king_left: bool) -> set[str]:
                         break
                 else:
                     out.add(f"{name((f, r))}-{name((x, y))}")
+                if restricted(rules, x, y):
+                    break  # the king stops on a corner square but never passes one
                 x, y = x + df, y + dr
     return out
 
