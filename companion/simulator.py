@@ -326,7 +326,7 @@ class _Player:
         board = game.board
         move, _ = board.parse_move(text)
         frm, to = board.name(move.frm), board.name(move.to)
-        captured_bits, _ = board.preview(move)
+        captured_bits, result = board.preview(move)
         caps = [board.geo.names[s] for s in board.geo.iter_bits(captured_bits)]
         deferred, self.deferred = self.deferred, ()
         if deferred and (to in deferred or not set(deferred).isdisjoint(self._line(frm, to))):
@@ -341,7 +341,7 @@ class _Player:
                 self.wait(*p.think)
                 self.shift(frm, frm, (0.3, 1.2))
             self.wait(*p.think)
-            self._plain_move(frm, to, set(caps))
+            self._plain_move(frm, to, set(caps), knock_ok=result is None)
         game.play(text)
         if caps and not last and rng.random() < p.early + p.pending_move:
             self.deferred = tuple(caps)
@@ -353,10 +353,12 @@ class _Player:
         if not last and rng.random() < p.takeback:
             self.take_back(frm, to, caps, text)
 
-    def _plain_move(self, frm: str, to: str, caps: set[str]) -> None:
+    def _plain_move(self, frm: str, to: str, caps: set[str], knock_ok: bool = True) -> None:
         rng, p, board = self.rng, self.p, self.game.board
         line = self._line(frm, to)
-        knock = self._knock_plan(frm, to, line, caps) if rng.random() < p.knock_move else None
+        knock = None  # after the game has ended the tracker no longer flags knocked pieces
+        if knock_ok and rng.random() < p.knock_move:
+            knock = self._knock_plan(frm, to, line, caps)
         if knock:
             k, k2 = knock
             self.busy = {k, k2}

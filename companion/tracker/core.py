@@ -89,6 +89,20 @@ def touching(a: str, b: str) -> bool:
     return a != b and abs(fa - fb) <= 1 and abs(ra - rb) <= 1
 
 
+def path(frm: str, to: str, size: int) -> list[str]:
+    """The squares of a straight move from ``frm`` to ``to`` extended by one square at each end
+    (those on the board)."""
+    (f0, r0), (f1, r1) = _coords(frm), _coords(to)
+    df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
+    n = max(abs(f1 - f0), abs(r1 - r0))
+    out = []
+    for i in range(-1, n + 2):
+        f, r = f0 + i * df, r0 + i * dr
+        if 0 <= f < size and 0 <= r < size:
+            out.append(f"{chr(97 + f)}{r + 1}")
+    return out
+
+
 def captured_letters(played: PlayedMove) -> dict[str, str]:
     """Piece letter of each square a move captured (the king is not listed in the text)."""
     soldier = "T" if played.side == ATTACKERS else "t"
@@ -399,15 +413,11 @@ class Tracker:
         return out
 
     def _calm_since(self, c: Candidate) -> float:
-        """When the squares along the move's lines last changed (its captured pieces aside):
-        a piece still sliding along them means the move is not finished."""
-        skip = set(c.captured) | self._pending.keys()
-        f, t = c.frm, c.to
-        return max(
-            (when for s, when in self._lc.items()
-             if s not in skip and (same_line(s, f) or same_line(s, t))),
-            default=NEVER,
-        )
+        """When the squares of the move's path (from one before ``frm`` to one past ``to``)
+        last changed: a piece still sliding or bouncing along it means it is not down yet."""
+        lc = self._lc
+        return max((lc.get(s, NEVER) for s in path(c.frm, c.to, self._game.rules.size)),
+                   default=NEVER)
 
     def _is_knock(self, frm: str, to: str) -> bool:
         lc = self._lc
