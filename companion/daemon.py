@@ -77,7 +77,6 @@ class Daemon:
         self.keep_variant = keep_variant
         self._tracker_factory = tracker_factory or _default_tracker_factory
         self._stop = threading.Event()
-        self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()
         self.server: Any = None
@@ -100,6 +99,7 @@ class Daemon:
         self._status_at = -1e9
         self._game_json: dict = {}
         self.loop_errors = 0
+        self._board_error_at = -1e9
 
     # -- start and stop ------------------------------------------------------------------------
 
@@ -191,7 +191,6 @@ class Daemon:
     def stop(self) -> None:
         """Stop the loop and the web server, turn the LEDs off, close the store."""
         self._stop.set()
-        self._wake.set()
         self.hub.close()
         if self.server is not None:
             from waitress import wasyncore
@@ -213,16 +212,11 @@ class Daemon:
                 self.store.close()
         self.notifier.close()
 
-    def wake(self) -> None:
-        """Run the scan loop now (after a click or a control)."""
-        self._wake.set()
-
     def _changed(self) -> None:
         """A control changed the game: publish the new state before answering."""
         with self.lock:
             self._dirty = True
-            self._publish(time.monotonic())
-        self.wake()
+            self.step()  # reads the board (a new sim set-up) and publishes
 
     # -- the scan loop -------------------------------------------------------------------------
 
@@ -246,17 +240,21 @@ class Daemon:
             next_t += period
             if next_t < now - period:  # fell behind (slow SD card, suspend): do not race
                 next_t = now + period
-            self._wake.wait(max(0.0, next_t - time.monotonic()))
-            self._wake.clear()
+            time.sleep(max(0.0, next_t - time.monotonic()))  # one wakeup per scan, no more
 
-    def step(self, now: float) -> bool:
-        """One loop iteration; True if the board has more scans already due."""
-        try:
-            scan = self.board.scan(now)
-        except Exception as exc:
-            log.warning("board read failed: %s", exc)
-            scan = None
+    def step(self, now: float | None = None) -> bool:
+        """One loop iteration (``now`` defaults to the clock, read under the lock); True if the
+        board has more scans already due."""
         with self.lock:
+            if now is None:
+                now = time.monotonic()
+            try:
+                scan = self.board.scan(now)
+            except Exception as exc:
+                if now - self._board_error_at > 10:
+                    log.warning("board read failed: %s", exc)
+                    self._board_error_at = now
+                scan = None
             events: list = []
             if scan is not None:
                 self._occupied = scan.occupied
@@ -393,7 +391,7 @@ class Daemon:
             on = self.board.toggle(square)
         except ValueError as exc:
             raise ControlError(400, str(exc)) from None
-        self.wake()
+        self.step()  # the tracker sees it now, not at the next scan
         return on
 
     def new_game(self, variant: str | None = None) -> int:
