@@ -7,9 +7,9 @@ Prints one JSON document: CPU microseconds per scan (the daemon scans at ``--hz`
 and the acceptance latency after the moved piece settles (p50/p95/max, seconds of trace time).
 Latency is measured from the trace itself: settling is the last scan change before the move
 event on the move's path (its squares from one before the start to one past the destination:
-the piece is down and nothing along its way changed since). Moves accepted only after an illegal move was flagged
-(a move made while captured pieces still stood) are excluded, since they are accepted when the
-fault is cleared, not when the piece settles.
+the piece is down and nothing along its way changed since). Moves accepted only after an
+illegal move was flagged (a move made while captured pieces still stood) are excluded, since they
+are accepted when the fault is cleared, not when the piece settles.
 """
 
 from __future__ import annotations
@@ -66,15 +66,16 @@ def latencies(trace: Trace, events: list[Event]) -> list[float]:
     return out
 
 
-def timed_run(trace: Trace, hz: float) -> tuple[float, int, float, list[Event]]:
+def timed_run(trace: Trace, hz: float) -> tuple[float, int, float, list[Event], list[float]]:
     """Run a trace as the daemon would at ``hz``: returns CPU seconds, scans, slowest call,
-    events."""
+    events, and the CPU seconds of each ``feed`` (a scan that changed)."""
     tracker = Tracker(Game(trace.rules))
     clock = time.process_time
     events: list[Event] = []
     cpu = 0.0
     worst = 0.0
     scans = 0
+    feeds: list[float] = []
     i = 0
     n = math.floor(trace.end * hz) + 1
     for k in range(n):
@@ -89,11 +90,13 @@ def timed_run(trace: Trace, hz: float) -> tuple[float, int, float, list[Event]]:
         else:
             out = tracker.tick(t)
         dt = clock() - t0
+        if batch is not None:
+            feeds.append(dt)
         cpu += dt
         worst = max(worst, dt)
         events += out
         scans += 1
-    return cpu, scans, worst, events
+    return cpu, scans, worst, events, feeds
 
 
 def pct(values: list[float], q: float) -> float:
@@ -115,6 +118,7 @@ def main() -> None:
         records = read_records(corpus(variant).read_text(encoding="utf-8"))
         cpu = worst = 0.0
         scans = games = moves = 0
+        feeds: list[float] = []
         for seed, record in enumerate(records):
             if games >= args.games:
                 break
@@ -122,7 +126,8 @@ def main() -> None:
                 continue
             lines = simulate_record(rules, record, seed=seed, noise=args.noise)
             trace = parse_trace(lines)
-            c, n, w, events = timed_run(trace, args.hz)
+            c, n, w, events, f = timed_run(trace, args.hz)
+            feeds += f
             cpu, scans, worst = cpu + c, scans + n, max(worst, w)
             moves += sum(e.kind == "move" for e in events)
             lat += latencies(trace, events)
@@ -130,6 +135,9 @@ def main() -> None:
         report["variants"][variant] = {
             "games": games, "moves": moves, "scans": scans,
             "us_per_scan": round(cpu / scans * 1e6, 1),
+            "changed_scans": len(feeds),
+            "us_per_changed_scan": round(sum(feeds) / len(feeds) * 1e6, 1),
+            "p99_changed_scan_us": round(pct(feeds, 0.99) * 1e6, 1),
             "max_call_us": round(worst * 1e6, 1),
         }
     report["latency_s"] = {
