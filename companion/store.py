@@ -323,12 +323,20 @@ class Store:
         return game_to_record_line(game) + "\n"
 
     def export_otg(self, gid: int) -> str:
-        """The game as an OpenTafl ``.otg`` file."""
+        """The game as an OpenTafl ``.otg`` file (players and date as tags)."""
         try:
-            from companion.rules.otg import game_to_otg
+            from companion.rules import otg
         except ImportError:
             raise StoreError("OpenTafl export is not available in this version") from None
-        return game_to_otg(self.load_game(gid))
+        row = self.game(gid)
+        game = self.load_game(gid)
+        write = getattr(otg, "export_otg", None)
+        if write is None:  # the module's other spelling
+            return otg.game_to_otg(game)
+        import datetime
+
+        return write(game, tags={"attackers": row.attackers, "defenders": row.defenders},
+                     date=datetime.date.fromtimestamp(row.started))
 
 
 class _Transaction:

@@ -121,10 +121,13 @@ def test_list_positions_and_exports(store: Store) -> None:
         store.game(999)
     try:
         otg = store.export_otg(gids[1])
-    except StoreError as exc:  # the OpenTafl writer has not landed
+    except StoreError as exc:  # the OpenTafl writer is not installed
         assert "not available" in str(exc)
     else:
-        assert "d1-d4" in otg
+        assert "1. d1-d4 f4-e4" in otg and "[attackers:Player 1]" in otg
+        from companion.rules.otg import import_otg
+
+        assert import_otg(otg).game.moves == MOVES
 
 
 KILLER = """
