@@ -99,6 +99,7 @@ class Daemon:
         self._status_at = -1e9
         self._game_json: dict = {}
         self.loop_errors = 0
+        self._unsynced = False
         self._board_error_at = -1e9
 
     # -- start and stop ------------------------------------------------------------------------
@@ -216,7 +217,7 @@ class Daemon:
         """A control changed the game: publish the new state before answering."""
         with self.lock:
             self._dirty = True
-            self.step()  # reads the board (a new sim set-up) and publishes
+            self._step_now()  # reads the board (a new sim set-up) and publishes
 
     # -- the scan loop -------------------------------------------------------------------------
 
@@ -274,6 +275,8 @@ class Daemon:
                 events += self.tracker.tick(bt(now) if bt else now)
             if events:
                 self._handle(events)
+            elif self._unsynced:
+                self._sync([])
             self.leds.show(self.tracker.leds, now)
             self._publish(now)
         return bool(getattr(self.board, "due", False))
@@ -296,7 +299,9 @@ class Daemon:
             rows = [(e.kind, e.to_json()) for e in events]
             if kind_data:
                 rows.append(kind_data)
+            self._unsynced = True  # until the write succeeds (a full disk: retried every scan)
             self.store.sync_game(self.gid, game, rows)
+            self._unsynced = False
             self._stored = now_key
             self._dirty = True
 
@@ -391,8 +396,16 @@ class Daemon:
             on = self.board.toggle(square)
         except ValueError as exc:
             raise ControlError(400, str(exc)) from None
-        self.step()  # the tracker sees it now, not at the next scan
+        self._step_now()  # the tracker sees it now, not at the next scan
         return on
+
+    def _step_now(self) -> None:
+        """A scan-loop iteration from a web thread; a failure is left to the loop to retry."""
+        try:
+            self.step()
+        except Exception:
+            self.loop_errors += 1
+            log.exception("processing the board after a control failed (the loop retries)")
 
     def new_game(self, variant: str | None = None) -> int:
         """Start a new game (the current one is closed); the sim board is set up for it."""

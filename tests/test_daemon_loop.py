@@ -86,6 +86,30 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
     assert problems == [] and max(checked) == 3
 
 
+def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        real, fails, seen = d.store.sync_game, [3], []
+        publish = d.hub.publish
+
+        def flaky(*args, **kw):
+            if fails[0]:
+                fails[0] -= 1
+                raise sqlite3.OperationalError("disk I/O error")
+            return real(*args, **kw)
+
+        def watching_publish(st: dict) -> bool:
+            seen.append((list(st["moves"]), list(real.__self__.move_texts(d.gid))))
+            return publish(st)
+
+        d.store.sync_game, d.hub.publish = flaky, watching_publish
+        b = base(d)
+        assert control(b, "api/click", {"square": "d1"})[0] == 200
+        assert control(b, "api/click", {"square": "d4"})[0] == 200
+        wait_for(lambda: state(b)["moves"] == ["d1-d4"], what="the move, once written")
+        assert d.store.move_texts(d.gid) == ["d1-d4"] and fails == [0]
+        assert all(len(shown) <= len(stored) for shown, stored in seen)
+
+
 def test_resume_after_restart(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
         click_move(d, "d1", "d4")

@@ -282,7 +282,8 @@
     const t = ev.target.closest("[data-sq]");
     if (!t || replay || !S) return;
     if (S.board.kind !== "sim") {
-      $("msg").textContent = "This is a real board: move the pieces by hand.";
+      $("msg").textContent = S.board.kind === "replay"
+        ? "This board is a recorded game being replayed." : "Move the pieces on the real board.";
       return;
     }
     api("/api/click", { square: t.dataset.sq }).catch(refused);
