@@ -277,3 +277,37 @@ def test_tracker_is_pure():
                                           "tracker").glob("*.py"))
     for banned in ("import time", "datetime", "sleep(", "open(", "import os", "print("):
         assert banned not in src
+
+
+def test_resignation_from_the_page_stops_move_acceptance():
+    rig = Rig("brandubh")
+    rig.move("d2", "e2")
+    rig.game.resign("defenders")
+    rig.move("c4", "c5")
+    assert rig.moves() == ["d2-e2"] and rig.tracker.state == "over"
+    assert rig.tracker.message.startswith("Game over: Attackers win (a player resigned)")
+
+
+def test_polarity_setup_names_the_wrong_kind_of_piece():
+    rules = get_variant("brandubh")
+    board = Game(rules).board
+    colours = {s: ("a" if board.piece_at(s) == "t" else "d") for s in board.occupied_names()}
+    colours["d5"] = "a"  # an attacker stands where a defender belongs
+    rig = Rig("brandubh", colours=colours)
+    assert rig.tracker.state == "setup"
+    assert rig.tracker.message == "Setup: d5 should hold a defender"
+    assert rig.tracker.leds == {"d5": "setup"}
+    rig.lift("d5").place("d5", colour="d").wait(1)
+    assert rig.tracker.state == "ready"
+
+
+def test_polarity_rejects_a_move_that_puts_down_the_wrong_kind_of_piece():
+    rules = get_variant("brandubh")
+    board = Game(rules).board
+    colours = {s: ("a" if board.piece_at(s) == "t" else "d") for s in board.occupied_names()}
+    rig = Rig("brandubh", colours=colours)
+    rig.lift("d2").place("e2", colour="d").wait(1)
+    assert rig.moves() == [] and rig.tracker.state == "illegal"
+    assert "defender" in rig.of("illegal")[0].data["reason"]
+    rig.lift("e2").place("e2", colour="a").wait(1)
+    assert rig.moves() == ["d2-e2"] and rig.tracker.state == "ready"

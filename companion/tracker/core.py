@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from ..feedback import FrameSpec, build_frame
 from ..rules import Move
-from ..rules.board import REASON_TEXT
+from ..rules.board import REASON_TEXT, Outcome
 from ..rules.game import Game, PlayedMove
 from ..scan import Scan
 from . import events as ev
@@ -163,7 +163,11 @@ class Tracker(FaultsMixin):
 
     def _position_changed(self) -> None:
         self._pos = self._game.board.occupied_names()
-        self._outcome = self._game.outcome()
+
+    @property
+    def _outcome(self) -> Outcome | None:
+        # not cached: the daemon may end the game by resignation or agreement at any time
+        return self._game.outcome()
 
     def _emit(self, kind: str, **data: object) -> None:
         self._out.append(Event(self._now, kind, data))
@@ -384,8 +388,9 @@ class Tracker(FaultsMixin):
         self._emit(ev.MOVE, **self._move_data(played))
         for s in c.removed:
             self._emit(ev.REMOVED, square=s)
-        if self._outcome is not None:
-            self._emit(ev.GAME_OVER, result=self._outcome.result, reason=self._outcome.reason)
+        outcome = self._outcome
+        if outcome is not None:
+            self._emit(ev.GAME_OVER, result=outcome.result, reason=outcome.reason)
 
     def _revise_target(self, gone: frozenset[str], new: frozenset[str]) -> str | None:
         """The square the last move's piece moved on to along its line, if the diff shows
@@ -422,8 +427,9 @@ class Tracker(FaultsMixin):
         played = game.play(move)
         self._after_move(played, ())
         self._emit(ev.REVISED, replaces=last.text, **self._move_data(played))
-        if self._outcome is not None:
-            self._emit(ev.GAME_OVER, result=self._outcome.result, reason=self._outcome.reason)
+        outcome = self._outcome
+        if outcome is not None:
+            self._emit(ev.GAME_OVER, result=outcome.result, reason=outcome.reason)
         elif was_over:
             self._emit(ev.GAME_OVER, result="ongoing", reason="revised")
         return True
