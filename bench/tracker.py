@@ -106,6 +106,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> None:
+    """Simulate, run and print the report."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=20, help="games per variant")
     ap.add_argument("--noise", default="typical")

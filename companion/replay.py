@@ -26,6 +26,7 @@ def run_trace(trace: Trace, tracker: Tracker | None = None) -> tuple[Tracker, li
     out: list[Event] = []
 
     def advance(t: float) -> None:
+        """Tick at every deadline up to ``t``."""
         last = None
         while True:
             d = tracker.deadline
@@ -67,6 +68,7 @@ def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """``tafl-companion replay TRACE [--events]``."""
     from .cli import UsageError, emit
 
     try:
@@ -80,6 +82,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    """``tafl-companion simulate VARIANT RECORDS.csv [--game N] [--seed S] [--noise P] [-o F]``:
+    writes the trace (to stdout without ``-o``; with ``-o`` prints a JSON summary)."""
     from .cli import UsageError, emit
     from .rules import get_variant
     from .rules.records import RecordError, read_records

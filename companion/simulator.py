@@ -113,14 +113,17 @@ class _Player:
         self.t = t
 
     def wait(self, lo: float, hi: float | None = None) -> None:
+        """Let ``lo`` seconds (or a random time in ``lo..hi``) pass."""
         self.t += lo if hi is None else self.rng.uniform(lo, hi)
 
     def lift(self, sq: str, bounce: bool = True) -> str:
+        """Lift the piece on ``sq``; returns its colour."""
         colour = self.phys.pop(sq)
         self._switch(sq, None, colour, bounce)
         return colour
 
     def place(self, sq: str, colour: str, bounce: bool = True) -> None:
+        """Put a piece of ``colour`` down on the empty ``sq``."""
         assert sq not in self.phys, sq
         self.phys[sq] = colour
         self._switch(sq, colour, None, bounce)
