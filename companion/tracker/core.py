@@ -320,7 +320,7 @@ class Tracker(FaultsMixin):
 
     def _captures_of(self, move: Move) -> tuple[str, ...]:
         board = self._game.board
-        key = (len(self._game.played), move.frm, move.to)
+        key = (board.att, board.dfn, board.king, board.turn, move.frm, move.to)
         caps = self._preview.get(key)
         if caps is None:
             if len(self._preview) > 512:
