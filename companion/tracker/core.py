@@ -403,6 +403,7 @@ class Tracker(FaultsMixin):
         found = [
             t for t in new
             if t != last.frm and same_line(last.frm, t)
+            and not any(self._is_knock(g, t) for g in rest_gone)  # a knocked piece landed on t?
             and self._knocks_explain(rest_gone, set(new) - {t}, self._game.turn)
         ]
         return found[0] if len(found) == 1 else None
