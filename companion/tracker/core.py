@@ -10,18 +10,27 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 * A square is *settled* when it has not changed for ``settle`` seconds. Nothing is concluded from
   unsettled squares, so contact bounce, a magnet passing an empty square, a piece sliding through
   transit squares, or a knocked piece that falls straight back never produce an event.
-* A move is accepted once its squares have settled and the diff is explained by exactly one legal
-  move of the side to move (its captured pieces may already be gone; an opponent piece knocked to
-  a neighbouring square in the same instant is tolerated and flagged afterwards). The piece must
-  have been lifted after the previous move settled. So a move is accepted exactly ``settle`` after
-  its piece comes to rest.
-* A move accepted while the piece was only pausing is *revised* when the same piece moves on along
-  the same line before anything else happens (event ``revised``); captures are recomputed.
-* Restoring the position before the last move(s) (captured pieces put back too) takes them back.
-* Anything else that stays for ``hold`` seconds is a fault: ``illegal`` (a move the rules forbid,
-  a move while captured pieces still stand, several pieces moved) or ``warning`` (wrong piece
-  lifted, a piece knocked to another square, a piece lifted out of turn, a piece of the wrong
-  colour). Faults are flagged once and clear when the board is back in a legal state.
+* A move is accepted once its squares have settled, nothing along its path (one square before the
+  start to one past the destination) has changed for ``settle`` seconds, and the diff is
+  explained by exactly one legal move of the side to move. Its captured pieces may already be
+  gone; a piece knocked onto a neighbouring square in the same instant is tolerated (flagged
+  afterwards), but a candidate whose destination a knocked piece could have reached is not
+  accepted. The piece must have been lifted after the previous move settled. So a move is
+  accepted ``settle`` after its piece comes to rest.
+* A move accepted while the piece was only pausing (a slow slide, an overshoot, a piece put down
+  and picked up again) is *revised* when the same piece moves on along the same line before the
+  opponent touches anything: event ``revised`` (the move that replaces the last one, with
+  ``replaces``); captures are recomputed, so a capture flagged on the transit square is
+  withdrawn. Only the final version stays in ``game.moves``.
+* Restoring the position before the last move (captured pieces put back too, in any order) takes
+  it back (event ``takeback``; ``game.undo()``); one move at a time. A captured piece put back
+  while the capturing piece still stands becomes pending again (event ``restored``).
+* Anything else that stays while nobody touches the board for ``hold`` seconds is a fault:
+  ``illegal`` (a move the rules forbid, a move while captured pieces still stand, several pieces
+  moved) or ``warning`` (wrong piece lifted, a piece knocked to another square, a piece lifted out
+  of turn, a piece of the wrong colour on polarity boards). Each fault is flagged once and clears
+  when the board is back in a legal state; a legal move made from an illegal state counts.
+* After the game has ended only captured pieces being lifted off, revisions and takebacks count.
 """
 
 from __future__ import annotations
