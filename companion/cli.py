@@ -102,19 +102,9 @@ def _register_rules(sub: argparse._SubParsersAction) -> None:
 
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of the other subsystems (each module exposes ``register``)."""
-    import importlib
+    from . import daemon, hwtest, replay
 
-    out = []
-    for name in ("replay", "daemon", "hwtest"):
-        # TODO(integration): import strictly once every subsystem has landed
-        try:
-            module = importlib.import_module(f"companion.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"companion.{name}":
-                raise
-            continue
-        out.append(module.register)
-    return out
+    return [replay.register, daemon.register, hwtest.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
