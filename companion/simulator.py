@@ -71,7 +71,7 @@ PROFILES: dict[str, Profile] = {
 HOLD = 0.5
 QUICK = (0.15, 0.35)   # a hand that must not trigger a warning
 FLAGGED = (HOLD + 0.4, HOLD + 1.2)
-SLOW_LIFT = (0.3, 0.45)  # lift to place of a deliberate move: longer than the knock window
+SLOW_LIFT = (0.28, 0.4)  # lift to place of a deliberate move: longer than the knock window
 
 
 def _colour(letter: str) -> str:
