@@ -9,10 +9,11 @@ MOVE = "move"            # data: move, side, captured (king included), from, to,
 LEDS = "leds"            # data: leds (the whole new frame)
 REMOVED = "removed"      # data: square (a captured piece was lifted off)
 ILLEGAL = "illegal"      # data: reason, leds
-GAME_OVER = "game_over"  # data: result, reason
+GAME_OVER = "game_over"  # data: result, reason (result "ongoing" if a revision un-ends the game)
 # The project's own kinds.
 WARNING = "warning"      # data: reason (a fault that is not an illegal move)
-REVISED = "revised"      # data: like MOVE plus "replaces" (the move text it replaces)
+REVISED = "revised"      # data: like MOVE plus "replaces": this move replaces the last one
+#                          (the piece moved on before the opponent touched anything)
 TAKEBACK = "takeback"    # data: move (the move taken back by restoring the board)
 RESTORED = "restored"    # data: square (a captured piece put back during a takeback)
 SETUP = "setup"          # data: message, fill, clear (the board does not match the game)
