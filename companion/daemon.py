@@ -89,7 +89,7 @@ class Daemon:
         self.note = ""  # the daemon's own message (resignation, draw, ...)
         self.accepted_at: float | None = None  # wall time of the last accepted move
         self._occupied: frozenset[str] | None = None
-        self._fed: frozenset[str] | None = None
+        self._fed: tuple | None = None
         self._resync = True
         self._dirty = True
         self._last_leds: dict = {}
@@ -265,8 +265,11 @@ class Daemon:
                     if scan.occupied != self.game.board.occupied_names():
                         log.info("the board differs from the game position: guiding the set-up")
                         events += self.tracker.reset(self.game, scan.t)
-                if scan.occupied != self._fed:
-                    self._fed = scan.occupied
+                # colours count as a change: on polarity boards two swapped pieces change
+                # colour without changing occupancy, and the tracker must see that
+                reading = (scan.occupied, tuple(sorted((scan.colours or {}).items())))
+                if reading != self._fed:
+                    self._fed = reading
                     events += self.tracker.feed(scan)
                 else:
                     events += self.tracker.tick(scan.t)

@@ -273,3 +273,29 @@ def test_generated_pin_is_printed(tmp_path: Path) -> None:
     pin = line.split("controls PIN:")[1].split()[0]
     assert pin.isdigit() and len(pin) == 4
     assert f"#pin={pin}" in out
+
+
+class PolarityBoard(FixedBoard):
+    """A board with polarity Hall sensors: it reports each piece's colour too."""
+
+    def __init__(self, size: int, game: Game) -> None:
+        super().__init__(size, game.board.occupied_names())
+        self.colours = {
+            s: ("a" if game.board.piece_at(s) == "t" else "d") for s in self.occupied
+        }
+
+    def scan(self, now: float):
+        return Scan(now, self.occupied, dict(self.colours))
+
+
+def test_a_colour_change_without_an_occupancy_change_reaches_the_tracker(tmp_path: Path) -> None:
+    from companion.tracker import Tracker
+
+    game = Game(get_variant("copenhagen"))
+    board = PolarityBoard(11, game)
+    with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
+        wait_for(lambda: state(base(d))["message"] and not state(base(d))["leds"], what="ready")
+        before = state(base(d))["message"]
+        board.colours = {**board.colours, "d1": "d", "e5": "a"}  # two pieces swapped
+        wait_for(lambda: state(base(d))["message"] != before, what="the colour fault")
+        assert "d1" in state(base(d))["message"] or "d1" in state(base(d))["leds"]
