@@ -20,7 +20,6 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +29,7 @@ from companion.hardware_config import (
     BoardConfig,
     LedConfig,
     parse_hardware,
+    read_toml,
 )
 from companion.hardware_config import (
     ConfigError as HardwareConfigError,
@@ -174,13 +174,9 @@ def load_config(path: str | Path | None) -> DaemonConfig:
         return DaemonConfig()
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+        doc = read_toml(p)
+    except HardwareConfigError as exc:
+        raise ConfigError(str(exc)) from None
     return parse_config(doc, p.name)
 
 

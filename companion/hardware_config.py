@@ -213,18 +213,25 @@ def parse_hardware(doc: Mapping[str, Any]) -> HardwareConfig:
     return HardwareConfig(board, leds)
 
 
-def load_hardware_config(path: str | Path) -> HardwareConfig:
-    """Read and check the hardware sections of a TOML config file."""
+def read_toml(path: str | Path) -> dict:
+    """The parsed TOML document of a config file; ConfigError naming the file if it cannot be
+    read or is not valid TOML."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{p}: not UTF-8 text") from None
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: not valid TOML: {e}") from None
-    return parse_hardware(doc)
+
+
+def load_hardware_config(path: str | Path) -> HardwareConfig:
+    """Read and check the hardware sections of a TOML config file."""
+    return parse_hardware(read_toml(path))
 
 
 def open_board(cfg: BoardConfig) -> BoardSource:
