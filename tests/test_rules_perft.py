@@ -9,10 +9,10 @@ core's OTN code.
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
+from rules_helpers import cells, playout, transform, write
 
 from companion.rules import PRESETS, Board, get_variant
 from companion.rules.perft import perft, perft_slow
@@ -22,74 +22,11 @@ PERFT = json.loads((HERE / "data" / "perft.json").read_text())
 MIDGAME = json.loads((HERE / "positions" / "midgame.json").read_text())["positions"]
 
 
-def cells(position: str, n: int) -> list[list[str]]:
-    """OTN -> rows of cells (``"."`` empty), first row = rank 1."""
-    rows = position.strip().strip("/").split("/")
-    assert len(rows) == n
-    out = []
-    for row in rows:
-        line: list[str] = []
-        run = ""
-        for ch in row:
-            if ch.isdigit():
-                run += ch
-                continue
-            line += ["."] * int(run or 0) + [ch]
-            run = ""
-        line += ["."] * int(run or 0)
-        assert len(line) == n, row
-        out.append(line)
-    return out
-
-
-def write(grid: list[list[str]]) -> str:
-    """Rows of cells -> OTN."""
-    rows = []
-    for line in grid:
-        text, run = "", 0
-        for ch in line:
-            if ch == ".":
-                run += 1
-            else:
-                text += (str(run) if run else "") + ch
-                run = 0
-        rows.append(text + (str(run) if run else ""))
-    return "/" + "/".join(rows) + "/"
-
-
-def transform(position: str, n: int, k: int) -> str:
-    """The position under symmetry ``k`` (0..7): bit 0 mirrors the files, bit 1 the ranks,
-    bit 2 swaps files and ranks (together: the dihedral group of the square)."""
-    src = cells(position, n)
-    dst = [["."] * n for _ in range(n)]
-    for r in range(n):
-        for f in range(n):
-            x, y = f, r
-            if k & 1:
-                x = n - 1 - x
-            if k & 2:
-                y = n - 1 - y
-            if k & 4:
-                x, y = y, x
-            dst[y][x] = src[r][f]
-    return write(dst)
-
-
 def random_position(variant: str, plies: int, seed: int) -> Board:
-    """A position reached by ``plies`` random legal moves from the start (seeded), stopping
+    """A position reached by ``plies`` seeded random legal moves from the start, stopping
     before the game ends; returned as a fresh Board (no history)."""
-    rules = get_variant(variant)
-    rng = random.Random(seed)
-    b = Board(rules)
-    for _ in range(plies):
-        moves = b.legal_moves()
-        if not moves:
-            break
-        b.push(rng.choice(moves))
-        if b.outcome() is not None:
-            b.pop()
-            break
-    return Board(rules, b.otn(), b.turn)
+    b = playout(get_variant(variant), seed, plies)
+    return Board(b.rules, b.otn(), b.turn)
 
 
 # -- start positions ---------------------------------------------------------------------------

@@ -7,10 +7,9 @@ generation and its custodial/king captures on random positions.
 
 from __future__ import annotations
 
-import random
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rules_helpers import playout, transform, write
 
 from companion.rules import PRESETS, Board, format_otn, parse_otn
 from companion.rules.perft import perft, perft_slow
@@ -183,52 +182,8 @@ def placements(draw, variants=VARIANTS, max_pieces: int = 40):
     grid = [["."] * n for _ in range(n)]
     for (f, r), p in pieces.items():
         grid[r][f] = p
-    rows = []
-    for line in grid:
-        text, run = "", 0
-        for ch in line:
-            if ch == ".":
-                run += 1
-            else:
-                text += (str(run) if run else "") + ch
-                run = 0
-        rows.append(text + (str(run) if run else ""))
     turn = draw(st.sampled_from(["attackers", "defenders"]))
-    return rules, "/" + "/".join(rows) + "/", turn
-
-
-def transform(position: str, n: int, k: int) -> str:
-    """Apply symmetry ``k`` of the square (bit 0: mirror files, 1: ranks, 2: transpose)."""
-    pieces = {}
-    for (f, r), p in decode(position).items():
-        x, y = f, r
-        if k & 1:
-            x = n - 1 - x
-        if k & 2:
-            y = n - 1 - y
-        if k & 4:
-            x, y = y, x
-        pieces[(x, y)] = p
-    att = sum(1 << (r * n + f) for (f, r), p in pieces.items() if p == "t")
-    dfn = sum(1 << (r * n + f) for (f, r), p in pieces.items() if p == "T")
-    king = next((r * n + f for (f, r), p in pieces.items() if p == "K"), -1)
-    return format_otn(att, dfn, king, n)
-
-
-def playout(rules, seed: int, plies: int) -> Board:
-    """A reachable position: ``plies`` seeded random moves from the start (stopping before the
-    game ends)."""
-    rng = random.Random(seed)
-    b = Board(rules)
-    for _ in range(plies):
-        moves = b.legal_moves()
-        if not moves:
-            break
-        b.push(rng.choice(moves))
-        if b.outcome() is not None:
-            b.pop()
-            break
-    return b
+    return rules, write(grid), turn
 
 
 # -- OTN ---------------------------------------------------------------------------------------
