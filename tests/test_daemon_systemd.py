@@ -14,7 +14,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
+from prerequisites import require
 
 SYSTEMD = Path(__file__).resolve().parent.parent / "systemd"
 UNIT = SYSTEMD / "tafl-companion.service"
@@ -38,8 +38,9 @@ def settings(section: str) -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="needs systemd-analyze")
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    require(shutil.which("systemd-analyze") is not None,
+            "systemd-analyze (apt-get install systemd)")
     script = shutil.which("tafl-companion")
     assert script, "the package must be installed (pip install -e .)"
     text = UNIT.read_text()

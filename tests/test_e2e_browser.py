@@ -4,21 +4,25 @@ illegal-move messages, read-only without the PIN, and a short game played by cli
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from prerequisites import require
 from test_daemon_support import PIN, spawn_daemon, state, wait_for
 
-playwright = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
+require(importlib.util.find_spec("playwright") is not None, "the playwright package",
+        module_level=True)
+require(Path(CHROMIUM).exists(), "/usr/bin/chromium (apt-get install chromium)",
+        module_level=True)
+playwright = pytest.importorskip("playwright.sync_api")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp")
 
-if not Path(CHROMIUM).exists():
-    pytest.skip("needs /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
