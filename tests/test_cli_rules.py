@@ -140,3 +140,18 @@ def test_console_script_errors_have_no_traceback(tmp_path):
         assert proc.returncode == 2, argv
         assert proc.stdout == ""
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_closed_pipe_ends_the_command_quietly():
+    """``tafl-companion ... | head``: no traceback when the reader goes away."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "companion", "rules", "moves", "copenhagen"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    proc.stdout.close()  # before the command (still importing) writes anything
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=30)
+    assert "Traceback" not in err
