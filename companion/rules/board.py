@@ -330,14 +330,6 @@ class Board:
             return Outcome(winner, "no_moves")
         return None
 
-    def copy(self) -> Board:
-        """An independent copy with the same history (the move stack is not copied)."""
-        new = Board.__new__(Board)
-        new.__dict__.update(self.__dict__)
-        new.move_stack, new.capture_stack, new._undo = [], [], []
-        new.history = list(self.history)
-        return new
-
     def __str__(self) -> str:
         rows = []
         for r in range(self.size - 1, -1, -1):

@@ -20,11 +20,6 @@ class PlayedMove:
     captured: tuple[str, ...]
     text: str
 
-    @property
-    def king_captured(self) -> bool:
-        """Whether this move took the king (the record text does not show it)."""
-        return len(self.captured) > self.text.count("x")
-
 
 class Game:
     """A game of one rule set from a start position (the variant's by default)."""
@@ -119,11 +114,3 @@ class Game:
     def captures(self, side: str) -> int:
         """How many enemy pieces ``side`` has captured (the king counts)."""
         return sum(len(p.captured) for p in self.played if p.side == side)
-
-    def copy(self) -> Game:
-        """An independent copy (replays the moves)."""
-        new = Game(self.rules, self.start_position, self.start_turn)
-        for p in self.played:
-            new.play(f"{p.frm}-{p.to}")
-        new._manual = self._manual
-        return new
