@@ -24,13 +24,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from companion.replay import acceptance_latencies  # noqa: E402
 from companion.rules import get_variant  # noqa: E402
 from companion.rules.game import Game  # noqa: E402
 from companion.rules.records import read_records, replay_record  # noqa: E402
 from companion.simulator import simulate_record  # noqa: E402
 from companion.trace import Trace, parse_trace  # noqa: E402
 from companion.tracker import Event, Tracker  # noqa: E402
-from companion.tracker.core import path  # noqa: E402
 
 CORPUS = [ROOT / "tests" / "data" / "tracker", ROOT.parent / "shared" / "corpus"]
 
@@ -41,29 +41,6 @@ def corpus(variant: str) -> Path:
         if (d / f"{variant}.csv").exists():
             return d / f"{variant}.csv"
     raise SystemExit(f"no {variant}.csv in {', '.join(map(str, CORPUS))}")
-
-
-def latencies(trace: Trace, events: list[Event]) -> list[float]:
-    """Acceptance latency of every move/revision that was not preceded by an illegal flag."""
-    touched: dict[str, list[float]] = {}
-    prev = trace.scans[0]
-    for scan in trace.scans[1:]:
-        for sq in scan.occupied ^ prev.occupied:
-            touched.setdefault(sq, []).append(scan.t)
-        prev = scan
-    out = []
-    flagged = False
-    for e in events:
-        if e.kind == "illegal":
-            flagged = True
-        elif e.kind in ("move", "revised"):
-            if not flagged:
-                squares = path(e.data["from"], e.data["to"], trace.rules.size)
-                times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
-                if times:
-                    out.append(e.t - max(times))
-            flagged = False
-    return out
 
 
 def timed_run(trace: Trace, hz: float) -> tuple[float, int, float, list[Event], list[float]]:
@@ -131,7 +108,7 @@ def main() -> None:
             feeds += f
             cpu, scans, worst = cpu + c, scans + n, max(worst, w)
             moves += sum(e.kind == "move" for e in events)
-            lat += latencies(trace, events)
+            lat += [latency for _, latency in acceptance_latencies(trace, events)]
             games += 1
         report["variants"][variant] = {
             "games": games, "moves": moves, "scans": scans,

@@ -16,6 +16,30 @@ from pathlib import Path
 from .rules.game import Game
 from .trace import Trace, TraceError, parse_trace, read_trace
 from .tracker import Event, Tracker
+from .tracker.squares import path
+
+
+def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[Event, float]]:
+    """For every accepted move or revision that no illegal flag preceded (since the move
+    before it): the event and its latency, from the last change on its path (one square
+    beyond each end included) to its acceptance, in trace seconds."""
+    touched: dict[str, list[float]] = {}
+    for before, after in zip(trace.scans, trace.scans[1:]):
+        for sq in before.occupied ^ after.occupied:
+            touched.setdefault(sq, []).append(after.t)
+    out = []
+    flagged = False
+    for e in events:
+        if e.kind == "illegal":
+            flagged = True
+        elif e.kind in ("move", "revised"):
+            if not flagged:
+                squares = path(e.data["from"], e.data["to"], trace.rules.size)
+                times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
+                if times:
+                    out.append((e, e.t - max(times)))
+            flagged = False
+    return out
 
 
 def run_trace(trace: Trace, tracker: Tracker | None = None) -> tuple[Tracker, list[Event]]:

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.replay import run_trace, summary
+from companion.replay import acceptance_latencies, run_trace, summary
 from companion.rules import get_variant
 from companion.rules.records import read_records, replay_record
 from companion.simulator import simulate_record
 from companion.trace import parse_trace
-from companion.tracker.core import path
 
 DATA = Path(__file__).parent / "data" / "tracker"
 GAMES_PER_VARIANT = 100
@@ -35,23 +34,10 @@ def games(variant: str) -> list[tuple[int, tuple[str, ...], str]]:
     return out
 
 
-def latencies_ok(trace, events) -> list[str]:
-    changes: dict[str, list[float]] = {}
-    for before, after in zip(trace.scans, trace.scans[1:]):
-        for sq in before.occupied ^ after.occupied:
-            changes.setdefault(sq, []).append(after.t)
-    bad = []
-    flagged = False
-    for e in events:
-        if e.kind == "illegal":
-            flagged = True
-        if e.kind in ("move", "revised"):
-            squares = path(e.data["from"], e.data["to"], trace.rules.size)
-            settled = max(t for s in squares for t in changes.get(s, []) if t <= e.t)
-            if not flagged and e.t - settled > 0.3 + 1e-9:
-                bad.append(f"{e.data['move']} at {e.t} settled {settled}")
-            flagged = False
-    return bad
+def late_moves(trace, events) -> list[str]:
+    """Moves accepted more than 0.3 s after their piece settled."""
+    return [f"{e.data['move']} at {e.t} settled {e.t - latency:.3f}"
+            for e, latency in acceptance_latencies(trace, events) if latency > 0.3 + 1e-9]
 
 
 @pytest.mark.parametrize("variant", ["copenhagen", "brandubh"])
@@ -71,7 +57,7 @@ def test_corpus_games_through_simulator_and_replay(variant):
         assert expect["moves"] == list(moves) and expect["result"] == result
         if got != expect:
             failures.append(f"game {number} ({noise}): got {got}, want {expect}")
-        failures += [f"game {number} ({noise}): late {b}" for b in latencies_ok(trace, events)]
+        failures += [f"game {number} ({noise}): late {b}" for b in late_moves(trace, events)]
     assert not failures, "\n".join(failures[:10])
 
 
