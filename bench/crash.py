@@ -32,6 +32,7 @@ from pathlib import Path
 
 from companion.rules import get_variant
 from companion.rules.game import Game
+from companion.simulator import tidy_trace
 
 MOVE_LOG = re.compile(r"game (\d+): move move=(\S+)")
 URL_LOG = re.compile(r"tafl-companion on (http://\S+/)")
@@ -52,27 +53,10 @@ def random_game(seed: int, plies: int, variant: str = "copenhagen") -> list[str]
     return game.moves
 
 
-def write_trace(path: Path, moves: list[str], variant: str = "copenhagen",
-                step: float = 1.0) -> float:
-    """A tidy ``tafl-trace/1`` of ``moves`` (lift, place, lift the captured); its end time."""
-    game = Game(get_variant(variant))
-    lines: list[dict] = [
-        {"trace": "tafl-trace/1", "variant": variant, "size": game.rules.size, "scan_hz": 100},
-        {"t": 0.0, "occupied": sorted(game.board.occupied_names())},
-    ]
-    t = 1.0
-    for text in moves:
-        played = game.play(text)
-        lines.append({"t": round(t, 3), "off": [played.frm]})
-        t += step * 0.4
-        lines.append({"t": round(t, 3), "on": [played.to]})
-        t += step * 0.6
-        for sq in played.captured:
-            lines.append({"t": round(t, 3), "off": [sq]})
-            t += step * 0.4
-    end = round(t + 1.0, 3)
-    lines.append({"t": end, "end": True})
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+def write_trace(path: Path, moves: list[str], variant: str = "copenhagen") -> float:
+    """The trace of a tidy player (one move a second of trace time); returns its end time."""
+    lines, end = tidy_trace(get_variant(variant), moves, step=0.5)
+    path.write_text("".join(line + "\n" for line in lines))
     return end
 
 

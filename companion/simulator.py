@@ -543,6 +543,35 @@ def simulate_moves(
     return list(format_trace(header, player.scans(scan_hz, polarity), end=round(player.t, 2)))
 
 
+def tidy_trace(
+    rules: RuleSet, moves: list[str] | tuple[str, ...], *, step: float = 1.0,
+    scan_hz: float = 100.0,
+) -> tuple[list[str], float]:
+    """A noiseless trace (lines, and its end time) of a tidy player: lift the piece, place it
+    ``step / 2`` later, then lift every captured piece, ``step / 2`` apart. For tests and
+    benchmarks that need exact, predictable timing."""
+    game = Game(rules)
+    occupied = set(game.board.occupied_names())
+    scans = [Scan(0.0, frozenset(occupied))]
+    t = 1.0
+    for text in moves:
+        played = game.play(text)
+        for sq, place, wait in (
+            (played.frm, False, step * 0.5), (played.to, True, step),
+            *((sq, False, step * 0.5) for sq in played.captured),
+        ):
+            if place:
+                occupied.add(sq)
+            else:
+                occupied.discard(sq)
+            scans.append(Scan(round(t, 3), frozenset(occupied)))
+            t += wait
+        t += step * 0.5
+    end = round(t + 1.0, 3)
+    header = {"variant": rules.id, "size": rules.size, "scan_hz": scan_hz}
+    return list(format_trace(header, scans, end=end)), end
+
+
 def simulate_record(rules: RuleSet, record: Record, **kw: object) -> list[str]:
     """:func:`simulate_moves` for a game record (see ``companion.rules.records``)."""
     return simulate_moves(rules, record.moves, **kw)  # type: ignore[arg-type]

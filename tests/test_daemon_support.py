@@ -22,6 +22,7 @@ from companion.config import DaemonConfig, with_overrides
 from companion.rules import get_variant
 from companion.rules.board import MoveError
 from companion.rules.game import Game
+from companion.simulator import tidy_trace
 from companion.tracker.events import Event
 
 PIN = "2468"
@@ -156,26 +157,9 @@ def state(base: str) -> dict:
 
 def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
                 scan_hz: int = 100) -> Path:
-    """Write a ``tafl-trace/1`` file in which a tidy player plays ``moves``: lift, place, then
-    lift every captured piece, ``step`` seconds between actions."""
-    game = Game(get_variant(variant))
-    occ = set(game.board.occupied_names())
-    lines = [{"trace": "tafl-trace/1", "variant": variant, "size": game.rules.size,
-              "scan_hz": scan_hz},
-             {"t": 0.0, "occupied": sorted(occ)}]
-    t = 1.0
-    for text in moves:
-        played = game.play(text)
-        lines.append({"t": round(t, 3), "off": [played.frm]})
-        t += step * 0.5
-        lines.append({"t": round(t, 3), "on": [played.to]})
-        t += step
-        for sq in played.captured:
-            lines.append({"t": round(t, 3), "off": [sq]})
-            t += step * 0.5
-        t += step * 0.5
-    lines.append({"t": round(t + 1.0, 3), "end": True})
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    """Write the trace of a tidy player playing ``moves`` (see ``simulator.tidy_trace``)."""
+    lines, _ = tidy_trace(get_variant(variant), moves, step=step, scan_hz=scan_hz)
+    path.write_text("".join(line + "\n" for line in lines))
     return path
 
 
