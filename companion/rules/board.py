@@ -242,11 +242,6 @@ class Board:
             raise MoveError(f"malformed move {text!r}: {exc}") from None
         return Move(frm, to), caps
 
-    def move_text(self, move: Move, captured: int = 0) -> str:
-        """Record notation ``g3-e3xe2`` (captured soldiers sorted; the king is not marked)."""
-        names = sorted(self.geo.names[s] for s in self.geo.iter_bits(captured) if s != self.king)
-        return f"{self.name(move.frm)}-{self.name(move.to)}" + "".join("x" + n for n in names)
-
     def preview(self, move: Move) -> tuple[int, str | None]:
         """``(captured bitboard, result after the move)`` without keeping the move."""
         captured = self.push(move)

@@ -67,24 +67,16 @@ class Game:
         side = board.turn
         king_before = board.king
         captured = board.push(move)
-        names = tuple(sorted(board.geo.names[s] for s in board.geo.iter_bits(captured)))
-        if listed is not None:
-            want = {board.geo.names[s] for s in listed}
-            got = {
-                board.geo.names[s] for s in board.geo.iter_bits(captured) if s != king_before
-            }
-            if want != got:
-                board.pop()
-                raise MoveError(
-                    f"move {board.name(move.frm)}-{board.name(move.to)} captures "
-                    f"{sorted(got) or 'nothing'}, not {sorted(want)}"
-                )
-        text = f"{board.name(move.frm)}-{board.name(move.to)}" + "".join(
-            "x" + board.geo.names[s]
-            for s in sorted(board.geo.iter_bits(captured), key=lambda s: board.geo.names[s])
-            if s != king_before
-        )
-        played = PlayedMove(side, board.name(move.frm), board.name(move.to), names, text)
+        names = sorted(board.geo.names[s] for s in board.geo.iter_bits(captured))
+        king = board.geo.names[king_before] if board.king < 0 else None  # taken by this move
+        soldiers = [n for n in names if n != king]  # the record never marks the king
+        frm, to = board.name(move.frm), board.name(move.to)
+        if listed is not None and {board.geo.names[s] for s in listed} != set(soldiers):
+            board.pop()
+            want = sorted(board.geo.names[s] for s in listed)
+            raise MoveError(f"move {frm}-{to} captures {soldiers or 'nothing'}, not {want}")
+        text = f"{frm}-{to}" + "".join("x" + n for n in soldiers)
+        played = PlayedMove(side, frm, to, tuple(names), text)
         self.played.append(played)
         return played
 
