@@ -44,6 +44,7 @@ REASON_TEXT = {
     "no_moves": "the side to move has no legal move",
     "agreement": "both players agreed to a draw",
     "resignation": "a player resigned",
+    "time": "a flag fell: time ran out",
 }
 
 

@@ -103,6 +103,14 @@ class Game:
             raise MoveError("the game is over")
         self._manual = Outcome(other(side), "resignation")
 
+    def lose_on_time(self, side: str) -> None:
+        """``side``'s flag fell: the other side wins on time."""
+        if side not in (ATTACKERS, DEFENDERS):
+            raise ValueError(f"side must be attackers or defenders, not {side!r}")
+        if self.is_over():
+            raise MoveError("the game is over")
+        self._manual = Outcome(other(side), "time")
+
     def captures(self, side: str) -> int:
         """How many enemy pieces ``side`` has captured (the king counts)."""
         return sum(len(p.captured) for p in self.played if p.side == side)

@@ -135,13 +135,13 @@
     res.hidden = !over;
     if (over) {
       res.textContent = (S.result === "draw" ? "Draw" : cap(S.result) + " win") +
-        (S.reason ? " — " + S.reason : "");
+        (S.reason_text ? " — " + S.reason_text : "");
     }
     for (const side of SIDES) {
       const el = $("side-" + side);
       const foe = side === "attackers" ? "defenders" : "attackers";
       el.className = "side" + (!over && S.turn === side ? " now" : "");
-      el.innerHTML = `<b>${cap(side)}</b>${esc(S.players[side])} · captured ${S.captures[side]}` +
+      el.innerHTML = `<b>${cap(side)}</b>${esc(S.players[side].name)} · captured ${S.captures[side]}` +
         (S.draw_offer === side ? `<br>offers a draw to the ${foe}` : "");
     }
     const bs = $("boardstatus");
