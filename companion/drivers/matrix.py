@@ -77,7 +77,8 @@ class GpiozeroBackend:
             try:
                 with warnings.catch_warnings():  # one fallback warning per library tried
                     warnings.simplefilter("ignore")
-                    self.factory = Device.pin_factory or Device._default_pin_factory()
+                    Device.ensure_pin_factory()
+                self.factory = Device.pin_factory
             except Exception as e:  # gpiozero.exc.BadPinFactory: not a Pi, no pin library
                 raise ImportError(f"no gpiozero pin factory works here ({e})") from e
         self._rows = [self.factory.pin(n) for n in rows]
@@ -383,12 +384,13 @@ class GpioMatrix:
             self.step()
         if self._stable is None:
             return None
-        if self._cache_mask != self._stable:
+        cache = self._scan_cache
+        if cache is None or self._cache_mask != self._stable:
             mask = self._stable
             self._cache_mask = mask
             occupied = frozenset(self._names[i] for i in range(len(self._names)) if mask >> i & 1)
-            self._scan_cache = Scan(now, occupied, None)
-        return Scan(now, self._scan_cache.occupied, None)
+            cache = self._scan_cache = Scan(now, occupied, None)
+        return Scan(now, cache.occupied, None)
 
     def suspect_lines(self) -> list[str]:
         """Ranks or files reading fully occupied: legal in no tafl position we know of, so worth
