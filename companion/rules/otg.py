@@ -56,6 +56,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..squares import coords_name
 from .board import REASON_TEXT, Board, MoveError, other
 from .game import Game
 from .geometry import geometry_for
@@ -226,7 +227,7 @@ def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
         fields["throne_stop"] = "anyone"
         fields["throne_pass"] = "all"
     else:
-        mid = f"{chr(97 + size // 2)}{size // 2 + 1}"
+        mid = coords_name(size // 2, size // 2, size)
         if centre not in ("default", mid, mid + ","):
             raise OtgError(f"rules tag: cen:{centre}: only the middle square can be the throne")
         stop = _sides(m.get("cens", "K"), "cens")
@@ -278,21 +279,14 @@ def _corners(value: str, size: int) -> str:
     if not squares:
         return "none"
     last = size - 1
-    names = [f"{chr(97 + f)}{r + 1}" for f in range(size) for r in range(size)]
-    single = {n for n in names if _fr(n)[0] in (0, last) and _fr(n)[1] in (0, last)}
-    block = {
-        n for n in names
-        if _fr(n)[0] in (0, 1, last - 1, last) and _fr(n)[1] in (0, 1, last - 1, last)
-    }
+    ends, near = (0, last), (0, 1, last - 1, last)
+    single = {coords_name(f, r, size) for f in ends for r in ends}
+    block = {coords_name(f, r, size) for f in near for r in near}
     if squares == single:
         return "single"
     if squares == block:
         return "block"
     raise OtgError(f"rules tag: cor:{value}: only the 4 corners or the 2x2 blocks are supported")
-
-
-def _fr(name: str) -> tuple[int, int]:
-    return ord(name[0]) - 97, int(name[1:]) - 1
 
 
 # -- export -------------------------------------------------------------------------------------
