@@ -30,6 +30,7 @@ from werkzeug.exceptions import HTTPException
 from companion.rules import PRESETS
 from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
+from companion.web import errors
 from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.web")
@@ -98,6 +99,7 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
 
     app = Flask(__name__, static_folder=str(HERE / "static"),
                 template_folder=str(HERE / "templates"))
+    errors.install(app)  # bounded ids, strict JSON, rate-limited bug reports (before routes)
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
     guard = PinGuard(pin)
@@ -112,11 +114,6 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException) -> tuple[Response, int]:
         return jsonify(error=exc.description or exc.name), exc.code or 400
-
-    @app.errorhandler(Exception)
-    def _bug(exc: Exception) -> tuple[Response, int]:  # a bug: log it, answer briefly
-        log.exception("error serving %s %s", request.method, request.path)
-        return jsonify(error=f"internal error: {type(exc).__name__}"), 500
 
     @app.after_request
     def _headers(resp: Response) -> Response:

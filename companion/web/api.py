@@ -17,6 +17,7 @@ from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
 from companion.session.export import match_csv, match_otg
 from companion.store import StoreError
+from companion.web import errors
 
 SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
@@ -162,7 +163,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.post("/api/click")
     def click() -> Response:
-        square = field(body(), "square")
+        square = errors.check_square(field(body(), "square"), None)
         on = control(session.click, square)
         return jsonify(square=square, occupied=on)
 
