@@ -203,6 +203,7 @@ def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
     for i in range(kills):
         expect = stored_session(data / "games.sqlite3") if session else None
         run = Run(args())
+        run.listening.wait(60)  # kill points count from the moment it serves (start-up varies)
         time.sleep(rng.uniform(0.05, max_delay))
         run.kill()
         report["kills"] += 1

@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.base import BoardSource, LedSink
@@ -39,6 +40,9 @@ from companion.session.settings import GameSettings
 from companion.session.tracking import ProposingTracker
 from companion.store import Store
 from companion.web.hub import StateHub
+
+if TYPE_CHECKING:
+    from waitress.server import BaseWSGIServer, MultiSocketServer
 
 log = logging.getLogger("companion.daemon")
 
@@ -79,7 +83,7 @@ class Daemon:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()
-        self.server: object | None = None
+        self.server: BaseWSGIServer | MultiSocketServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
         self.loop_errors = 0
@@ -125,13 +129,13 @@ class Daemon:
         return sock
 
     def _serve(self, sock: socket.socket) -> None:
-        import waitress
+        from waitress.server import create_server
 
         from companion.web import create_app
 
         assert self.session is not None
         app = create_app(self.session, self.hub, self.pin)
-        self.server = waitress.create_server(
+        self.server = create_server(
             app, sockets=[sock], threads=12, channel_timeout=60, ident="tafl-companion",
             clear_untrusted_proxy_headers=True,
         )
@@ -140,13 +144,14 @@ class Daemon:
         self._threads.append(t)
 
     def _run_server(self) -> None:
+        assert self.server is not None
         with contextlib.suppress(Exception):  # closing the sockets ends the loop with an error
-            self.server.run()  # type: ignore[attr-defined]
+            self.server.run()
 
     @property
     def port(self) -> int:
         """The port actually listened on (``--port 0`` picks a free one)."""
-        return int(self.server.effective_port)  # type: ignore[attr-defined]
+        return int(getattr(self.server, "effective_port", 0))
 
     @property
     def url(self) -> str:
@@ -163,11 +168,11 @@ class Daemon:
             from waitress import wasyncore
 
             with contextlib.suppress(Exception):
-                self.server.task_dispatcher.shutdown(timeout=2)  # type: ignore[attr-defined]
+                self.server.task_dispatcher.shutdown(timeout=2)
             with contextlib.suppress(Exception):
-                self.server.close()  # type: ignore[attr-defined]
+                self.server.close()
             with contextlib.suppress(Exception):
-                wasyncore.close_all(self.server._map)  # type: ignore[attr-defined]
+                wasyncore.close_all(getattr(self.server, "_map", None))
         for t in self._threads:
             t.join(timeout=5)
         lock = self.session.lock if self.session is not None else threading.RLock()

@@ -167,10 +167,11 @@ class Store:
         t: float | None = None, *, settings: dict | None = None,
         time_control: str | None = None, clock: dict | None = None,
         match_id: int | None = None, match_game: int | None = None,
-        events: Sequence[EventRow] = (),
+        events: Sequence[EventRow] = (), new_match: dict | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
-        names or ``{side: {name, kind, ...}}``."""
+        names or ``{side: {name, kind, ...}}``. ``new_match`` (``players``, ``tie_break``,
+        ``settings``) records a new match in the same transaction, this game its game 1."""
         t = time.time() if t is None else t
         if isinstance(players, dict):
             names = (players["attackers"]["name"], players["defenders"]["name"])
@@ -181,6 +182,13 @@ class Store:
                             for s, n in zip(("attackers", "defenders"), names)})
         settings = settings or {"variant": game.rules.id, "options": {}}
         with self._tx() as db:
+            if new_match is not None:
+                cur = db.execute(
+                    "INSERT INTO matches (started, players, tie_break, settings, time_control) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (t, _dumps(list(new_match["players"])), _dumps(list(new_match["tie_break"])),
+                     _dumps(new_match.get("settings", {})), time_control))
+                match_id, match_game = int(cur.lastrowid or 0), 1
             cur = db.execute(
                 "INSERT INTO games (variant, start_position, start_turn, started, attackers, "
                 "defenders, settings, players, time_control, clock, match_id, match_game) "
@@ -224,7 +232,7 @@ class Store:
         the clock, all in ONE transaction. ``move_clocks[i]`` is the clock record of ply i+1
         (``{"wall", "left": {side: s}, ...}``); a changed one is rewritten."""
         t = time.time() if t is None else t
-        rows = [(e[0], e[1], e[2] if len(e) > 2 else t) for e in events]  # type: ignore[misc]
+        rows = [(e[0], e[1], float(e[2]) if len(e) > 2 else t) for e in events]
         with self._tx() as db:
             stored = db.execute(
                 "SELECT text, clock FROM moves WHERE game_id = ? ORDER BY ply", (gid,)).fetchall()

@@ -20,21 +20,18 @@ import re
 import secrets
 import sqlite3
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from companion.rules import other
 from companion.rules.board import MoveError
 from companion.rules.game import Game
 from companion.session.actors import Action, Actor, ControlError, Role, check, player
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
-from companion.session.match import GameResult, Match, MatchError, check_tie_break
+from companion.session.core import SessionCore
+from companion.session.match import Match, MatchError, check_tie_break
 from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.tracking import copy_game
 from companion.store import StoreError
-
-if TYPE_CHECKING:
-    from companion.session.core import GameSession
 
 log = logging.getLogger("companion.session")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -46,14 +43,15 @@ def _storage_error() -> ControlError:
                                         "try again once it writes")
 
 
-class SessionControls:
-    """Controls of :class:`~companion.session.core.GameSession` (mixed into it)."""
+class GameSession(SessionCore):
+    """The session: :class:`~companion.session.core.SessionCore` (the loop, proposals,
+    storage) plus the controls. All public methods are thread-safe."""
 
     # -- reading for the web ---------------------------------------------------------------
-    def state_text(self: GameSession) -> str:
+    def state_text(self) -> str:
         return json.dumps(self.state(), separators=(",", ":"), ensure_ascii=False)
 
-    def actor_for_player_token(self: GameSession, token: str) -> Actor | None:
+    def actor_for_player_token(self, token: str) -> Actor | None:
         if not isinstance(token, str) or not _TOKEN.match(token):
             return None
         with self.lock:
@@ -69,7 +67,7 @@ class SessionControls:
             side = self._link_side(link)
         return player(side) if side else None
 
-    def _link_side(self: GameSession, link: Mapping) -> str | None:
+    def _link_side(self, link: Mapping) -> str | None:
         if link.get("match_id") is not None:
             m = self.match
             if m is None or m.id != link["match_id"] or link.get("seat") is None:
@@ -77,7 +75,7 @@ class SessionControls:
             return m.side_of_seat(m.number, int(link["seat"]))
         return link.get("side") if link.get("game_id") == self.gid else None
 
-    def legal_moves(self: GameSession) -> dict:
+    def legal_moves(self) -> dict:
         with self.lock:
             board = self.game.board
             moves: dict[str, list[dict]] = {}
@@ -91,37 +89,37 @@ class SessionControls:
                     "moves": moves}
 
     # -- helpers -----------------------------------------------------------------------------
-    def _side_arg(self: GameSession, actor: Actor, side: object) -> str:
+    def _side_arg(self, actor: Actor, side: object) -> str:
         if side is None and actor.role is Role.PLAYER and actor.side:
             return actor.side
         if side not in SIDES:
             raise ControlError(400, "bad_side", '"side" must be attackers or defenders')
         return str(side)
 
-    def _ready(self: GameSession, *, playing: bool = True) -> None:
+    def _ready(self, *, playing: bool = True) -> None:
         if not self.storage["ok"]:
             raise _storage_error()
         if playing and self.game.is_over():
             raise ControlError(409, "game_over", "the game is over")
 
-    def _commit(self: GameSession, game: Game, rows: list, *,
+    def _commit(self, game: Game, rows: list, *,
                 move_clocks: list | None = None, clock: GameClock | None = None) -> None:
         """Write a control's result (with the pending tracker rows); 503 if it cannot."""
         wall = self.wall()
         all_rows = list(self.rows) + [(k, d, wall) for k, d in rows]
+        the_clock = clock or self.clock
         try:
             self.store.sync_game(self.gid, game, all_rows,
                                  move_clocks=self.move_clocks if move_clocks is None
                                  else move_clocks,
-                                 clock=(clock or self.clock).snapshot()
-                                 if (clock or self.clock) else None)
+                                 clock=the_clock.snapshot() if the_clock else None)
         except (sqlite3.Error, OSError) as exc:
             log.error("a control could not be written (%s); nothing changed", exc)
             self._storage_failed(exc, None)
             raise _storage_error() from None
         self.rows.clear()
 
-    def _after_control(self: GameSession) -> None:
+    def _after_control(self) -> None:
         """Re-synchronise the tracker with the game and announce."""
         from companion.session.state import game_state
 
@@ -135,7 +133,7 @@ class SessionControls:
             self._step_now()  # the board as it is now (a new set-up), then announce
 
     # -- the simulated board -------------------------------------------------------------------
-    def click(self: GameSession, actor: Actor, square: str) -> bool:
+    def click(self, actor: Actor, square: str) -> bool:
         check(actor, Action.CLICK)
         board = self.caps.clickable
         if board is None:
@@ -148,7 +146,7 @@ class SessionControls:
             self._step_now()
         return on
 
-    def _step_now(self: GameSession) -> None:
+    def _step_now(self) -> None:
         """A loop iteration from a web thread (the tracker sees a click at once)."""
         try:
             self.step()
@@ -157,7 +155,7 @@ class SessionControls:
             log.exception("processing the board after a control failed (the loop retries)")
 
     # -- remote moves -------------------------------------------------------------------------
-    def choose_move(self: GameSession, actor: Actor, move: str) -> dict:
+    def choose_move(self, actor: Actor, move: str) -> dict:
         """A move chosen off the board (a page player): the person at the board makes it."""
         with self.lock:
             turn = self.game.turn
@@ -194,7 +192,7 @@ class SessionControls:
             return dict(self.move_to_make)
 
     # -- decisions ------------------------------------------------------------------------------
-    def takeback(self: GameSession, actor: Actor) -> dict:
+    def takeback(self, actor: Actor) -> dict:
         """Reopen the last decision: a draw agreement, a resignation, or a move."""
         check(actor, Action.TAKEBACK)
         with self.lock:
@@ -226,7 +224,7 @@ class SessionControls:
             self._after_control()
             return {"undone": last.text}
 
-    def draw(self: GameSession, actor: Actor, action: str, side: str | None) -> dict:
+    def draw(self, actor: Actor, action: str, side: str | None) -> dict:
         if action not in ("offer", "accept", "decline"):
             raise ControlError(400, "bad_action", '"action" must be offer, accept or decline')
         side = self._side_arg(actor, side)
@@ -256,7 +254,7 @@ class SessionControls:
             self._after_control()
             return {"ok": True, "draw_offer": self.draw_offer}
 
-    def resign(self: GameSession, actor: Actor, side: str | None) -> dict:
+    def resign(self, actor: Actor, side: str | None) -> dict:
         side = self._side_arg(actor, side)
         check(actor, Action.RESIGN, side)
         with self.lock:
@@ -271,7 +269,7 @@ class SessionControls:
             self._after_control()
             return {"ok": True, "result": game.result}
 
-    def flag_fall(self: GameSession, side: str, at: float) -> None:
+    def flag_fall(self, side: str, at: float) -> None:
         """``side``'s time ran out at ``at``: a loss on time (stored, then shown)."""
         clock = GameClock.restore(self.clock.snapshot()) if self.clock else None
         if clock is not None and self.clock is not None:
@@ -291,7 +289,7 @@ class SessionControls:
         self._note("flag", "clock", side=side)
         self._after_control()
 
-    def clock_control(self: GameSession, actor: Actor, action: str) -> dict:
+    def clock_control(self, actor: Actor, action: str) -> dict:
         check(actor, Action.CLOCK)
         if action not in ("pause", "resume"):
             raise ControlError(400, "bad_action", '"action" must be pause or resume')
@@ -311,7 +309,7 @@ class SessionControls:
             return {"ok": True, "paused": clock.paused}
 
     # -- players ---------------------------------------------------------------------------------
-    def swap(self: GameSession, actor: Actor) -> dict:
+    def swap(self, actor: Actor) -> dict:
         """The two players change sides; a finished game is never rewritten (the swap then
         applies to the next game)."""
         check(actor, Action.SWAP)
@@ -332,7 +330,7 @@ class SessionControls:
             return {"players": {s: p.name for s, p in swapped.items()},
                     "applies_to": "next_game" if self.game.is_over() else "this_game"}
 
-    def _store_players(self: GameSession, players: dict[str, PlayerSpec], actor: Actor) -> None:
+    def _store_players(self, players: dict[str, PlayerSpec], actor: Actor) -> None:
         try:
             self.store.set_players(self.gid, {s: p.to_json() for s, p in players.items()},
                                    events=[("players", {"by": actor.label, **{
@@ -345,7 +343,7 @@ class SessionControls:
         self.players = players
         self.next_players = None
 
-    def set_players(self: GameSession, actor: Actor, request: Mapping[str, object]) -> dict:
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
         check(actor, Action.PLAYERS)
         with self.lock:
@@ -365,7 +363,7 @@ class SessionControls:
             self._after_control()
             return {"players": {s: p.to_json() for s, p in players.items()}}
 
-    def player_links(self: GameSession, actor: Actor) -> dict:
+    def player_links(self, actor: Actor) -> dict:
         """One link per side of the current game (per seat of the current match)."""
         check(actor, Action.LINKS)
         with self.lock:
@@ -397,7 +395,7 @@ class SessionControls:
             return {"links": out, "match": m.id if m else None, "game": self.gid}
 
     # -- games and matches ----------------------------------------------------------------------
-    def new_game(self: GameSession, actor: Actor, request: Mapping[str, object]) -> dict:
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
         """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
         ``time_control``, ``players`` and ``tie_break`` as optional fields."""
         check(actor, Action.NEW_GAME)
@@ -429,31 +427,27 @@ class SessionControls:
                                                       f"{rules.size}; this board is "
                                                       f"{self.board.size}x{self.board.size}")
             players = dict(self.next_players or self.players)
-            if isinstance(request.get("players"), Mapping):
-                for side, value in request["players"].items():  # type: ignore[union-attr]
+            wanted = request.get("players")
+            if isinstance(wanted, Mapping):
+                for side, value in wanted.items():
                     if side not in SIDES or not isinstance(value, Mapping):
                         raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                                "{name?, kind?}}")
                     players[side] = _player_from(value, players[side], side)
-            match = None
+            new_match = None
             if request.get("match") is True:
                 if players["attackers"].name == players["defenders"].name:
                     raise ControlError(400, "bad_players", "a match needs two player names")
-                try:
-                    mid = self.store.new_match(
-                        (players["attackers"].name, players["defenders"].name), tie,
-                        {**settings.to_json(), "seats": [players["attackers"].to_json(),
-                                                         players["defenders"].to_json()]},
-                        tc.text if tc else None)
-                except (sqlite3.Error, OSError):
-                    raise _storage_error() from None
-                match = Match(mid, (players["attackers"].name, players["defenders"].name), tie)
+                new_match = {"players": (players["attackers"].name, players["defenders"].name),
+                             "tie_break": tie, "settings": {
+                                 **settings.to_json(), "seats": [players["attackers"].to_json(),
+                                                                 players["defenders"].to_json()]}}
             elif request.get("match") not in (None, False):
                 raise ControlError(400, "bad_match", '"match" must be true or false')
-            self._start_game(settings, tc, players, match, actor)
-            return {"game": self.gid, "match": match.id if match else None}
+            self._start_game(settings, tc, players, None, actor, new_match)
+            return {"game": self.gid, "match": self.match.id if self.match else None}
 
-    def next_game(self: GameSession, actor: Actor) -> dict:
+    def next_game(self, actor: Actor) -> dict:
         """Game 2 of the match: the same settings, sides swapped."""
         check(actor, Action.NEXT_GAME)
         with self.lock:
@@ -466,8 +460,9 @@ class SessionControls:
             self._start_game(self.settings, self.tc, players, m, actor)
             return {"game": self.gid, "match": m.id}
 
-    def _start_game(self: GameSession, settings: GameSettings, tc: TimeControl | None,
-                    players: dict[str, PlayerSpec], match: Match | None, actor: Actor) -> None:
+    def _start_game(self, settings: GameSettings, tc: TimeControl | None,
+                    players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
+                    new_match: dict | None = None) -> None:
         rules = settings.rules()
         game = Game(rules)
         clock = GameClock(tc) if tc else None
@@ -484,9 +479,14 @@ class SessionControls:
                 game, {s: p.to_json() for s, p in players.items()}, wall,
                 settings=settings.to_json(), time_control=tc.text if tc else None,
                 clock=clock.snapshot() if clock else None,
-                match_id=match.id if match else None, match_game=number)
+                match_id=match.id if match else None, match_game=number, new_match=new_match)
         except (sqlite3.Error, OSError):
             raise _storage_error() from None
+        if new_match is not None:
+            mid = self.store.game(gid).match_id
+            assert mid is not None
+            match = Match(mid, new_match["players"], tuple(new_match["tie_break"]))
+            number = 1
         if match is not None:
             match.game_ids.append(gid)
         self.gid, self.game, self.settings, self.tc = gid, game, settings, tc
@@ -505,36 +505,6 @@ class SessionControls:
                  f" (match {match.id}, game {number})" if match else "")
         self._after_control()
 
-    def _finish_match_game(self: GameSession) -> None:
-        m = self.match
-        if m is None or not self.game.is_over():
-            return
-        idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
-        left = None
-        if self.clock is not None:
-            t = self.board_time()
-            left = {s: self.clock.left(s, t) for s in SIDES}
-        while len(m.results) <= idx:
-            m.results.append(None)
-        m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
-        if m.finished:
-            winner, how = m.winner()
-            result = {"score": m.score(), "winner": winner, "decided_by": how}
-            try:
-                self.store.end_match(m.id, result)
-            except (sqlite3.Error, OSError) as exc:
-                log.error("could not store the match result (%s)", exc)
-            self._note("match_over", "system", match=m.id, **result)
-
-    def _reopen_match_game(self: GameSession) -> None:
-        m = self.match
-        if m is None or self.gid not in m.game_ids:
-            return
-        idx = m.game_ids.index(self.gid)
-        if idx < len(m.results):
-            m.results[idx] = None
-            del m.results[idx + 1:]
-
 
 def _player_from(value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
     try:
@@ -551,4 +521,4 @@ def _player_from(value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
         raise ControlError(400, "bad_players", str(exc)) from None
 
 
-__all__ = ["SessionControls", "other"]
+__all__ = ["GameSession", "other"]

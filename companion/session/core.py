@@ -20,17 +20,16 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.session.actors import BOARD
+from companion.session.actors import BOARD, Actor
 from companion.session.clock import SIDES, GameClock, TimeControl
-from companion.session.controls import SessionControls
-from companion.session.match import Match
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec, open_move_player
+from companion.session.match import GameResult, Match
+from companion.session.players import PlayerKind, PlayerSpec, open_move_player
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 from companion.session.state import game_state, live_state
@@ -59,8 +58,9 @@ class SessionDefaults:
     keep_variant: bool = False
 
 
-class GameSession(SessionControls):
-    """The session (see the module docstring). All public methods are thread-safe."""
+class SessionCore:
+    """The session's loop, proposals and storage (see the module docstring); the controls are
+    in :class:`companion.session.controls.GameSession`."""
 
     def __init__(
         self, store: Store, board: BoardSource, *, defaults: SessionDefaults | None = None,
@@ -249,13 +249,6 @@ class GameSession(SessionControls):
         log.info("game %d: refused %s (%s)", self.gid, data.get("move"), code)
         self._handle_plain(self.tracker.reset(self.game, t))
 
-    def _handle_plain(self, events: list[Event]) -> None:
-        """Events of a reset (set-up guidance): stored, nothing to decide."""
-        wall = self.wall()
-        for e in events:
-            if e.kind not in NOT_STORED and e.kind not in ("move", "revised", "takeback"):
-                self.rows.append((e.kind, {**e.data, "board_t": round(e.t, 3)}, wall))
-
     def _apply_move(self, data: dict, removed: set) -> None:
         game = self.game
         before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
@@ -442,16 +435,55 @@ class GameSession(SessionControls):
         self.tracker.expect(None)
         self._finish_match_game()
 
-    def close_players(self) -> None:
-        """Release the players (computer players' processes)."""
+    def _finish_match_game(self) -> None:
+        m = self.match
+        if m is None or not self.game.is_over():
+            return
+        idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
+        left = None
+        if self.clock is not None:
+            t = self.board_time()
+            left = {s: self.clock.left(s, t) for s in SIDES}
+        while len(m.results) <= idx:
+            m.results.append(None)
+        m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
+        if m.finished:
+            winner, how = m.winner()
+            result = {"score": m.score(), "winner": winner, "decided_by": how}
+            try:
+                self.store.end_match(m.id, result)
+            except (sqlite3.Error, OSError) as exc:
+                log.error("could not store the match result (%s)", exc)
+            self._note("match_over", "system", match=m.id, **result)
 
-    def check_players(self) -> None:
-        for side, spec in self.players.items():
-            if spec.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE):
-                try:
-                    open_move_player(spec, side)
-                except PlayerError:
-                    raise
+    def _reopen_match_game(self) -> None:
+        m = self.match
+        if m is None or self.gid not in m.game_ids:
+            return
+        idx = m.game_ids.index(self.gid)
+        if idx < len(m.results):
+            m.results[idx] = None
+            del m.results[idx + 1:]
+
+    # -- provided by the controls ------------------------------------------------------------
+    def flag_fall(self, side: str, at: float) -> None:
+        raise NotImplementedError
+
+    def next_game(self, actor: Actor) -> dict:
+        raise NotImplementedError
+
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
+        raise NotImplementedError
+
+    def _step_now(self) -> None:
+        raise NotImplementedError
+
+    def _handle_plain(self, events: list[Event]) -> None:
+        """Events of a reset (set-up guidance): stored, nothing to decide."""
+        wall = self.wall()
+        for e in events:
+            if e.kind not in NOT_STORED and e.kind not in ("move", "revised", "takeback"):
+                self.rows.append((e.kind, {**e.data, "board_t": round(e.t, 3)}, wall))
 
 
 def _brief(data: dict) -> str:

@@ -20,7 +20,7 @@ from companion.session.settings import GameSettings, SettingsError
 from companion.store import GameRow, StoreError
 
 if TYPE_CHECKING:
-    from companion.session.core import GameSession
+    from companion.session.core import SessionCore
 
 log = logging.getLogger("companion.session")
 
@@ -40,7 +40,7 @@ def _players(row: GameRow) -> dict[str, PlayerSpec]:
     return out
 
 
-def _fits(session: GameSession, row: GameRow) -> bool:
+def _fits(session: SessionCore, row: GameRow) -> bool:
     d = session.defaults
     if row.variant == d.settings.variant:
         return True
@@ -50,7 +50,7 @@ def _fits(session: GameSession, row: GameRow) -> bool:
     return size == session.board.size or session.caps.clickable is not None
 
 
-def _current_row(session: GameSession) -> GameRow | None:
+def _current_row(session: SessionCore) -> GameRow | None:
     """The game to resume: the latest unfinished one, or the finished first game of a match
     that waits for its second."""
     store = session.store
@@ -63,7 +63,7 @@ def _current_row(session: GameSession) -> GameRow | None:
     return row
 
 
-def restore_session(session: GameSession) -> None:
+def restore_session(session: SessionCore) -> None:
     """Resume or start (see the module docstring). Called under the session's lock."""
     store = session.store
     row = _current_row(session)
@@ -84,26 +84,29 @@ def restore_session(session: GameSession) -> None:
     d = session.defaults
     game = Game(d.settings.rules())
     clock = GameClock(d.time_control) if d.time_control else None
+    new_match = None
+    names = (players["attackers"].name, players["defenders"].name)
+    if d.match and names[0] != names[1]:
+        new_match = {"players": names,
+                     "tie_break": d.tie_break, "settings": {
+                         **d.settings.to_json(),
+                         "seats": [players[s].to_json() for s in SIDES]}}
     gid = store.new_game(game, {s: p.to_json() for s, p in players.items()},
                          settings=d.settings.to_json(),
                          time_control=d.time_control.text if d.time_control else None,
-                         clock=clock.snapshot() if clock else None)
+                         clock=clock.snapshot() if clock else None, new_match=new_match)
+    if new_match is not None:
+        mid = store.game(gid).match_id
+        assert mid is not None
+        session.match = Match(mid, names, d.tie_break, [gid])
     session.gid, session.game, session.settings = gid, game, d.settings
     session.players, session.tc, session.clock = players, d.time_control, clock
     session.move_clocks, session.before = [], []  # the clock runs once the board is set up
     log.info("new game %d: %s", gid, game.rules.name)
     _resize(session)
-    if d.match:
-        session.new_game(_owner(), {"match": True})
 
 
-def _owner():  # -> Actor
-    from companion.session.actors import OWNER
-
-    return OWNER
-
-
-def _resume(session: GameSession, row: GameRow) -> None:
+def _resume(session: SessionCore, row: GameRow) -> None:
     store = session.store
     game = store.load_game(row.id)
     settings = GameSettings.from_json(row.settings_json())
@@ -132,7 +135,7 @@ def _resume(session: GameSession, row: GameRow) -> None:
     _resize(session)
 
 
-def _match(session: GameSession, row: GameRow) -> Match | None:
+def _match(session: SessionCore, row: GameRow) -> Match | None:
     if not row.match_id:
         return None
     store = session.store
@@ -151,7 +154,7 @@ def _match(session: GameSession, row: GameRow) -> Match | None:
     return match
 
 
-def _resize(session: GameSession) -> None:
+def _resize(session: SessionCore) -> None:
     board = session.caps.clickable
     if board is not None:
         board.resize(session.game.rules.size, session.game.board.occupied_names())

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from companion.rules.board import REASON_TEXT
 
 if TYPE_CHECKING:
-    from companion.session.core import GameSession
+    from companion.session.core import SessionCore
 
 SIDES = ("attackers", "defenders")
 
 
-def game_state(s: GameSession) -> dict:
+def game_state(s: SessionCore) -> dict:
     """The stored game's part of the state."""
     game = s.game
     board = game.board
@@ -57,7 +57,7 @@ def game_state(s: GameSession) -> dict:
     }
 
 
-def _message(s: GameSession) -> str:
+def _message(s: SessionCore) -> str:
     if not s.storage["ok"]:
         return ("Moves are not being saved: the store cannot write "
                 f"({s.storage.get('detail', 'error')}). The board waits until it can.")
@@ -84,7 +84,7 @@ def _message(s: GameSession) -> str:
     return f"{s.game.turn.capitalize()} to move."
 
 
-def live_state(s: GameSession) -> dict:
+def live_state(s: SessionCore) -> dict:
     """The part that changes between stores: LEDs, guidance, the board, storage."""
     status = s._status
     return {
