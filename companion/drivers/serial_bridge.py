@@ -22,7 +22,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan, square_name
+from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
+from companion.squares import square_names as _names
 from firmware_bridge import protocol as P
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
 
 def square_names(size: int) -> list[str]:
     """Square name of each bitmap index ``i = rank * size + file``."""
-    return [square_name(i % size, i // size) for i in range(size * size)]
+    return list(_names(size))
 
 
 class SerialBridge:
