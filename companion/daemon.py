@@ -22,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +42,7 @@ from companion.store import Store
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
-    from waitress.server import BaseWSGIServer, MultiSocketServer
+    from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
 
@@ -64,6 +64,20 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
                            cfg.tie_break, cfg.match, keep_variant)
 
 
+class _LateApp:
+    """The WSGI app, set once the session is open (the port is bound before that, so a port in
+    use is found before anything is written); until then every request gets a 503."""
+
+    def __init__(self) -> None:
+        self.app: Callable[..., Iterable[bytes]] | None = None
+
+    def __call__(self, environ: dict, start_response: Callable[..., object]) -> Iterable[bytes]:
+        if self.app is None:
+            start_response("503 Service Unavailable", [("Content-Type", "application/json")])
+            return [b'{"error": "starting"}']
+        return self.app(environ, start_response)
+
+
 class Daemon:
     """The running companion. ``start()`` opens everything and returns; ``stop()`` closes it."""
 
@@ -83,7 +97,7 @@ class Daemon:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()
-        self.server: BaseWSGIServer | MultiSocketServer | None = None
+        self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
         self.loop_errors = 0
@@ -94,7 +108,8 @@ class Daemon:
         """Bind the port, open the board, the LEDs and the store, resume or start a game, serve
         the page, run the loop. ConfigError (nothing written) when any of it cannot be used."""
         cfg = self.cfg
-        sock = self._bind()
+        app = _LateApp()
+        self.server = self._bind(app)  # a port in use fails here, before the store is touched
         try:
             if self.board is None:
                 from companion.hardware_config import open_board
@@ -111,47 +126,34 @@ class Daemon:
                                        tracker_factory=self._tracker_factory)
             self.session.open()
         except BaseException:
-            sock.close()
+            self.server.close()
             self._close_devices()
             raise
-        self._serve(sock)
+        from companion.web import create_app
+
+        app.app = create_app(self.session, self.hub, self.pin)
+        self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
 
-    def _bind(self) -> socket.socket:
-        host, port = self.cfg.host, self.cfg.port
+    def _bind(self, app: _LateApp) -> WebServer:
+        from companion.web.auth import HostCheck
+        from companion.web.server import WebServer
+
+        cfg = self.cfg
         try:
-            family = socket.AF_INET6 if ":" in host else socket.AF_INET
-            sock = socket.create_server((host, port), family=family, reuse_port=False)
+            return WebServer(app, self.hub, cfg.host, cfg.port,
+                             allow_host=HostCheck(cfg.allowed_hosts, cfg.host).allows)
         except OSError as exc:
-            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-        return sock
-
-    def _serve(self, sock: socket.socket) -> None:
-        from waitress.server import create_server
-
-        from companion.web import create_app
-
-        assert self.session is not None
-        app = create_app(self.session, self.hub, self.pin)
-        self.server = create_server(
-            app, sockets=[sock], threads=12, channel_timeout=60, ident="tafl-companion",
-            clear_untrusted_proxy_headers=True,
-        )
-        t = threading.Thread(target=self._run_server, name="web", daemon=True)
-        t.start()
-        self._threads.append(t)
-
-    def _run_server(self) -> None:
-        assert self.server is not None
-        with contextlib.suppress(Exception):  # closing the sockets ends the loop with an error
-            self.server.run()
+            raise ConfigError(f"cannot listen on {cfg.host}:{cfg.port}: "
+                              f"{exc.strerror or exc}") from None
 
     @property
     def port(self) -> int:
         """The port actually listened on (``--port 0`` picks a free one)."""
-        return int(getattr(self.server, "effective_port", 0))
+        assert self.server is not None
+        return int(self.server.port)
 
     @property
     def url(self) -> str:
@@ -165,14 +167,7 @@ class Daemon:
         self._stop.set()
         self.hub.close()
         if self.server is not None:
-            from waitress import wasyncore
-
-            with contextlib.suppress(Exception):
-                self.server.task_dispatcher.shutdown(timeout=2)
-            with contextlib.suppress(Exception):
-                self.server.close()
-            with contextlib.suppress(Exception):
-                wasyncore.close_all(getattr(self.server, "_map", None))
+            self.server.close()
         for t in self._threads:
             t.join(timeout=5)
         lock = self.session.lock if self.session is not None else threading.RLock()
@@ -239,8 +234,6 @@ def _setup_logging() -> None:
     handler.setFormatter(logging.Formatter(fmt))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    logging.getLogger("waitress").setLevel(logging.WARNING)
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def build(args: argparse.Namespace) -> Daemon:

@@ -49,7 +49,7 @@ test_config.__test__ = False  # a helper, not a test
 
 @contextlib.contextmanager
 def running_daemon(tmp_path: Path, **kw) -> Iterator:
-    """An in-process Daemon (real store, real tracker, real waitress on loopback)."""
+    """An in-process Daemon (real store, real tracker, real web server on loopback)."""
     from companion.daemon import Daemon
 
     board = kw.pop("board", None)

@@ -114,6 +114,8 @@ class SessionCore:
         self.accepted_at: float | None = None
         self.loop_errors = 0
         self._stepping = False
+        self._published_live: dict = {}
+        self._published_game: dict | None = None
 
     # -- opening -----------------------------------------------------------------------------
     @property
@@ -413,6 +415,7 @@ class SessionCore:
         return self.tracker.leds
 
     def publish(self, now: float | None = None, force: bool = False) -> None:
+        """Announce the state if anything in it changed (cheap when nothing did)."""
         now = self.monotonic() if now is None else now
         if now - self._status_at > 0.5 or force:
             self._status_at = now
@@ -421,7 +424,11 @@ class SessionCore:
             except Exception as exc:
                 self._status = {"kind": self.board.kind, "connected": False,
                                 "detail": f"status failed: {exc}"}
-        self._announce({**self._game_json, **live_state(self)})
+        live = live_state(self)
+        if not force and live == self._published_live and self._game_json is self._published_game:
+            return
+        self._published_live, self._published_game = live, self._game_json
+        self._announce({**self._game_json, **live})
 
     def state(self) -> dict:
         with self.lock:

@@ -1,16 +1,16 @@
-"""The phone page and its JSON API (Flask; served by waitress inside the daemon).
+"""The phone page and its JSON API (Flask; served by :mod:`companion.web.server` in the daemon).
 
 Reading is open to anyone on the network: the page, ``/api/state``, ``/api/events`` (Server-Sent
-Events), the game list, replays and exports. Every state-changing request (``POST /api/...``)
-acts for an actor: the owner (the PIN in the ``X-Tafl-Pin`` header), a player (a player-link
-token in ``X-Tafl-Player``) or a spectator (neither: every control is refused); the session
-decides what each may do (docs/http-api.md). Every control is guarded against cross-site
-requests: it must be
-JSON (``Content-Type: application/json``), carry the custom ``X-Tafl-Request`` header (which a
-cross-site form cannot send, and which a cross-site script could only send after a CORS preflight
-that this server never grants), and, when the browser says where it comes from (``Origin``,
-``Sec-Fetch-Site``), come from this same origin. Wrong PINs are rate-limited per client. Every
-bad request gets a 4xx JSON answer ``{"error": "...", "code": "..."}``.
+Events, answered by :mod:`companion.web.stream`), the game list, replays and exports. Every
+state-changing request (``POST /api/...``) acts for an actor: the owner (the PIN in the
+``X-Tafl-Pin`` header), a player (a player-link token in ``X-Tafl-Player``) or a spectator
+(neither: every control is refused); the session decides what each may do (docs/http-api.md).
+Every control is guarded against cross-site requests: it must be JSON (``Content-Type:
+application/json``), carry the custom ``X-Tafl-Request`` header (which a cross-site form cannot
+send, and which a cross-site script could only send after a CORS preflight that this server never
+grants), and, when the browser says where it comes from (``Origin``, ``Sec-Fetch-Site``), come
+from this same origin. Wrong PINs are rate-limited per client. Every bad request gets a 4xx JSON
+answer ``{"error": "...", "code": "..."}``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import hmac
 import logging
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -40,8 +39,6 @@ PIN_HEADER = "X-Tafl-Pin"
 CSRF_HEADER = "X-Tafl-Request"
 PLAYER_HEADER = "X-Tafl-Player"
 PLAYER_COOKIE = "tafl_player"
-MAX_SSE_CLIENTS = 8
-KEEPALIVE_S = 15.0
 
 
 class ApiError(Exception):
@@ -94,7 +91,8 @@ def _asset_version() -> str:
 
 def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
     """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
-    the page, Server-Sent Events from ``hub``, and the JSON API (:mod:`companion.web.api`)."""
+    the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
+    server's (:mod:`companion.web.stream`)."""
     from companion.web.api import register_routes
 
     app = Flask(__name__, static_folder=str(HERE / "static"),
@@ -104,8 +102,6 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
                       JSON_SORT_KEYS=False)
     guard = PinGuard(pin)
     version = _asset_version()
-    sse_clients = [0]
-    sse_lock = threading.Lock()
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> tuple[Response, int]:
@@ -133,35 +129,6 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
             "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
         )
-        return resp
-
-    @app.get("/api/events")
-    def events() -> Response:
-        with sse_lock:
-            if sse_clients[0] >= MAX_SSE_CLIENTS:
-                raise ApiError(503, "too many live connections: poll /api/state instead")
-            sse_clients[0] += 1
-
-        def stream() -> Iterator[str]:
-            try:
-                seen, text = hub.current()
-                yield f"retry: 2000\ndata: {text}\n\n"
-                while not hub.closed:
-                    got = hub.wait(seen, KEEPALIVE_S)
-                    if got is None:
-                        if hub.closed:
-                            return
-                        yield ": keep-alive\n\n"
-                        continue
-                    seen, text = got
-                    yield f"data: {text}\n\n"
-            finally:
-                with sse_lock:
-                    sse_clients[0] -= 1
-
-        resp = Response(stream(), mimetype="text/event-stream")
-        resp.headers["Cache-Control"] = "no-store"
-        resp.headers["X-Accel-Buffering"] = "no"
         return resp
 
     @app.before_request
