@@ -294,7 +294,7 @@ def test_a_colour_change_without_an_occupancy_change_reaches_the_tracker(tmp_pat
     game = Game(get_variant("copenhagen"))
     board = PolarityBoard(11, game)
     with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
-        wait_for(lambda: state(base(d))["message"] and not state(base(d))["leds"], what="ready")
+        wait_for(lambda: state(base(d))["tracking"] == "ready", what="ready")
         before = state(base(d))["message"]
         board.colours = {**board.colours, "d1": "d", "e5": "a"}  # two pieces swapped
         wait_for(lambda: state(base(d))["message"] != before, what="the colour fault")
