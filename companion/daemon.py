@@ -3,8 +3,8 @@
 One scan-loop thread reads the board at its scan rate, feeds changed scans to the tracker (and
 ticks it otherwise), stores every accepted move in SQLite *before* it is shown anywhere, drives
 the LEDs, publishes the page state to the Server-Sent-Events hub and pings the systemd watchdog.
-The web server (waitress) runs in its own threads; its controls act on the game under the same
-lock as the loop.
+The web server (``companion.web.server``) runs in its own threads; its controls act on the game
+under the same lock as the loop.
 """
 
 from __future__ import annotations
@@ -159,32 +159,25 @@ class Daemon:
             self.board.resize(game.rules.size, game.board.occupied_names())
 
     def _serve(self) -> None:
-        import waitress
-
         from companion.web import create_app
+        from companion.web.auth import HostCheck
+        from companion.web.server import WebServer
 
         app = create_app(self)
         try:
-            self.server = waitress.create_server(
-                app, host=self.cfg.host, port=self.cfg.port, threads=12,
-                channel_timeout=60, ident="tafl-companion", clear_untrusted_proxy_headers=True,
-            )
+            self.server = WebServer(app, self.hub, self.cfg.host, self.cfg.port,
+                                    allow_host=HostCheck(self.cfg.allowed_hosts,
+                                                         self.cfg.host).allows)
         except OSError as exc:
             raise ConfigError(
                 f"cannot listen on {self.cfg.host}:{self.cfg.port}: {exc.strerror or exc}"
             ) from None
-        t = threading.Thread(target=self._run_server, name="web", daemon=True)
-        t.start()
-        self._threads.append(t)
-
-    def _run_server(self) -> None:
-        with contextlib.suppress(Exception):  # closing the sockets ends the loop with an error
-            self.server.run()
+        self.server.start()
 
     @property
     def port(self) -> int:
         """The port actually listened on (``--port 0`` picks a free one)."""
-        return int(self.server.effective_port)
+        return int(self.server.port)
 
     @property
     def url(self) -> str:
@@ -196,14 +189,7 @@ class Daemon:
         self._stop.set()
         self.hub.close()
         if self.server is not None:
-            from waitress import wasyncore
-
-            with contextlib.suppress(Exception):
-                self.server.task_dispatcher.shutdown(timeout=2)
-            with contextlib.suppress(Exception):
-                self.server.close()
-            with contextlib.suppress(Exception):
-                wasyncore.close_all(self.server._map)
+            self.server.close()
         for t in self._threads:
             t.join(timeout=5)
         with self.lock:
@@ -534,8 +520,6 @@ def _setup_logging() -> None:
     handler.setFormatter(logging.Formatter(fmt))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    logging.getLogger("waitress").setLevel(logging.WARNING)
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def build(args: argparse.Namespace) -> Daemon:

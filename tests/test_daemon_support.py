@@ -118,7 +118,7 @@ test_config.__test__ = False  # a helper, not a test
 
 @contextlib.contextmanager
 def running_daemon(tmp_path: Path, tracker=FakeTracker, **kw) -> Iterator:
-    """An in-process Daemon (real store, real waitress on loopback) with ``tracker``."""
+    """An in-process Daemon (real store, real web server on loopback) with ``tracker``."""
     from companion.daemon import Daemon
 
     board = kw.pop("board", None)
