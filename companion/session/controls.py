@@ -185,7 +185,7 @@ class GameSession(SessionCore):
                                  "by": self.players[turn].kind.value, "side": turn,
                                  "captures": captures}
             self.refused = None
-            self.tracker.expect(f"{frm}-{to}")
+            self._expect_current()
             self.rows.append(("move_to_make", dict(self.move_to_make), self.wall()))
             self._note("move_to_make", actor.label, move=f"{frm}-{to}", side=turn)
             self.publish(force=True)

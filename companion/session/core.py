@@ -35,7 +35,7 @@ from companion.session.settings import GameSettings
 from companion.session.state import game_state, live_state
 from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
 from companion.store import EventRow, Store
-from companion.tracker import Event
+from companion.tracker import Event, ProposalError, apply_proposal
 
 log = logging.getLogger("companion.session")
 
@@ -98,6 +98,7 @@ class SessionCore:
         self.tracker: ProposingTracker = self._tracker_factory(self.game)
         # storage
         self.rows: list[EventRow] = []
+        self._resumed: list[Event] = []
         self.storage: dict = {"ok": True}
         self._retry_at = 0.0
         # the page
@@ -164,6 +165,9 @@ class SessionCore:
         self._check_next_game(scan)
         if not self.storage["ok"] and now >= self._retry_at:
             self._write(now)
+        if self._resumed:  # the tracker judged the board afresh after the store recovered
+            resumed, self._resumed = self._resumed, []
+            self._handle(resumed, t)
         self.publish(now)
         return self.caps.due
 
@@ -202,21 +206,29 @@ class SessionCore:
             data["board_t"] = round(e.t, 3)
             if e.kind in ("move", "revised"):
                 refusal = self._refusal(data)
+                try:
+                    if refusal is None:
+                        if e.kind == "move":
+                            self._apply_move(e, data, removed)
+                        else:
+                            self._apply_revision(e, data, removed)
+                except ProposalError as exc:
+                    refusal = ("does_not_fit", str(exc))
                 if refusal is not None:
                     self._refuse(data, refusal, e.t)
                     changed = True
                     continue
-                if e.kind == "move":
-                    self._apply_move(data, removed)
-                else:
-                    self._apply_revision(data, removed)
                 self.accepted_at = wall
                 changed = True
             elif e.kind == "takeback":
-                if self.game.played:
-                    self._apply_takeback(e.t)
-                    self._note("takeback", "board", move=data.get("move"))
-                    changed = True
+                last = self.game.played[-1].text if self.game.played else None
+                if last is None or last != data.get("move"):
+                    self._refuse(data, ("does_not_fit", f"cannot take back {data.get('move')}"),
+                                 e.t)
+                    continue
+                self._apply_takeback(e.t)
+                self._note("takeback", "board", move=data.get("move"))
+                changed = True
             elif e.kind == "removed":
                 self._capture_lifted(str(data.get("square")),
                                      float(data.get("lifted_at", e.t)))
@@ -250,28 +262,29 @@ class SessionCore:
                                       "board_t": data.get("board_t")}, self.wall()))
         log.info("game %d: refused %s (%s)", self.gid, data.get("move"), code)
         self._handle_plain(self.tracker.reset(self.game, t))
+        self._expect_current()
 
-    def _apply_move(self, data: dict, removed: set) -> None:
+    def _apply_move(self, e: Event, data: dict, removed: set) -> None:
         game = self.game
         before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
-        played = game.play(f"{data['from']}-{data['to']}")
+        apply_proposal(game, e)  # ProposalError if it does not fit: refused
+        played = game.played[-1]
         self.before.append(before)
         placed = float(data.get("placed_at", data.get("board_t", 0.0)))
         self._switch_after(played.side, set(played.captured) - removed, placed)
         if self.draw_offer is not None and self.draw_offer != played.side:
             self._note("draw", "board", action="lapsed", side=self.draw_offer)
             self.draw_offer = None  # the opponent of the offerer moved: the offer lapses
-        self.move_to_make = None
+        self.move_to_make = None  # the tracker clears its own once the move is proposed
         self.refused = None
-        self.tracker.expect(None)
 
-    def _apply_revision(self, data: dict, removed: set) -> None:
+    def _apply_revision(self, e: Event, data: dict, removed: set) -> None:
         game = self.game
         last = self.move_clocks[-1] if self.move_clocks else None
         before, since = self.before[-1] if self.before else (None, None)
-        game.undo()
+        apply_proposal(game, e)  # ProposalError if it does not fit: refused
         self.move_clocks.pop()
-        played = game.play(f"{data['from']}-{data['to']}")
+        played = game.played[-1]
         if self.clock is not None and before is not None:
             self.clock = GameClock.restore(before)
             self.clock.since = since
@@ -336,7 +349,7 @@ class SessionCore:
         self.pending_switch = None
         self.draw_offer = None
         self.move_to_make = None
-        self.tracker.expect(None)
+        self._handle_plain(self.tracker.expect(None))
         self._reopen_match_game()
 
     # -- time ---------------------------------------------------------------------------------
@@ -378,7 +391,7 @@ class SessionCore:
         if not self.storage["ok"]:
             log.warning("the store writes again: every move and event of the outage is saved")
             self.storage = {"ok": True}
-            self.tracker.suspend(None)
+            self._resumed.extend(self.tracker.suspend(None))  # judged afresh, next step
             self._note("storage", "system", ok=True)
         self._game_json = game_state(self)
         return True
@@ -390,12 +403,19 @@ class SessionCore:
             log.error("the store cannot write (%s): moves are not being saved; the board waits",
                       exc)
             self.storage = {"ok": False, "since": self.wall(), "detail": str(exc)}
-            self.tracker.suspend("storage")
+            self._handle_plain(self.tracker.suspend("storage"))
         self.storage["pending"] = len(self.rows)
         self.storage["retries"] = self.storage.get("retries", 0) + 1
 
     def _expect_current(self) -> None:
-        self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
+        """Tell the tracker the move to make again (a reset clears it)."""
+        try:
+            events = self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
+        except ValueError as exc:  # it no longer fits the game
+            log.warning("the move to make %s no longer fits: %s", self.move_to_make, exc)
+            self.move_to_make = None
+            events = self.tracker.expect(None)
+        self._handle_plain(events)
 
     # -- announcing ------------------------------------------------------------------------------
     def _note(self, kind: str, by: str, **data: object) -> dict:
@@ -439,7 +459,7 @@ class SessionCore:
             self.clock.stop(t)
         self.pending_switch = None
         self.move_to_make = None
-        self.tracker.expect(None)
+        self._handle_plain(self.tracker.expect(None))
         self._finish_match_game()
 
     def _finish_match_game(self) -> None:

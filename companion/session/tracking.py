@@ -1,15 +1,12 @@
 """The tracker as the session sees it: a *proposer* with a private model of the game.
 
-The session is the only writer of its :class:`~companion.rules.game.Game`. The tracker gets a
-private copy (:func:`copy_game`) and proposes what it concludes (``move``, ``revised``,
-``takeback``); the session decides, applies the proposal to the real game, stores it, and on a
-refusal re-synchronises the tracker with ``reset``.
-
-:class:`ProposingTracker` is the interface the session uses (TEAM contract 3: ``expect``,
-``suspend``, ``guidance``, ``placed_at`` in move data). :class:`TrackerAdapter` gives the
-project's tracker that interface: it hands it a private copy of the game on every ``reset``,
-shows the move to make on the LEDs (``make_from``/``make_to``) while one is expected, and keeps
-``expect``/``suspend`` for the session, which refuses any other proposal itself.
+The session is the only writer of its :class:`~companion.rules.game.Game`. The tracker keeps a
+private copy and proposes what it concludes (``move``, ``revised``, ``takeback``); the session
+decides, applies the proposal to the real game (:func:`companion.tracker.apply_proposal`),
+stores it, and on a refusal re-synchronises the tracker with ``reset``.
+:class:`ProposingTracker` is the interface the session uses (``expect``, ``suspend``,
+``guidance``, ``placed_at`` in move data); :class:`TrackerAdapter` puts the project's tracker
+behind it.
 """
 
 from __future__ import annotations
@@ -20,7 +17,7 @@ from typing import Protocol
 from companion.rules import other
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.tracker import Event, Tracker
+from companion.tracker import Event, EventKind, Tracker
 
 
 def copy_game(game: Game, *, manual: bool = True) -> Game:
@@ -41,7 +38,7 @@ def copy_game(game: Game, *, manual: bool = True) -> Game:
 
 
 class ProposingTracker(Protocol):
-    """What the session needs of a tracker."""
+    """What the session needs of a tracker (TEAM contract 3; :class:`Tracker` implements it)."""
 
     @property
     def leds(self) -> dict[str, str]: ...
@@ -61,36 +58,27 @@ class ProposingTracker(Protocol):
 
     def reset(self, game: Game, t: float) -> list[Event]: ...
 
-    def expect(self, move: str | None) -> None: ...
+    def expect(self, move: str | None, t: float | None = None) -> list[Event]: ...
 
-    def suspend(self, reason: str | None) -> None: ...
+    def suspend(self, reason: str | None, t: float | None = None) -> list[Event]: ...
 
 
 class TrackerAdapter:
-    """The project's :class:`~companion.tracker.Tracker` behind :class:`ProposingTracker`."""
+    """The project's :class:`~companion.tracker.Tracker` as the session uses it: guidance as
+    JSON data, and ``removed`` events carrying ``lifted_at`` (the moment the captured piece
+    left its square: the tracker reports it once the square has settled), so the clock can
+    switch when the mover's captures were lifted."""
 
     def __init__(self, game: Game, factory: Callable[[Game], Tracker] = Tracker) -> None:
-        self._tracker = factory(copy_game(game))
-        self._expected: str | None = None
-        self._suspended: str | None = None
+        self._tracker = factory(game)
 
     @property
     def inner(self) -> Tracker:
         return self._tracker
 
     @property
-    def settle(self) -> float:
-        return float(getattr(self._tracker, "settle", 0.0))
-
-    @property
     def leds(self) -> dict[str, str]:
-        frame = self._tracker.leds
-        if self._expected and self._tracker.state in ("ready", "lifted"):
-            frm, _, to = self._expected.partition("-")
-            to = to.split("x")[0]
-            frame = {**{s: r for s, r in frame.items() if r not in ("from", "to")},
-                     frm: "make_from", to: "make_to"}
-        return frame
+        return self._tracker.leds
 
     @property
     def message(self) -> str:
@@ -102,36 +90,30 @@ class TrackerAdapter:
 
     @property
     def guidance(self) -> dict:
-        out: dict = {"kind": self.state}
-        if self._expected:
-            out["move_to_make"] = self._expected
-        if self._suspended:
-            out = {"kind": "suspended", "reason": self._suspended}
-        return out
+        return self._tracker.guidance.to_json()
 
     def feed(self, scan: Scan) -> list[Event]:
-        return self._with_placed(self._tracker.feed(scan))
+        return self._timed(self._tracker.feed(scan))
 
     def tick(self, t: float) -> list[Event]:
-        return self._with_placed(self._tracker.tick(t))
+        return self._timed(self._tracker.tick(t))
 
     def reset(self, game: Game, t: float) -> list[Event]:
-        return self._with_placed(self._tracker.reset(copy_game(game), t))
+        return self._timed(self._tracker.reset(game, t))
 
-    def expect(self, move: str | None) -> None:
-        self._expected = move
+    def expect(self, move: str | None, t: float | None = None) -> list[Event]:
+        return self._timed(self._tracker.expect(move, t))
 
-    def suspend(self, reason: str | None) -> None:
-        self._suspended = reason
+    def suspend(self, reason: str | None, t: float | None = None) -> list[Event]:
+        return self._timed(self._tracker.suspend(reason, t))
 
-    def _with_placed(self, events: list[Event]) -> list[Event]:
-        """Move events carry ``placed_at``: the moment the piece came to rest (the tracker
-        accepts a move ``settle`` after that); ``removed`` events ``lifted_at``."""
+    def _timed(self, events: list[Event]) -> list[Event]:
+        settle = self._tracker.settle
         out = []
         for e in events:
-            if e.kind in ("move", "revised") and "placed_at" not in e.data:
-                e = Event(e.t, e.kind, {**e.data, "placed_at": e.t - self.settle})
-            elif e.kind == "removed" and "lifted_at" not in e.data:
-                e = Event(e.t, e.kind, {**e.data, "lifted_at": e.t - self.settle})
+            if e.kind == EventKind.REMOVED and "lifted_at" not in e.data:
+                e = Event(e.t, e.kind, {**e.data, "lifted_at": e.t - settle})
+            elif e.kind in (EventKind.MOVE, EventKind.REVISED) and "placed_at" not in e.data:
+                e = Event(e.t, e.kind, {**e.data, "placed_at": e.t - settle})
             out.append(e)
         return out
