@@ -24,11 +24,13 @@ from typing import Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.sim import ReplayBoard, SimBoard
+from companion.messages import event_text
 from companion.notify import Notifier
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import REASON_TEXT, MoveError
 from companion.rules.game import Game
 from companion.store import Store, StoreError
+from companion.tracker.events import ProposalError, apply_proposal
 from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.daemon")
@@ -271,7 +273,14 @@ class Daemon:
         return bool(getattr(self.board, "due", False))
 
     def _handle(self, events: list) -> None:
-        """Store what the events changed (one transaction), before anything announces it."""
+        """Apply the tracker's proposals to the game, then store what changed (one
+        transaction) before anything announces it."""
+        for e in events:
+            try:
+                apply_proposal(self.game, e)
+            except ProposalError as exc:  # the tracker's model differs: resync it
+                log.warning("game %d: tracker proposal refused (%s); resyncing", self.gid, exc)
+                self._resync = True
         stored = [e for e in events if e.kind != "leds"]
         if any(e.kind in ("move", "revised") for e in stored):
             self.accepted_at = time.time()
@@ -279,7 +288,7 @@ class Daemon:
             self.note = ""
         self._sync(stored)
         for e in stored:  # logged once stored: a logged move is never lost
-            log.info("game %d: %s %s", self.gid, e.kind, _brief(e.data))
+            log.info("game %d: %s", self.gid, event_text(e))
 
     def _sync(self, events: list, kind_data: tuple[str, dict] | None = None) -> None:
         game = self.game
@@ -495,12 +504,6 @@ class Daemon:
             self._dirty = True
         self._changed()
         return dict(zip(SIDES, self.players))
-
-
-def _brief(data: Any) -> str:
-    if isinstance(data, dict):
-        return " ".join(f"{k}={v}" for k, v in data.items() if k != "leds")
-    return str(data)
 
 
 # -- the command ---------------------------------------------------------------------------------

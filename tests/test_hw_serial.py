@@ -341,7 +341,7 @@ def test_tracker_follows_a_move_read_through_the_bridge(rig):
     pico.place(start - {"d1"})
     feed_until(lambda: tracker.state == "lifted", "piece lifted")
     pico.place(start - {"d1"} | {"c1"})
-    feed_until(lambda: game.moves, "move accepted")
-    assert game.moves == ["d1-c1"]
+    feed_until(lambda: tracker.moves, "move accepted")
+    assert tracker.moves == ("d1-c1",)
     assert [e.data["move"] for e in events if e.kind == "move"] == ["d1-c1"]
     assert not [e for e in events if e.kind in ("illegal", "warning")]

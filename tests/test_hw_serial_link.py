@@ -286,6 +286,7 @@ def test_broken_config_json_is_an_err_line(rig):
     pico.reboot()
     wait_for(lambda: "is not valid JSON" in bridge.status()["detail"], what="ERR line")
     assert bridge.scan(time.monotonic()) is None
+    assert not bridge.status()["connected"]
 
 
 def test_random_replays_never_move_the_reading_backwards():
