@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
 from .rules.otg import replay_otg
@@ -22,7 +23,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         raise UsageError(f"{self.prog}: {message}")
 
 
@@ -110,8 +111,9 @@ def _register_rules(sub: argparse._SubParsersAction) -> None:
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of the other subsystems (each module exposes ``register``)."""
     from . import daemon, hwtest, replay
+    from .engine import otep
 
-    return [replay.register, daemon.register, hwtest.register]
+    return [replay.register, daemon.register, hwtest.register, otep.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

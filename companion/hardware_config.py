@@ -243,8 +243,9 @@ def open_board(cfg: BoardConfig) -> BoardSource:
             raise ConfigError(f'[board] kind: "sim" needs companion.drivers.sim ({e})') from None
         return SimBoard(cfg.size)
     if cfg.kind == "gpio":
-        from companion.drivers.matrix import GpioMatrix, LgpioBackend, make_backend
+        from companion.drivers.matrix import GpioMatrix, LgpioBackend, PinBackend, make_backend
 
+        backend: PinBackend
         try:
             if cfg.backend == "lgpio" or (cfg.backend == "auto" and cfg.gpiochip is not None):
                 backend = LgpioBackend(chip=cfg.gpiochip)

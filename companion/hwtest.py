@@ -32,7 +32,8 @@ from companion.hardware_config import (
     open_board,
     open_leds,
 )
-from companion.scan import Scan, square_name
+from companion.scan import Scan
+from companion.squares import parse_coords, square_names
 
 _COLOUR_WORDS = {"a": "attacker", "d": "defender"}
 
@@ -93,8 +94,7 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
 
 def strip_order(size: int, layout: str) -> list[str]:
     """Square names in the order of the LED strip."""
-    squares = [square_name(f, r) for r in range(size) for f in range(size)]
-    return sorted(squares, key=lambda s: led_index(ord(s[0]) - 97, int(s[1:]) - 1, size, layout))
+    return sorted(square_names(size), key=lambda s: led_index(*parse_coords(s, size), size, layout))
 
 
 def _describe(square: str, scan: Scan) -> str:

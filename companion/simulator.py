@@ -26,6 +26,7 @@ from .rules.game import Game
 from .rules.geometry import geometry_for
 from .rules.records import Record
 from .scan import Scan
+from .squares import coords_name, parse_coords
 from .trace import format_trace
 
 
@@ -136,11 +137,11 @@ class _Player:
 
     # -- geometry -----------------------------------------------------------------------
     def _xy(self, sq: str) -> tuple[int, int]:
-        return ord(sq[0]) - 97, int(sq[1:]) - 1
+        return parse_coords(sq, self.geo.n)
 
     def _name(self, f: int, r: int) -> str | None:
         n = self.geo.n
-        return f"{chr(97 + f)}{r + 1}" if 0 <= f < n and 0 <= r < n else None
+        return coords_name(f, r, n) if 0 <= f < n and 0 <= r < n else None
 
     def _ring(self, sq: str, diagonal: bool = True) -> list[str]:
         f, r = self._xy(sq)

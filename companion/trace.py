@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .rules import RuleSet, get_variant
-from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan, parse_square_name
+from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
+from .squares import SquareError, parse_coords
 
 FORMAT = "tafl-trace/1"
 
@@ -63,11 +64,9 @@ def _squares(value: object, size: int, where: str, key: str) -> list[str]:
         if not isinstance(name, str):
             raise TraceError(f"{where}: {key!r} holds {name!r}, not a square name")
         try:
-            parse_square_name(name, size)
-        except ValueError:
-            raise TraceError(f"{where}: unknown square {name!r} on a {size}x{size} board") from None
-        if name != name.lower() or name[1] == "0":
-            raise TraceError(f"{where}: unknown square {name!r} on a {size}x{size} board")
+            parse_coords(name, size)
+        except SquareError as exc:
+            raise TraceError(f"{where}: {key!r} holds an unknown square: {exc}") from None
         out.append(name)
     if len(set(out)) != len(out):
         raise TraceError(f"{where}: {key!r} lists a square twice")
@@ -241,5 +240,6 @@ def format_trace(
     yield json.dumps({"t": _num(last if end is None else end), "end": True})
 
 
-def _sq_key(name: str) -> tuple[int, str]:
-    return int(name[1:]), name[0]
+def _sq_key(name: str) -> tuple[int, int]:
+    f, r = parse_coords(name)
+    return r, f

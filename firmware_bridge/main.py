@@ -30,7 +30,7 @@ import neopixel
 try:
     from firmware_bridge import protocol as P
 except ImportError:
-    import protocol as P
+    import protocol as P  # type: ignore[no-redef]
 
 FW_VERSION = "1.0"
 CONFIG_FILE = "bridge_config.json"

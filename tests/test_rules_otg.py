@@ -142,7 +142,7 @@ def test_export_format_details():
     header = lines[: lines.index("")]
     assert header[-1].startswith("[rules:dim:11 name:Copenhagen_Hnefatafl ")
     assert header[-1].endswith(f" start:{COPENHAGEN_START}]")
-    assert "sw:s" in header[-1] and "efe:y" in header[-1] and "tfr:l" in header[-1]
+    assert "sw:s" in header[-1] and "efe:y" in header[-1] and "tfr:w" in header[-1]
     assert lines[lines.index("") + 1 :] == [
         "1. k8-g8 h6-h8xg8",
         "2. j6-j11 g6-j6",

@@ -31,7 +31,7 @@ import logging
 import math
 from typing import NamedTuple
 
-from companion.scan import parse_square_name
+from companion.squares import parse_coords
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class LedRenderer:
 
     def index(self, square: str) -> int:
         """LED index of a square name."""
-        file, rank = parse_square_name(square, self.size)
+        file, rank = parse_coords(square, self.size)
         return led_index(file, rank, self.size, self.layout)
 
     def scale_for(self, peak: list[Pixel]) -> float:

@@ -24,7 +24,8 @@ import warnings
 from collections import deque
 from typing import Protocol
 
-from companion.scan import Scan, square_name
+from companion.scan import Scan
+from companion.squares import file_letter, square_names
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,8 @@ class GpiozeroBackend:
             try:
                 with warnings.catch_warnings():  # one fallback warning per library tried
                     warnings.simplefilter("ignore")
-                    self.factory = Device.pin_factory or Device._default_pin_factory()
+                    Device.ensure_pin_factory()
+                self.factory = Device.pin_factory
             except Exception as e:  # gpiozero.exc.BadPinFactory: not a Pi, no pin library
                 raise ImportError(f"no gpiozero pin factory works here ({e})") from e
         self._rows = [self.factory.pin(n) for n in rows]
@@ -298,7 +300,7 @@ class GpioMatrix:
         self.backend = backend if not isinstance(backend, str) else make_backend(backend, factory)
         self.backend.setup(self.row_pins, self.col_pins)
         n = self.size
-        self._names = [square_name(i % n, i // n) for i in range(n * n)]
+        self._names = list(square_names(n))
         self._col_masks = [sum(1 << (r * n + c) for r in range(n)) for c in range(n)]
         self._row_masks = [((1 << n) - 1) << (r * n) for r in range(n)]
         self._history: deque[int] = deque(maxlen=debounce)
@@ -339,11 +341,11 @@ class GpioMatrix:
                 log.error("GPIO matrix: %s", self._stuck_text(c))
             elif not low and c in self.stuck:
                 self.stuck.discard(c)
-                log.warning("GPIO matrix: column %s recovered", chr(ord("a") + c))
+                log.warning("GPIO matrix: column %s recovered", file_letter(c))
 
     def _stuck_text(self, c: int) -> str:
         return (
-            f"column {chr(ord('a') + c)} (GPIO {self.col_pins[c]}) reads closed with every row "
+            f"column {file_letter(c)} (GPIO {self.col_pins[c]}) reads closed with every row "
             "released: short to ground, or a switch shorted past its diode"
         )
 
@@ -382,12 +384,13 @@ class GpioMatrix:
             self.step()
         if self._stable is None:
             return None
-        if self._cache_mask != self._stable:
+        cache = self._scan_cache
+        if cache is None or self._cache_mask != self._stable:
             mask = self._stable
             self._cache_mask = mask
             occupied = frozenset(self._names[i] for i in range(len(self._names)) if mask >> i & 1)
-            self._scan_cache = Scan(now, occupied, None)
-        return Scan(now, self._scan_cache.occupied, None)
+            cache = self._scan_cache = Scan(now, occupied, None)
+        return Scan(now, cache.occupied, None)
 
     def suspect_lines(self) -> list[str]:
         """Ranks or files reading fully occupied: legal in no tafl position we know of, so worth
@@ -400,7 +403,7 @@ class GpioMatrix:
                 out.append(f"rank {r + 1} (GPIO {self.row_pins[r]}) reads fully occupied")
         for c, m in enumerate(self._col_masks):
             if c not in self.stuck and self._stable & m == m:
-                name = chr(ord("a") + c)
+                name = file_letter(c)
                 out.append(f"file {name} (GPIO {self.col_pins[c]}) reads fully occupied")
         return out
 

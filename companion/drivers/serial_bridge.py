@@ -20,9 +20,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan, square_name
+from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
+from companion.squares import square_names as _names
 from firmware_bridge import protocol as P
+
+if TYPE_CHECKING:
+    import serial
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +63,7 @@ def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
 
 def square_names(size: int) -> list[str]:
     """Square name of each bitmap index ``i = rank * size + file``."""
-    return [square_name(i % size, i // size) for i in range(size * size)]
+    return list(_names(size))
 
 
 class SerialBridge:
@@ -92,7 +97,7 @@ class SerialBridge:
         self._names = square_names(size)
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._ser = None
+        self._ser: serial.Serial | None = None
         self._rx = P.LineBuffer()
         # link state (guarded by _lock)
         self._device: str | None = None
@@ -133,9 +138,10 @@ class SerialBridge:
         """The latest valid snapshot as a Scan at ``now``; None when the link is down, silent
         for ``stale_after`` seconds, has no hello yet, or reports another board size."""
         with self._lock:
-            if not self._usable_locked():
+            snapshot = self._snapshot
+            if snapshot is None or not self._usable_locked():
                 return None
-            occupied, colours = self._snapshot
+            occupied, colours = snapshot
         return Scan(now, occupied, dict(colours) if colours is not None else None)
 
     def _usable_locked(self) -> bool:
@@ -277,14 +283,20 @@ class SerialBridge:
             with contextlib.suppress(Exception):  # the port is gone anyway
                 ser.close()
 
+    def _port(self) -> serial.Serial:
+        ser = self._ser
+        if ser is None:
+            raise OSError("port closed")
+        return ser
+
     def _send(self, kind: str, payload: str = "") -> int:
         seq = self._tx_seq
-        self._ser.write(P.encode_line(seq, kind, payload))
+        self._port().write(P.encode_line(seq, kind, payload))
         self._tx_seq = P.next_seq(seq)
         return seq
 
     def _pump(self) -> None:
-        ser = self._ser
+        ser = self._port()
         data = ser.read(max(1, min(ser.in_waiting, 8192)))
         for line in self._rx.feed(data):
             self._handle(line)
@@ -303,7 +315,7 @@ class SerialBridge:
         if not have_hello and now - self._hello_sent_at >= self._hello_interval:
             if self._hello_requests and self._hello_requests % SOFT_RESET_EVERY == 0:
                 log.info("serial bridge: no hello from %s; soft-resetting the Pico", self._device)
-                self._ser.write(SOFT_RESET)
+                ser.write(SOFT_RESET)
                 self.soft_resets += 1
             self._send(P.HOST, "proto=" + P.PROTO_VERSION)
             self._hello_requests += 1

@@ -15,7 +15,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from companion.scan import Scan, parse_square_name
+from companion.scan import Scan
+from companion.squares import parse_coords
 
 
 class SimBoard:
@@ -32,8 +33,8 @@ class SimBoard:
     def _check(self, squares: Iterable[str]) -> frozenset[str]:
         out = set()
         for sq in squares:
-            parse_square_name(sq, self.size)
-            out.add(sq.lower())
+            parse_coords(sq, self.size)
+            out.add(sq)
         return frozenset(out)
 
     @property
@@ -43,9 +44,9 @@ class SimBoard:
 
     def toggle(self, square: str) -> bool:
         """Lift the piece on ``square`` or put one down there; True if it is now occupied.
-        ValueError for a square off the board."""
-        parse_square_name(square, self.size)
-        square = square.lower()
+        ValueError (:class:`~companion.squares.SquareError`) for anything but the canonical name
+        of a square on the board."""
+        parse_coords(square, self.size)
         with self._lock:
             now_on = square not in self._occupied
             self._occupied = self._occupied ^ {square}

@@ -165,7 +165,7 @@ def init_app(app: Any) -> None:
                                         request.accept_languages)
         return catalogue(lang)
 
-    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
+    app.jinja_env.install_gettext_callables(
         lambda s: current().gettext(s),
         lambda s, p, n: current().ngettext(s, p, n),
         pgettext=lambda c, s: current().pgettext(c, s),

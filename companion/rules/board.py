@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..squares import file_letter
 from . import core
 from .geometry import Geometry, geometry_for
 from .otn import PositionError, format_otn, parse_otn
@@ -229,9 +230,11 @@ class Board:
 
     def parse_move(self, text: str) -> tuple[Move, list[int] | None]:
         """Parse ``"g3-e3"`` or ``"g3-e3xe2"``: the move and the listed captures (None if no
-        ``x`` part). Raises MoveError for malformed text (not for illegal moves)."""
-        body = text.strip()
-        parts = body.split("x")
+        ``x`` part). Raises MoveError for malformed text (not for illegal moves); squares are
+        strict (see :mod:`companion.squares`), and so is the text: no whitespace around it."""
+        if not isinstance(text, str):
+            raise MoveError(f"a move must be text like g3-e3, not {type(text).__name__}")
+        parts = text.split("x")
         squares = parts[0].split("-")
         if len(squares) != 2:
             raise MoveError(f"malformed move {text!r}: expected FROM-TO like g3-e3")
@@ -336,5 +339,5 @@ class Board:
                     p = "+" if (self.geo.corner >> s & 1 or s == self.geo.throne) else "."
                 cells.append(p)
             rows.append(f"{r + 1:>2} " + " ".join(cells))
-        rows.append("   " + " ".join(chr(97 + f) for f in range(self.size)))
+        rows.append("   " + " ".join(file_letter(f) for f in range(self.size)))
         return "\n".join(rows)

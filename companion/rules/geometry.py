@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ..squares import parse_square, square_names
 from .ruleset import RuleSet
 
 # direction steps as (dfile, drank): north, south, east, west
@@ -23,7 +24,7 @@ class Geometry:
         self.count = n * n
         self.full = (1 << self.count) - 1
         self.bit = [1 << i for i in range(self.count)]
-        self.names = [f"{chr(97 + i % n)}{i // n + 1}" for i in range(self.count)]
+        self.names = list(square_names(n))
         self.index = {name: i for i, name in enumerate(self.names)}
         file_a = sum(1 << (r * n) for r in range(n))
         self.not_file_a = self.full & ~file_a
@@ -83,11 +84,10 @@ class Geometry:
                 self.inward[i] = i + (n if r == 0 else -n)
 
     def square(self, name: str) -> int:
-        """Index of a square name (``"e3"``); ValueError if it is not on this board."""
-        try:
-            return self.index[name.strip().lower()]
-        except KeyError:
-            raise ValueError(f"not a square on a {self.n}x{self.n} board: {name!r}") from None
+        """Index of a canonical square name (``"e3"``); :class:`~companion.squares.SquareError`
+        (a ValueError) if it is not one or not on this board."""
+        i = self.index.get(name) if isinstance(name, str) else None
+        return parse_square(name, self.n) if i is None else i
 
     def iter_bits(self, bb: int):
         """Yield the indices of the set bits of ``bb`` in ascending order."""

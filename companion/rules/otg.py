@@ -12,7 +12,7 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
     [variant:Copenhagen Hnefatafl]
     [termination:the king is captured]
     [companion-rules:id=copenhagen repetition=defenders_lose no_moves=loss ...]
-    [rules:dim:11 name:Copenhagen_Hnefatafl esc:c surf:y atkf:y tfr:l ... start:/3ttttt3/.../]
+    [rules:dim:11 name:Copenhagen_Hnefatafl esc:c surf:y atkf:y tfr:w ... start:/3ttttt3/.../]
 
     1. d1-d3 h6-h9
     2. Kf6-f10 g7-g10xf10/g11
@@ -24,7 +24,7 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
 - The rules string is space-separated ``key:value`` entries, ``dim`` first and ``start`` last
   (the OTN position, first record = rank 1, exactly as in this project). Keys written: ``dim``
   ``name`` ``esc`` (c/e) ``surf`` (encirclement) ``atkf`` (attackers first) ``tfr``
-  (repetition: ``i`` ignore, ``d`` draw, ``l`` the repeating player loses) ``ka`` (king armed)
+  (repetition: ``i`` ignore, ``d`` draw, ``w`` the repeating player loses) ``ka`` (king armed)
   ``ks`` (``s`` strong, ``c`` strong on/next to the centre, ``w`` weak) ``cor`` (corner squares,
   only when not the 4 corners) ``cen`` (empty when there is no throne) ``cenp``/``cens``/
   ``cenre`` (who may pass / stop on / re-enter the throne) ``corh``/``cenh``/``cenhe`` (who the
@@ -56,6 +56,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..squares import coords_name
 from .board import REASON_TEXT, Board, MoveError, other
 from .game import Game
 from .geometry import geometry_for
@@ -82,7 +83,9 @@ class OtgGame:
 
 RESULT_TAG = {"attackers": "1", "defenders": "-1", "draw": "0", "ongoing": "?"}
 _LETTER = {ATTACKERS: "t", DEFENDERS: "T", KING: "K"}
-_TFR = {"off": "i", "draw": "d", "defenders_lose": "l"}
+# OpenTafl's tfr:w is "the player who makes the third repetition loses" (its code; the spec text
+# has it the other way round); tfr:l, written by this project's earlier exports, is read the same.
+_TFR = {"off": "i", "draw": "d", "defenders_lose": "w"}
 _KS = {"strong": "s", "strong_by_throne": "c", "weak": "w"}
 _SW = {"off": "n", "on": "w", "corners": "s"}
 _EXTENSION_FIELDS = ("repetition", "no_moves", "sheltered_king", "chain_capture")
@@ -203,7 +206,8 @@ def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
         "escape": {"c": "corners", "e": "edge"}.get(m.get("esc", "c")),
         "encirclement": m.get("surf", "y") == "y",
         "first": ATTACKERS if m.get("atkf", "y") == "y" else DEFENDERS,
-        "repetition": {"i": "off", "d": "draw", "l": "defenders_lose"}.get(m.get("tfr", "d")),
+        "repetition": {"i": "off", "d": "draw", "w": "defenders_lose", "l": "defenders_lose"}.get(
+            m.get("tfr", "d")),
         "king_armed": {"y": True, "n": False}.get(m.get("ka", "y")),
         "king_strength": {"s": "strong", "y": "strong", "c": "strong_by_throne", "w": "weak",
                           "n": "weak"}.get(m.get("ks", "s")),
@@ -223,7 +227,7 @@ def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
         fields["throne_stop"] = "anyone"
         fields["throne_pass"] = "all"
     else:
-        mid = f"{chr(97 + size // 2)}{size // 2 + 1}"
+        mid = coords_name(size // 2, size // 2, size)
         if centre not in ("default", mid, mid + ","):
             raise OtgError(f"rules tag: cen:{centre}: only the middle square can be the throne")
         stop = _sides(m.get("cens", "K"), "cens")
@@ -275,21 +279,14 @@ def _corners(value: str, size: int) -> str:
     if not squares:
         return "none"
     last = size - 1
-    names = [f"{chr(97 + f)}{r + 1}" for f in range(size) for r in range(size)]
-    single = {n for n in names if _fr(n)[0] in (0, last) and _fr(n)[1] in (0, last)}
-    block = {
-        n for n in names
-        if _fr(n)[0] in (0, 1, last - 1, last) and _fr(n)[1] in (0, 1, last - 1, last)
-    }
+    ends, near = (0, last), (0, 1, last - 1, last)
+    single = {coords_name(f, r, size) for f in ends for r in ends}
+    block = {coords_name(f, r, size) for f in near for r in near}
     if squares == single:
         return "single"
     if squares == block:
         return "block"
     raise OtgError(f"rules tag: cor:{value}: only the 4 corners or the 2x2 blocks are supported")
-
-
-def _fr(name: str) -> tuple[int, int]:
-    return ord(name[0]) - 97, int(name[1:]) - 1
 
 
 # -- export -------------------------------------------------------------------------------------

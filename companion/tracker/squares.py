@@ -1,39 +1,18 @@
-"""Square-name geometry the tracker needs (names like ``e3``; ``a1`` is bottom-left)."""
+"""Square relations the tracker needs, on top of the one vocabulary in :mod:`companion.squares`."""
 
 from __future__ import annotations
 
 from ..rules import ATTACKERS
 from ..rules.game import PlayedMove
+from ..squares import line, same_line, touching
 
-
-def _coords(sq: str) -> tuple[int, int]:
-    return ord(sq[0]) - 97, int(sq[1:]) - 1
-
-
-def same_line(a: str, b: str) -> bool:
-    """Whether two squares share a rank or a file."""
-    (fa, ra), (fb, rb) = _coords(a), _coords(b)
-    return fa == fb or ra == rb
-
-
-def touching(a: str, b: str) -> bool:
-    """Whether two different squares touch (orthogonally or diagonally)."""
-    (fa, ra), (fb, rb) = _coords(a), _coords(b)
-    return a != b and abs(fa - fb) <= 1 and abs(ra - rb) <= 1
+__all__ = ["captured_letters", "path", "same_line", "touching"]
 
 
 def path(frm: str, to: str, size: int) -> list[str]:
     """The squares of a straight move from ``frm`` to ``to`` extended by one square at each end
     (those on the board)."""
-    (f0, r0), (f1, r1) = _coords(frm), _coords(to)
-    df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
-    n = max(abs(f1 - f0), abs(r1 - r0))
-    out = []
-    for i in range(-1, n + 2):
-        f, r = f0 + i * df, r0 + i * dr
-        if 0 <= f < size and 0 <= r < size:
-            out.append(f"{chr(97 + f)}{r + 1}")
-    return out
+    return line(frm, to, size, extend=1)
 
 
 def captured_letters(played: PlayedMove) -> dict[str, str]:

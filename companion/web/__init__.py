@@ -27,7 +27,7 @@ from werkzeug.exceptions import HTTPException
 from companion import i18n
 from companion.rules import PRESETS
 from companion.store import StoreError
-from companion.web import review
+from companion.web import errors, review
 
 log = logging.getLogger("companion.web")
 
@@ -89,6 +89,7 @@ def create_app(daemon: Any) -> Flask:
     """The Flask app serving ``daemon`` (a :class:`companion.daemon.Daemon`)."""
     app = Flask(__name__, static_folder=str(HERE / "static"),
                 template_folder=str(HERE / "templates"))
+    errors.install(app)  # bounded ids, strict JSON, rate-limited bug reports (before routes)
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
     guard = PinGuard(daemon.pin)
@@ -105,11 +106,6 @@ def create_app(daemon: Any) -> Flask:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         return jsonify(error=exc.description or exc.name), exc.code or 400
-
-    @app.errorhandler(Exception)
-    def _bug(exc: Exception):  # a bug, not a bad request: log it, answer briefly
-        log.exception("error serving %s %s", request.method, request.path)
-        return jsonify(error=f"internal error: {type(exc).__name__}"), 500
 
     @app.after_request
     def _headers(resp: Response) -> Response:
@@ -264,7 +260,7 @@ def create_app(daemon: Any) -> Flask:
 
     @app.post("/api/click")
     def click():
-        square = field(body(), "square")
+        square = errors.check_square(field(body(), "square"), getattr(daemon.board, "size", None))
         on = control(daemon.click, square)
         return jsonify(square=square, occupied=on)
 

@@ -17,7 +17,7 @@ import sys
 import time
 
 _SIM_DIR = os.environ.get("TAFL_FW_SIM_DIR", ".")
-_pins = {}
+_pins = {}  # type: dict
 _board = None
 
 

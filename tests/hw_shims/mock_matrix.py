@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from companion.scan import parse_square_name
+from companion.squares import parse_coords
 
 ROWS_11 = [2, 3, 4, 17, 27, 22, 5, 6, 13, 19, 26]
 COLS_11 = [14, 15, 18, 23, 24, 25, 12, 16, 20, 21, 7]
@@ -52,11 +52,11 @@ class MatrixSim:
             self.close(s)
 
     def close(self, square: str) -> None:
-        f, r = parse_square_name(square, self.size)
+        f, r = parse_coords(square, self.size)
         self.closed.add((r, f))
 
     def open_(self, square: str) -> None:
-        f, r = parse_square_name(square, self.size)
+        f, r = parse_coords(square, self.size)
         self.closed.discard((r, f))
 
     def row_low(self, r: int) -> bool:

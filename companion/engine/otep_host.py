@@ -1,0 +1,642 @@
+"""The host side of OTEP: drive any OTEP engine process (ours or an external one) without
+ever blocking the caller.
+
+Every call returns at once. Requests (:meth:`OtepHost.request_move`, :meth:`OtepHost.analyze`)
+return a :class:`Pending` — a small future: ``done()``, ``result(timeout)``, ``cancel()``,
+``add_done_callback(fn)`` — that is completed from the host's own threads: a reader (stdout), a
+drain (stderr, kept for error messages), a writer (stdin; lines wait until the engine's
+``hello``) and a timer per request. Whatever goes wrong ends the request with an
+:class:`EngineError` whose message says what happened:
+
+- the engine does not start, or exits (``kind="crash"``: exit status and its last stderr lines);
+- no ``hello`` within ``hello_timeout`` or no answer within the deadline (``"silence"``; the
+  engine is then killed);
+- an answer that cannot be read (``"garbage"``: e.g. ``move banana``);
+- an illegal move (``"illegal"``: the move and the rules' reason).
+
+``error -1 <text>`` from an engine is a resignation (:attr:`EngineMove.resigned`); ``status``
+lines reach ``on_status`` (and :attr:`OtepHost.thinking`, parsed when they are this project's
+``status depth .. score ..`` lines). Other lines are ignored, as OTEP says, but the last few
+are quoted when the engine falls silent.
+
+The host keeps its own copy of the game the engine knows. Before each request it brings the
+engine up to date: the moves played since (``opponent-move <move> <position>``), or, when the
+game went another way (a takeback, a new game), ``rules`` with the game's start and the moves
+replayed. :meth:`cancel` (a takeback, a new game, quitting) kills the engine at once; the next
+request starts a fresh process. The engine's process group is killed, so an engine started
+through a shell script goes too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from companion.rules import Board, MoveError, format_otn
+from companion.rules.ruleset import ATTACKERS, DEFENDERS
+
+from .otr import otr_for
+
+T = TypeVar("T")
+
+
+class EngineError(Exception):
+    """An engine failed: ``kind`` is ``crash``, ``silence``, ``garbage``, ``illegal`` or
+    ``stopped``; the message is for people (the page shows it)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class EngineMove:
+    """An engine's answer to ``play``: ``move`` (``"g3-e3"``, checked against the rules) with
+    the ``captures`` it makes and the ``result`` after it (``ongoing``/``attackers``/
+    ``defenders``/``draw``), or ``resigned`` (then ``move`` is None). ``score`` (hundredths of a
+    soldier) / ``mate`` (plies, negative: losing) are the engine's last reported evaluation for its
+    own side, when it reports one; ``seconds`` is how long it took."""
+
+    move: str | None
+    captures: list[str] = field(default_factory=list)
+    result: str = "ongoing"
+    resigned: bool = False
+    message: str = ""
+    score: int | None = None
+    mate: int | None = None
+    depth: int | None = None
+    pv: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class AnalysisLine:
+    """One line of an ``analysis`` answer: the moves (the first checked legal) and the
+    engine's evaluation in soldiers for the side to move (forced results ±1000 minus plies)."""
+
+    moves: list[str]
+    evaluation: float
+
+
+class Pending(Generic[T]):
+    """The result of a request, completed later by the host's threads."""
+
+    def __init__(self, host: OtepHost, what: str) -> None:
+        self.host = host
+        self.what = what
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: EngineError | None = None
+        self._callbacks: list[Callable[[Pending[T]], None]] = []
+        self._lock = threading.Lock()
+        self.started = time.monotonic()
+
+    def done(self) -> bool:
+        """Whether the request has finished (with a result or an error)."""
+        return self._done.is_set()
+
+    def result(self, timeout: float | None = None) -> T:
+        """The result; raises the EngineError it failed with, or TimeoutError if it is not
+        done within ``timeout`` seconds (the request goes on)."""
+        if not self._done.wait(timeout):
+            raise TimeoutError(f"{self.what}: not done yet")
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
+
+    def error(self) -> EngineError | None:
+        """The error it failed with (None while running or when it succeeded)."""
+        return self._error
+
+    def cancel(self) -> None:
+        """Give up the request: the engine is stopped at once (killed)."""
+        if not self.done():
+            self.host.cancel()
+
+    def add_done_callback(self, fn: Callable[[Pending[T]], None]) -> None:
+        """Call ``fn(self)`` when done (at once if it is); runs on a host thread."""
+        with self._lock:
+            if not self._done.is_set():
+                self._callbacks.append(fn)
+                return
+        fn(self)
+
+    def _finish(self, value: T | None = None, error: EngineError | None = None) -> bool:
+        with self._lock:
+            if self._done.is_set():
+                return False
+            self._value, self._error = value, error
+            self._done.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for fn in callbacks:
+            with contextlib.suppress(Exception):  # a caller's callback must not kill the host
+                fn(self)
+        return True
+
+
+class _Process:
+    """One engine process and its threads."""
+
+    def __init__(self, host: OtepHost) -> None:
+        self.host = host
+        self.hello = threading.Event()
+        self.dead = threading.Event()
+        self.outbox: queue.Queue[str | None] = queue.Queue()
+        self.stderr_tail: deque[str] = deque(maxlen=8)
+        self.junk_tail: deque[str] = deque(maxlen=4)
+        self.exit_code: int | None = None
+        self.proc: subprocess.Popen[str] | None = None
+        self.killed = False
+        self.started = time.monotonic()
+        try:
+            self.proc = subprocess.Popen(
+                list(host.argv), cwd=host.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                bufsize=1, start_new_session=True,
+            )
+        except OSError as exc:
+            self.dead.set()
+            raise EngineError(
+                "crash", f"engine {host.name!r} could not be started: {exc.strerror or exc}"
+            ) from None
+        for target, name in ((self._read, "out"), (self._drain, "err"), (self._write, "in")):
+            threading.Thread(target=target, name=f"otep-{name}", daemon=True).start()
+        timer = threading.Timer(host.hello_timeout, self._hello_timeout)
+        timer.daemon = True
+        timer.start()
+
+    def send(self, line: str) -> None:
+        self.outbox.put(line)
+
+    def _write(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None
+        while True:
+            line = self.outbox.get()
+            if line is None:
+                break
+            while not self.hello.wait(0.1):
+                if self.dead.is_set():
+                    return
+            try:
+                proc.stdin.write(line + "\n")
+                proc.stdin.flush()
+            except (OSError, ValueError):
+                return  # the reader reports the exit
+
+    def _drain(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stderr is not None
+        try:
+            for line in proc.stderr:
+                if line.strip():
+                    self.stderr_tail.append(line.rstrip()[:200])
+        except (OSError, ValueError):
+            pass
+
+    def _read(self) -> None:
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None
+        try:
+            for raw in proc.stdout:
+                line = raw.strip()
+                if line:
+                    self.host._on_line(self, line)
+        except (OSError, ValueError):
+            pass
+        try:
+            self.exit_code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.exit_code = None
+        self.dead.set()
+        self.outbox.put(None)
+        self.host._on_exit(self)
+
+    def _hello_timeout(self) -> None:
+        if not self.hello.is_set() and not self.dead.is_set():
+            self.host._fail(self, EngineError(
+                "silence",
+                f"engine {self.host.name!r} did not say hello within "
+                f"{self.host.hello_timeout:g} s{self.junk_note()}",
+            ))
+
+    def junk_note(self) -> str:
+        if self.junk_tail:
+            return "; it printed only: " + " | ".join(self.junk_tail)
+        if self.stderr_tail:
+            return "; its last message: " + self.stderr_tail[-1]
+        return ""
+
+    def kill(self) -> None:
+        self.killed = True
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                with contextlib.suppress(OSError):
+                    proc.kill()
+        self.outbox.put(None)
+
+
+class OtepHost:
+    """Drives one OTEP engine command, e.g. ``["tafl-companion", "engine", "--level", "6"]``.
+
+    ``on_status(text)`` receives the engine's ``status`` texts (on a host thread: keep it
+    short). The process starts with the first request (or :meth:`start`)."""
+
+    def __init__(
+        self, argv: Sequence[str], *, name: str | None = None, cwd: str | None = None,
+        hello_timeout: float = 5.0, grace: float = 3.0,
+        on_status: Callable[[str], None] | None = None,
+    ) -> None:
+        if not argv:
+            raise ValueError("an engine command is needed")
+        self.argv = list(argv)
+        self.name = name or os.path.basename(self.argv[0])
+        self.cwd = cwd
+        self.hello_timeout = hello_timeout
+        self.grace = grace
+        self.on_status = on_status
+        self.thinking: dict | None = None
+        self._lock = threading.RLock()
+        self._proc: _Process | None = None
+        self._pending: Pending | None = None
+        self._kind = ""  # "move" or "analysis"
+        self._mirror: Board | None = None  # the game as the engine knows it
+        self._known: list[tuple[int, int]] = []
+        self._request_board: Board | None = None
+        self._last_status: dict | None = None
+        self.closed = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the engine process now (otherwise the first request does). Raises
+        EngineError when the command cannot be started at all."""
+        with self._lock:
+            self._ensure()
+
+    def _ensure(self) -> _Process:
+        if self.closed:
+            raise EngineError("stopped", f"engine {self.name!r} was closed")
+        if self._proc is None or self._proc.dead.is_set() or self._proc.killed:
+            self._proc = _Process(self)
+            self._mirror = None
+            self._known = []
+        return self._proc
+
+    @property
+    def alive(self) -> bool:
+        """Whether an engine process is running."""
+        proc = self._proc
+        return proc is not None and not proc.dead.is_set() and not proc.killed
+
+    def cancel(self) -> None:
+        """Stop whatever the engine is doing at once (it is killed; the next request starts a
+        new one). A pending request ends with EngineError(kind="stopped")."""
+        with self._lock:
+            proc, pending = self._proc, self._pending
+            self._pending = None
+            self._proc = None
+            self._mirror = None
+            self._known = []
+        if proc is not None:
+            proc.kill()
+        if pending is not None:
+            pending._finish(error=EngineError("stopped", f"engine {self.name!r} was stopped"))
+
+    def close(self) -> None:
+        """Say ``goodbye`` and let the engine exit; it is killed if it has not within a second.
+        Returns at once."""
+        with self._lock:
+            self.closed = True
+            proc, pending = self._proc, self._pending
+            self._pending = None
+            self._proc = None
+        if pending is not None:
+            pending._finish(error=EngineError("stopped", f"engine {self.name!r} was closed"))
+        if proc is None:
+            return
+        proc.send("goodbye")
+
+        def reap() -> None:
+            if not proc.dead.wait(1.0):
+                proc.kill()
+
+        threading.Thread(target=reap, name="otep-reap", daemon=True).start()
+
+    # -- requests -----------------------------------------------------------------------------
+    def request_move(
+        self, board: Board, seconds: float | None = None,
+        clock: tuple[float, float] | None = None, deadline: float | None = None,
+    ) -> Pending[EngineMove]:
+        """Ask for a move in ``board`` (its side to move; the game's history since its start is
+        sent so repetitions count). ``clock``: seconds left for (attackers, defenders), sent as
+        OTEP ``clock``. The request fails with EngineError("silence") when no move comes within
+        ``deadline`` seconds (default: 1.1 × ``seconds`` or the clock's share, + ``grace``)."""
+        if board.outcome() is not None:
+            raise ValueError("the game is over: there is no move to ask for")
+        pending: Pending[EngineMove] = Pending(self, "move")
+        if deadline is None:
+            budget = seconds if seconds is not None else 30.0
+            if clock is not None:
+                left = clock[0] if board.turn == ATTACKERS else clock[1]
+                budget = min(budget, max(left, 0.0))
+            deadline = budget * 1.1 + self.grace
+        lines = []
+        if clock is not None:
+            lines.append(f"clock {int(clock[0] * 1000)} {int(clock[1] * 1000)} 0 0 0")
+        lines.append(f"play {board.turn}")
+        self._submit(pending, "move", board, lines, deadline)
+        return pending
+
+    def analyze(self, board: Board, count: int = 1, seconds: float = 2.0,
+                deadline: float | None = None) -> Pending[list[AnalysisLine]]:
+        """Ask for the ``count`` best lines in ``board`` after thinking ``seconds``."""
+        pending: Pending[list[AnalysisLine]] = Pending(self, "analysis")
+        if board.outcome() is not None:
+            pending._finish([])
+            return pending
+        if deadline is None:
+            deadline = seconds * 1.1 + self.grace
+        # OpenTafl sends whole seconds; below one second a decimal (our engine reads it)
+        secs = f"{round(seconds)}" if seconds >= 1 else f"{max(seconds, 0.05):.2f}"
+        self._submit(pending, "analysis", board, [f"analyze {max(1, count)} {secs}"], deadline)
+        return pending
+
+    def _submit(self, pending: Pending, kind: str, board: Board, lines: list[str],
+                deadline: float) -> None:
+        with self._lock:
+            if self._pending is not None and not self._pending.done():
+                self.cancel()  # one request at a time: a new one replaces the old
+            try:
+                proc = self._ensure()
+            except EngineError as exc:
+                pending._finish(error=exc)
+                return
+            self._pending = pending
+            self._kind = kind
+            self._request_board = _copy_board(board)
+            self._last_status = None
+            for line in self._sync(board):
+                proc.send(line)
+            for line in lines:
+                proc.send(line)
+        timer = threading.Timer(deadline, self._deadline, args=(proc, pending, deadline))
+        timer.daemon = True
+        timer.start()
+
+    def _sync(self, board: Board) -> list[str]:
+        """Lines that bring the engine from what it knows to ``board``."""
+        history = list(zip(board.move_stack, board.capture_stack, strict=True))
+        moves = [(m.frm, m.to) for m, _ in history]
+        out: list[str] = []
+        mirror = self._mirror
+        if mirror is not None and mirror.rules == board.rules and self._known == moves[
+                : len(self._known)] and _start_of(mirror) == _start_of(board):
+            todo = moves[len(self._known):]
+        else:
+            start_pos, start_turn = _start_of(board)
+            mirror = Board(board.rules, start_pos, start_turn)
+            out.append("rules " + otr_for(board.rules, start_pos, start_turn))
+            self._known = []
+            todo = moves
+        for frm, to in todo:
+            mirror.push_unchecked(_move(frm, to))
+            out.append(f"opponent-move {board.name(frm)}-{board.name(to)} {mirror.otn()}")
+            self._known.append((frm, to))
+        self._mirror = mirror
+        return out
+
+    def _deadline(self, proc: _Process, pending: Pending, deadline: float) -> None:
+        if pending.done():
+            return
+        with self._lock:
+            current = self._pending is pending
+        if not current:
+            return
+        if not proc.hello.is_set():
+            return  # the hello timer reports this one
+        self._fail(proc, EngineError(
+            "silence",
+            f"engine {self.name!r} did not answer within {deadline:.1f} s{proc.junk_note()}",
+        ))
+
+    def _fail(self, proc: _Process, error: EngineError) -> None:
+        with self._lock:
+            pending = self._pending if self._proc is proc else None
+            if pending is not None:
+                self._pending = None
+            if self._proc is proc:
+                self._proc = None
+                self._mirror = None
+                self._known = []
+        proc.kill()
+        if pending is not None:
+            pending._finish(error=error)
+
+    # -- what the engine says -----------------------------------------------------------------
+    def _on_line(self, proc: _Process, line: str) -> None:
+        word, _, rest = line.partition(" ")
+        if word == "hello":
+            proc.hello.set()
+            return
+        if word == "status":
+            self._on_status(rest)
+            return
+        with self._lock:
+            if self._proc is not proc:
+                return
+            pending, kind, board = self._pending, self._kind, self._request_board
+        if word == "move" and kind == "move" and pending is not None and board is not None:
+            self._on_move(proc, pending, board, rest)
+        elif word == "analysis" and kind == "analysis" and pending is not None and board:
+            self._on_analysis(proc, pending, board, rest)
+        elif word == "error":
+            code, _, text = rest.partition(" ")
+            if code == "-1" and kind == "move" and pending is not None:
+                with self._lock:
+                    self._pending = None
+                pending._finish(EngineMove(None, resigned=True, message=text.strip(),
+                                           seconds=time.monotonic() - pending.started))
+            elif self.on_status is not None and text:
+                self.on_status(text.strip())
+        elif word in ("rules", "position", "side", "clock", "simple-moves"):
+            pass  # requests for information: everything is sent with each request anyway
+        else:
+            proc.junk_tail.append(line[:120])
+
+    def _on_status(self, text: str) -> None:
+        parsed = parse_status(text)
+        if parsed is not None:
+            self.thinking = parsed
+            with self._lock:
+                self._last_status = parsed
+        if self.on_status is not None:
+            with contextlib.suppress(Exception):
+                self.on_status(text)
+
+    def _on_move(self, proc: _Process, pending: Pending, board: Board, text: str) -> None:
+        words = text.split()
+        if len(words) != 1:
+            self._fail(proc, EngineError(
+                "garbage", f"engine {self.name!r} sent an unreadable move: {text!r}"))
+            return
+        try:
+            move, _ = board.parse_move(_simple_move(words[0]))
+        except MoveError:
+            self._fail(proc, EngineError(
+                "garbage", f"engine {self.name!r} sent an unreadable move: {words[0]!r}"))
+            return
+        reason = board.illegal_reason(move)
+        if reason:
+            self._fail(proc, EngineError(
+                "illegal",
+                f"engine {self.name!r} played an illegal move {words[0]}: {reason}",
+            ))
+            return
+        captured = board.push(move)
+        outcome = board.outcome()
+        with self._lock:
+            if self._pending is not pending:
+                return
+            self._pending = None
+            if self._mirror is not None:
+                self._mirror.push_unchecked(move)
+                self._known.append((move.frm, move.to))
+            status = self._last_status
+        proc.send(f"move {board.otn()}")
+        answer = EngineMove(
+            f"{board.name(move.frm)}-{board.name(move.to)}",
+            sorted(board.geo.names[s] for s in board.geo.iter_bits(captured)),
+            outcome.result if outcome else "ongoing",
+            seconds=time.monotonic() - pending.started,
+        )
+        if status is not None:
+            answer.score, answer.mate = status.get("cp"), status.get("mate")
+            answer.depth, answer.pv = status.get("depth"), status.get("pv", [])
+        pending._finish(answer)
+
+    def _on_analysis(self, proc: _Process, pending: Pending, board: Board, text: str) -> None:
+        words = text.split()
+        lines: list[AnalysisLine] = []
+        try:
+            count = int(words[0])
+            pairs = words[1:]
+            if len(pairs) % 2 or count < 0:
+                raise ValueError("odd number of fields")
+            for i in range(0, len(pairs), 2):
+                moves = [m for m in pairs[i].split("|") if m]
+                value = float(pairs[i + 1])
+                if not moves:
+                    raise ValueError("an empty line")
+                move, _ = board.parse_move(_simple_move(moves[0]))
+                reason = board.illegal_reason(move)
+                if reason:
+                    self._fail(proc, EngineError(
+                        "illegal",
+                        f"engine {self.name!r} analysed an illegal move {moves[0]}: {reason}",
+                    ))
+                    return
+                lines.append(AnalysisLine([_simple_move(m) for m in moves], value))
+        except (ValueError, IndexError, MoveError) as exc:
+            self._fail(proc, EngineError(
+                "garbage", f"engine {self.name!r} sent an unreadable analysis ({exc}): "
+                f"{text[:120]!r}"))
+            return
+        with self._lock:
+            if self._pending is not pending:
+                return
+            self._pending = None
+        pending._finish(lines)
+
+    def _on_exit(self, proc: _Process) -> None:
+        with self._lock:
+            mine = self._proc is proc
+            pending = self._pending if mine else None
+            if mine:
+                self._pending = None
+                self._proc = None
+                self._mirror = None
+                self._known = []
+        if pending is None or proc.killed:
+            return
+        code = proc.exit_code
+        how = f"exited with status {code}" if code is not None and code >= 0 else (
+            f"was killed by signal {-code}" if code is not None else "closed its output")
+        tail = f": {' | '.join(proc.stderr_tail)}" if proc.stderr_tail else ""
+        pending._finish(error=EngineError("crash", f"engine {self.name!r} {how}{tail}"))
+
+
+def parse_status(text: str) -> dict | None:
+    """``{"depth", "cp" or "mate", "nodes", "seconds", "pv"}`` from this project's status lines
+    (``depth 7 score cp 125 nodes 1234 time 0.50 pv a1-a2 ...``); None for other texts."""
+    words = text.split()
+    if len(words) < 4 or words[0] != "depth" or words[2] != "score":
+        return None
+    out: dict = {}
+    try:
+        out["depth"] = int(words[1])
+        i = 3
+        kind, value = words[i], int(words[i + 1])
+        out["cp" if kind == "cp" else "mate"] = value
+        i += 2
+        while i < len(words):
+            key = words[i]
+            if key == "pv":
+                out["pv"] = words[i + 1:]
+                break
+            if key == "nodes":
+                out["nodes"] = int(words[i + 1])
+            elif key == "time":
+                out["seconds"] = float(words[i + 1])
+            i += 2
+    except (ValueError, IndexError):
+        return None
+    return out
+
+
+def _simple_move(text: str) -> str:
+    body = text.strip()
+    if body[:1] in ("K", "T", "t"):
+        body = body[1:]
+    return body.split("x", 1)[0].rstrip("+-")
+
+
+def _move(frm: int, to: int):  # noqa: ANN202 - companion.rules.Move
+    from companion.rules import Move
+
+    return Move(frm, to)
+
+
+def _start_of(board: Board) -> tuple[str, str]:
+    """The position and side to move the board's move stack starts from."""
+    if not board.move_stack:
+        return board.otn(), board.turn
+    att, dfn, king, turn = board._undo[0][:4]  # the state before the first move
+    return format_otn(att, dfn, king, board.size), turn
+
+
+def _copy_board(board: Board) -> Board:
+    """An independent copy of ``board`` with its whole history (``board`` is not touched)."""
+    if not board.move_stack:
+        return Board(board.rules, board.otn(), board.turn, board.king_left)
+    att, dfn, king, turn, king_left = board._undo[0][:5]
+    copy = Board(board.rules, format_otn(att, dfn, king, board.size), turn, king_left)
+    for m in board.move_stack:
+        copy.push_unchecked(m)
+    return copy
+
+
+def other_side(side: str) -> str:
+    """The opponent of ``side``."""
+    return DEFENDERS if side == ATTACKERS else ATTACKERS

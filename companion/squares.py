@@ -1,0 +1,180 @@
+"""One square vocabulary for the whole project: names <-> (file, rank) <-> index, strictly.
+
+A square name is a lower-case ASCII file letter followed by the rank in ASCII digits without a
+leading zero: ``a1`` is the bottom-left corner, ``k11`` the top-right one of an 11x11 board.
+Files and ranks are zero-based numbers here (``a1`` is file 0, rank 0); a square's *index* is
+``rank * size + file``, the layout of the rules core's bitboards.
+
+Parsing is strict, because names arrive from the network, from files and from drivers: ``A1``,
+``a01``, ``a1 `` (whitespace), ``a+1``, ``a١`` (a non-ASCII digit) or ``ａ1`` (a full-width
+letter) are not square names, and :class:`SquareError` (a ``ValueError``) names the text and
+says what is wrong with it. Nothing is normalised on the way: a name is accepted exactly as
+written or refused.
+
+Boards are square, 1x1 up to 26x26 (files ``a``..``z``); the project's variants use 7 to 19.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+MAX_SIZE = 26
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_DIGITS = "0123456789"
+#: Every canonical name on the largest board -> (file, rank): one dict look-up per parse.
+_COORDS: dict[str, tuple[int, int]] = {
+    f"{_LETTERS[f]}{r + 1}": (f, r) for f in range(MAX_SIZE) for r in range(MAX_SIZE)
+}
+
+
+class SquareError(ValueError):
+    """Text that is not a canonical square name, or a square that is not on the board."""
+
+
+def check_size(size: int) -> int:
+    """``size`` if it is a board size this vocabulary can name (1..26), else SquareError."""
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_SIZE:
+        raise SquareError(f"board size must be a whole number from 1 to {MAX_SIZE}, not {size!r}")
+    return size
+
+
+def _problem(text: object) -> str:
+    """Why ``text`` is not a square name (for the error message)."""
+    if not isinstance(text, str):
+        return f"a square name must be text, not {type(text).__name__}"
+    if not text:
+        return "empty square name"
+    if text != text.strip() or any(c.isspace() for c in text):
+        return f"square name {text!r} contains whitespace"
+    if not text.isascii():
+        return (f"square name {text!r} contains non-ASCII characters (write a file letter a-z "
+                "and ASCII digits, like e3)")
+    head, rank = text[0], text[1:]
+    if head in _LETTERS.upper():
+        return f"square name {text!r}: the file letter must be lower-case ({head.lower()}{rank})"
+    if head not in _LETTERS:
+        return f"square name {text!r} must start with a file letter a-z"
+    if not rank:
+        return f"square name {text!r} has no rank"
+    if any(c not in _DIGITS for c in rank):
+        return f"square name {text!r}: the rank must be digits only"
+    if rank[0] == "0":
+        return f"square name {text!r}: the rank may not start with 0"
+    return f"square {text!r} is beyond the largest board ({MAX_SIZE}x{MAX_SIZE})"
+
+
+def parse_coords(text: str, size: int = MAX_SIZE) -> tuple[int, int]:
+    """Zero-based ``(file, rank)`` of a square name on a ``size`` x ``size`` board.
+
+    >>> parse_coords("c2", 7)
+    (2, 1)
+
+    SquareError if ``text`` is not a canonical name or the square is off the board."""
+    try:
+        f, r = _COORDS[text]
+    except (KeyError, TypeError):
+        raise SquareError(_problem(text)) from None
+    if f >= size or r >= size:
+        raise SquareError(f"square {text!r} is off the {size}x{size} board")
+    return f, r
+
+
+def coords_name(file: int, rank: int, size: int = MAX_SIZE) -> str:
+    """The name of the square at zero-based ``file`` and ``rank``: ``coords_name(0, 0) == "a1"``.
+    SquareError if it is off a ``size`` x ``size`` board."""
+    if not (0 <= file < size and 0 <= rank < size):
+        raise SquareError(f"file {file}, rank {rank} is off the {size}x{size} board")
+    return f"{_LETTERS[file]}{rank + 1}"
+
+
+def file_letter(file: int) -> str:
+    """The letter of a zero-based file: ``file_letter(4) == "e"``."""
+    if not 0 <= file < MAX_SIZE:
+        raise SquareError(f"file {file} has no letter (files are 0 to {MAX_SIZE - 1})")
+    return _LETTERS[file]
+
+
+@lru_cache(maxsize=MAX_SIZE + 1)
+def square_names(size: int) -> tuple[str, ...]:
+    """Every square name of a ``size`` board in index order (``a1``, ``b1``, ..., ``a2``, ...)."""
+    check_size(size)
+    return tuple(f"{_LETTERS[i % size]}{i // size + 1}" for i in range(size * size))
+
+
+def parse_square(text: str, size: int) -> int:
+    """The index (``rank * size + file``) of a square name on a ``size`` board; SquareError if it
+    is not a canonical name or not on the board."""
+    f, r = parse_coords(text, size)
+    return r * size + f
+
+
+def square_name(index: int, size: int) -> str:
+    """The name of square ``index`` on a ``size`` board; SquareError if it is off the board."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < size * size:
+        raise SquareError(f"square index {index!r} is off the {size}x{size} board")
+    return square_names(size)[index]
+
+
+def is_square_name(text: object, size: int = MAX_SIZE) -> bool:
+    """Whether ``text`` is a canonical name of a square on a ``size`` board."""
+    c = _COORDS.get(text) if isinstance(text, str) else None
+    return c is not None and c[0] < size and c[1] < size
+
+
+# -- relations between squares (by name) -------------------------------------------------------
+
+
+def same_line(a: str, b: str) -> bool:
+    """Whether two squares share a rank or a file."""
+    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
+    return fa == fb or ra == rb
+
+
+def touching(a: str, b: str) -> bool:
+    """Whether two different squares touch (orthogonally or diagonally)."""
+    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
+    return a != b and abs(fa - fb) <= 1 and abs(ra - rb) <= 1
+
+
+def distance(a: str, b: str) -> int:
+    """King-step (Chebyshev) distance between two squares."""
+    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
+    return max(abs(fa - fb), abs(ra - rb))
+
+
+def line(frm: str, to: str, size: int, extend: int = 0) -> list[str]:
+    """The squares of the straight line from ``frm`` to ``to`` (both included), extended by
+    ``extend`` squares beyond each end where the board goes on (``frm == to``: just the
+    square). SquareError if the two are not on one rank or file."""
+    (f0, r0), (f1, r1) = parse_coords(frm, size), parse_coords(to, size)
+    if f0 != f1 and r0 != r1:
+        raise SquareError(f"{frm} and {to} are not on one rank or file")
+    df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
+    n = max(abs(f1 - f0), abs(r1 - r0))
+    if not n:
+        return [frm]
+    out = []
+    for i in range(-extend, n + extend + 1):
+        f, r = f0 + i * df, r0 + i * dr
+        if 0 <= f < size and 0 <= r < size:
+            out.append(f"{_LETTERS[f]}{r + 1}")
+    return out
+
+
+def neighbours(sq: str, size: int, diagonal: bool = False) -> list[str]:
+    """The squares beside ``sq`` on a ``size`` board (north, south, east, west; then the four
+    diagonal ones with ``diagonal``)."""
+    f, r = parse_coords(sq, size)
+    steps = [(0, 1), (0, -1), (1, 0), (-1, 0)]
+    if diagonal:
+        steps += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
+    return [f"{_LETTERS[f + df]}{r + dr + 1}" for df, dr in steps
+            if 0 <= f + df < size and 0 <= r + dr < size]
+
+
+def step(sq: str, dfile: int, drank: int, size: int) -> str | None:
+    """The square ``dfile`` files and ``drank`` ranks from ``sq``, None if off the board."""
+    f, r = parse_coords(sq, size)
+    f, r = f + dfile, r + drank
+    return f"{_LETTERS[f]}{r + 1}" if 0 <= f < size and 0 <= r < size else None

@@ -1,0 +1,187 @@
+"""The OTEP host: drives our own engine through a whole game, and reports every way an engine
+can fail — crash, silence, garbage, an illegal move — clearly, without ever hanging."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+
+import pytest
+
+from companion.engine.analysis import analyse_game
+from companion.engine.otep_host import EngineError, OtepHost, parse_status
+from companion.rules import PRESETS, Board
+from companion.rules.game import Game
+
+BRANDUBH = PRESETS["brandubh"]
+OURS = [sys.executable, "-m", "companion", "engine"]
+
+# a scripted OTEP engine: its behaviour is chosen by its first argument
+FAKE = textwrap.dedent("""
+    import sys, time
+    mode = sys.argv[1]
+    def say(line):
+        sys.stdout.write(line + "\\n"); sys.stdout.flush()
+    if mode == "mute":
+        time.sleep(60)
+    if mode == "chatty":
+        say("OpenTafl-like banner, not a command")
+    say("hello")
+    for line in sys.stdin:
+        word = line.split(" ", 1)[0].strip()
+        if word == "goodbye":
+            break
+        if word == "play":
+            if mode == "garbage":
+                say("move banana")
+            elif mode == "illegal":
+                say("move a1-a2")
+            elif mode == "crash":
+                sys.stderr.write("Traceback: something broke\\n"); sys.stderr.flush()
+                sys.exit(3)
+            elif mode in ("silent", "chatty"):
+                say("thinking very hard")
+            elif mode == "resign":
+                say("error -1 I resign")
+            elif mode == "slow":
+                say("status depth 3 score cp -40 nodes 10 time 0.1 pv d2-e2")
+                time.sleep(0.3)
+                say("move d2-e2")
+        if word == "analyze":
+            say("analysis 1 d2-e2|d3-e3 0.25" if mode != "garbage" else "analysis 2 d2-e2")
+""")
+
+
+@pytest.fixture
+def fake(tmp_path):
+    path = tmp_path / "fake_engine.py"
+    path.write_text(FAKE)
+
+    def make(mode: str, **kw) -> OtepHost:
+        kw.setdefault("grace", 1.0)
+        kw.setdefault("hello_timeout", 2.0)
+        return OtepHost([sys.executable, str(path), mode], name=f"fake-{mode}", **kw)
+
+    return make
+
+
+def _fails(host: OtepHost, kind: str, match: str, seconds: float | None = 0.5) -> EngineError:
+    start = time.monotonic()
+    pending = host.request_move(Board(BRANDUBH), seconds=seconds)
+    assert time.monotonic() - start < 0.5, "requests never block"
+    with pytest.raises(EngineError, match=match) as info:
+        pending.result(timeout=10)
+    assert info.value.kind == kind
+    host.close()
+    return info.value
+
+
+def test_garbage_move_is_reported(fake):
+    _fails(fake("garbage"), "garbage", "unreadable move: 'banana'")
+
+
+def test_illegal_move_is_reported(fake):
+    _fails(fake("illegal"), "illegal", r"illegal move a1-a2: .*")
+
+
+def test_crash_is_reported_with_the_engines_last_words(fake):
+    err = _fails(fake("crash"), "crash", "exited with status 3")
+    assert "something broke" in str(err)
+
+
+def test_silence_is_reported_at_the_deadline_and_the_engine_killed(fake):
+    host = fake("silent")
+    start = time.monotonic()
+    err = _fails(host, "silence", r"did not answer within 1\.6 s")
+    assert time.monotonic() - start < 4
+    assert not host.alive and "thinking very hard" in str(err)
+
+
+def test_an_engine_that_never_says_hello(fake):
+    host = fake("mute", hello_timeout=0.5)
+    _fails(host, "silence", "did not say hello within 0.5 s")
+
+
+def test_a_command_that_does_not_exist():
+    host = OtepHost(["/nonexistent/engine-binary"], name="nothing")
+    pending = host.request_move(Board(BRANDUBH), seconds=1)
+    with pytest.raises(EngineError, match="could not be started") as info:
+        pending.result(timeout=5)
+    assert info.value.kind == "crash"
+
+
+def test_banners_are_ignored_but_resignation_is_understood(fake):
+    host = fake("resign")
+    answer = host.request_move(Board(BRANDUBH), seconds=1).result(timeout=10)
+    assert answer.resigned and answer.move is None and answer.message == "I resign"
+    host.close()
+
+
+def test_status_and_score_reach_the_caller(fake):
+    seen: list[str] = []
+    host = fake("slow", on_status=seen.append)
+    answer = host.request_move(Board(BRANDUBH), seconds=2).result(timeout=10)
+    assert answer.move == "d2-e2" and answer.score == -40 and answer.depth == 3
+    assert seen and seen[0].startswith("depth 3")
+    host.close()
+
+
+def test_cancel_stops_at_once_and_the_next_request_restarts(fake):
+    host = fake("silent")
+    pending = host.request_move(Board(BRANDUBH), seconds=30)
+    time.sleep(0.3)
+    start = time.monotonic()
+    pending.cancel()
+    with pytest.raises(EngineError) as info:
+        pending.result(timeout=2)
+    assert info.value.kind == "stopped" and time.monotonic() - start < 1
+    host.close()
+
+
+def test_garbage_analysis_is_reported(fake):
+    host = fake("garbage")
+    with pytest.raises(EngineError, match="unreadable analysis"):
+        host.analyze(Board(BRANDUBH), 2, 1).result(timeout=10)
+    host.close()
+
+
+def test_parse_status():
+    assert parse_status("depth 7 score mate -3 nodes 10 time 0.5 pv a1-a2 b2-b3") == {
+        "depth": 7, "mate": -3, "nodes": 10, "seconds": 0.5, "pv": ["a1-a2", "b2-b3"]}
+    assert parse_status("thinking") is None
+
+
+def test_our_engine_plays_a_whole_game_against_itself_through_the_host():
+    """Two copies of ``tafl-companion engine`` play Brandubh through OTEP to the end; a
+    takeback in the middle is resynchronised."""
+    game = Game(BRANDUBH)
+    hosts = {side: OtepHost([*OURS, "--level", "4", "--seed", str(i)], name=side)
+             for i, side in enumerate(("attackers", "defenders"))}
+    took_back = False
+    while not game.is_over() and len(game.moves) < 150:
+        answer = hosts[game.turn].request_move(game.board, seconds=2).result(timeout=30)
+        assert answer.move is not None
+        played = game.play(answer.move)
+        assert sorted(played.captured) == sorted(answer.captures)
+        if len(game.moves) == 6 and not took_back:
+            game.undo()
+            game.undo()
+            took_back = True
+    assert game.is_over(), "a decided game"
+    for host in hosts.values():
+        host.close()
+
+
+def test_post_game_analysis_through_the_host():
+    game = Game(BRANDUBH)
+    for text in ("d2-e2", "d3-a3", "f4-f2", "d4-d3", "e2-d2"):
+        game.play(text)
+    host = OtepHost([*OURS], name="analyser")
+    report = analyse_game(host, game, seconds=0.3)
+    host.close()
+    assert len(report.plies) == len(game.moves)
+    assert len(report.evaluations) == len(game.moves) + 1
+    assert report.swings and report.swings == sorted(report.swings, key=lambda s: -s.loss)
+    for swing in report.swings:
+        assert swing.best_move is None or "-" in swing.best_move
