@@ -84,7 +84,7 @@ class SseClient:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        self.sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         self.events: list[tuple[float, dict]] = []
         self.cond = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()

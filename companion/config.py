@@ -8,6 +8,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     [web]
     host = "0.0.0.0"
     port = 8080
+    allowed_hosts = ["tafl.example.org"]   # extra names the page answers to (DNS rebinding)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
 
@@ -37,7 +38,7 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "web", "board", "leds")
-WEB_KEYS = ("host", "port")
+WEB_KEYS = ("host", "port", "allowed_hosts")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
 
@@ -55,6 +56,7 @@ class DaemonConfig:
     pin: str | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
+    allowed_hosts: tuple[str, ...] = ()  # extra Host names the page answers to (web.auth)
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
     source: str = "(defaults)"
@@ -123,6 +125,17 @@ def check_host(value: object, where: str = "[web] host") -> str:
     return value
 
 
+def check_allowed_hosts(value: object, where: str = "[web] allowed_hosts") -> tuple[str, ...]:
+    """Extra host names (or ``*.domain``) the page answers to, besides its own."""
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and v and v.isascii() and not any(c.isspace() or c in "/@?#" for c in v)
+        for v in value
+    ):
+        raise ConfigError(f'{where} must be a list of host names such as ["tafl.example.org"], '
+                          f"not {value!r}")
+    return tuple(value)
+
+
 def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonConfig:
     """A checked DaemonConfig from a parsed TOML document."""
     try:
@@ -145,6 +158,8 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             cfg = replace(cfg, port=check_port(web["port"]))
         if "host" in web:
             cfg = replace(cfg, host=check_host(web["host"]))
+        if "allowed_hosts" in web:
+            cfg = replace(cfg, allowed_hosts=check_allowed_hosts(web["allowed_hosts"]))
         try:
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:

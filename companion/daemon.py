@@ -3,8 +3,8 @@
 One scan-loop thread reads the board at its scan rate, feeds changed scans to the tracker (and
 ticks it otherwise), stores every accepted move in SQLite *before* it is shown anywhere, drives
 the LEDs, publishes the page state to the Server-Sent-Events hub and pings the systemd watchdog.
-The web server (waitress) runs in its own threads; its controls act on the game under the same
-lock as the loop.
+The web server (``companion.web.server``) runs in its own threads; its controls act on the game
+under the same lock as the loop.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from typing import Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.sim import ReplayBoard, SimBoard
+from companion.messages import event_text
 from companion.notify import Notifier
 from companion.qr import print_startup
 from companion.rules import PRESETS, get_variant, other
@@ -31,6 +32,7 @@ from companion.rules.board import REASON_TEXT, MoveError
 from companion.rules.game import Game
 from companion.rules.threats import threat_json
 from companion.store import Store, StoreError
+from companion.tracker.events import ProposalError, apply_proposal
 from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.daemon")
@@ -159,32 +161,25 @@ class Daemon:
             self.board.resize(game.rules.size, game.board.occupied_names())
 
     def _serve(self) -> None:
-        import waitress
-
         from companion.web import create_app
+        from companion.web.auth import HostCheck
+        from companion.web.server import WebServer
 
         app = create_app(self)
         try:
-            self.server = waitress.create_server(
-                app, host=self.cfg.host, port=self.cfg.port, threads=12,
-                channel_timeout=60, ident="tafl-companion", clear_untrusted_proxy_headers=True,
-            )
+            self.server = WebServer(app, self.hub, self.cfg.host, self.cfg.port,
+                                    allow_host=HostCheck(self.cfg.allowed_hosts,
+                                                         self.cfg.host).allows)
         except OSError as exc:
             raise ConfigError(
                 f"cannot listen on {self.cfg.host}:{self.cfg.port}: {exc.strerror or exc}"
             ) from None
-        t = threading.Thread(target=self._run_server, name="web", daemon=True)
-        t.start()
-        self._threads.append(t)
-
-    def _run_server(self) -> None:
-        with contextlib.suppress(Exception):  # closing the sockets ends the loop with an error
-            self.server.run()
+        self.server.start()
 
     @property
     def port(self) -> int:
         """The port actually listened on (``--port 0`` picks a free one)."""
-        return int(self.server.effective_port)
+        return int(self.server.port)
 
     @property
     def url(self) -> str:
@@ -196,14 +191,7 @@ class Daemon:
         self._stop.set()
         self.hub.close()
         if self.server is not None:
-            from waitress import wasyncore
-
-            with contextlib.suppress(Exception):
-                self.server.task_dispatcher.shutdown(timeout=2)
-            with contextlib.suppress(Exception):
-                self.server.close()
-            with contextlib.suppress(Exception):
-                wasyncore.close_all(self.server._map)
+            self.server.close()
         for t in self._threads:
             t.join(timeout=5)
         with self.lock:
@@ -287,7 +275,14 @@ class Daemon:
         return bool(getattr(self.board, "due", False))
 
     def _handle(self, events: list) -> None:
-        """Store what the events changed (one transaction), before anything announces it."""
+        """Apply the tracker's proposals to the game, then store what changed (one
+        transaction) before anything announces it."""
+        for e in events:
+            try:
+                apply_proposal(self.game, e)
+            except ProposalError as exc:  # the tracker's model differs: resync it
+                log.warning("game %d: tracker proposal refused (%s); resyncing", self.gid, exc)
+                self._resync = True
         stored = [e for e in events if e.kind != "leds"]
         if any(e.kind in ("move", "revised") for e in stored):
             self.accepted_at = time.time()
@@ -295,7 +290,7 @@ class Daemon:
             self.note = ""
         self._sync(stored)
         for e in stored:  # logged once stored: a logged move is never lost
-            log.info("game %d: %s %s", self.gid, e.kind, _brief(e.data))
+            log.info("game %d: %s", self.gid, event_text(e))
 
     def _sync(self, events: list, kind_data: tuple[str, dict] | None = None) -> None:
         game = self.game
@@ -514,12 +509,6 @@ class Daemon:
         return dict(zip(SIDES, self.players))
 
 
-def _brief(data: Any) -> str:
-    if isinstance(data, dict):
-        return " ".join(f"{k}={v}" for k, v in data.items() if k != "leds")
-    return str(data)
-
-
 # -- the command ---------------------------------------------------------------------------------
 
 
@@ -534,8 +523,6 @@ def _setup_logging() -> None:
     handler.setFormatter(logging.Formatter(fmt))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
-    logging.getLogger("waitress").setLevel(logging.WARNING)
-    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def build(args: argparse.Namespace) -> Daemon:

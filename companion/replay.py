@@ -16,6 +16,7 @@ from pathlib import Path
 from .rules.game import Game
 from .trace import Trace, TraceError, parse_trace, read_trace
 from .tracker import Event, Tracker
+from .tracker.events import EventKind, apply_proposal
 from .tracker.squares import path
 
 
@@ -42,12 +43,21 @@ def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[Event,
     return out
 
 
-def run_trace(trace: Trace, tracker: Tracker | None = None) -> tuple[Tracker, list[Event]]:
+def run_trace(trace: Trace, tracker: Tracker | None = None, game: Game | None = None
+              ) -> tuple[Game, list[Event]]:
     """Feed a parsed trace through a tracker (a fresh one on the variant's start position by
-    default); returns the tracker and every event in order."""
+    default) and apply its proposals to ``game`` the way the session does (a fresh game by
+    default). Returns that game and every event in order."""
+    if game is None:
+        game = Game(trace.rules)
     if tracker is None:
-        tracker = Tracker(Game(trace.rules))
+        tracker = Tracker(game)
     out: list[Event] = []
+
+    def take(events: list[Event]) -> None:
+        for e in events:
+            apply_proposal(game, e)
+        out.extend(events)
 
     def advance(t: float) -> None:
         """Tick at every deadline up to ``t``."""
@@ -56,26 +66,25 @@ def run_trace(trace: Trace, tracker: Tracker | None = None) -> tuple[Tracker, li
             d = tracker.deadline
             if d is None or d > t or (last is not None and d <= last):
                 return
-            out.extend(tracker.tick(d))
+            take(tracker.tick(d))
             last = d
 
     for scan in trace.scans:
         advance(scan.t)
-        out.extend(tracker.feed(scan))
+        take(tracker.feed(scan))
     advance(trace.end)
-    out.extend(tracker.tick(trace.end))
-    return tracker, out
+    take(tracker.tick(trace.end))
+    return game, out
 
 
-def summary(tracker: Tracker, events: Iterable[Event]) -> dict:
+def summary(game: Game, events: Iterable[Event]) -> dict:
     """The replay summary: accepted moves (final versions), result, illegal and warning counts."""
     kinds = [e.kind for e in events]
-    game = tracker.game
     return {
         "moves": list(game.moves),
         "result": game.result,
-        "illegal": kinds.count("illegal"),
-        "warnings": kinds.count("warning"),
+        "illegal": kinds.count(EventKind.ILLEGAL),
+        "warnings": kinds.count(EventKind.WARNING),
     }
 
 
@@ -87,8 +96,8 @@ def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
         trace = read_trace(path_or_lines)
     else:
         trace = parse_trace(path_or_lines)
-    tracker, evs = run_trace(trace)
-    return summary(tracker, evs), ([e.to_json() for e in evs] if events else [])
+    game, evs = run_trace(trace)
+    return summary(game, evs), ([e.to_json() for e in evs] if events else [])
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

@@ -15,9 +15,6 @@ from dataclasses import dataclass, field
 ATTACKER_COLOUR = "a"
 DEFENDER_COLOUR = "d"
 
-#: The LED roles a feedback frame may give a square (see ``companion.feedback``).
-LED_ROLES = ("capture", "illegal", "from", "to", "target", "setup", "win")
-
 
 @dataclass(frozen=True, slots=True)
 class Scan:

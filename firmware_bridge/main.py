@@ -32,7 +32,7 @@ try:
 except ImportError:
     import protocol as P  # type: ignore[no-redef]
 
-FW_VERSION = "1.0"
+FW_VERSION = "1.1"
 CONFIG_FILE = "bridge_config.json"
 
 DEFAULT_CONFIG = {
@@ -76,19 +76,78 @@ DEFENDER = 1
 ATTACKER = 2
 
 
+MODES = ("matrix", "matrix165", "shift", "hall")
+SYNC_MIN_MS = 50  # a SYNC is answered with a SNAP at most this often
+
+
+class ConfigError(ValueError):
+    """A configuration the firmware cannot run; reported to the host in ERR lines."""
+
+
 def load_config(path=CONFIG_FILE):
-    """DEFAULT_CONFIG updated with the JSON file ``path`` when it exists."""
+    """DEFAULT_CONFIG updated with the JSON file ``path`` when it exists; ConfigError when the
+    file is not a JSON object."""
+    import json
+
     cfg = dict(DEFAULT_CONFIG)
     try:
-        import json
-
         with open(path) as f:
-            cfg.update(json.load(f))
+            text = f.read()
     except OSError:
-        pass
-    if not cfg["led_count"]:
+        text = None
+    if text is not None:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ConfigError(path + " is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ConfigError(path + " must hold a JSON object")
+        cfg.update(data)
+    if not cfg["led_count"] and isinstance(cfg["size"], int):
         cfg["led_count"] = cfg["size"] * cfg["size"]
     return cfg
+
+
+def _pin_list(cfg, key, need):
+    pins = cfg[key]
+    if not isinstance(pins, list) or not all(isinstance(p, int) for p in pins):
+        raise ConfigError("%s must be a list of GPIO numbers" % key)
+    if len(pins) < need:
+        raise ConfigError(
+            "%s lists %d pins; mode %s on a %dx%d board needs %d"
+            % (key, len(pins), cfg["mode"], cfg["size"], cfg["size"], need)
+        )
+    return pins
+
+
+def check_config(cfg):
+    """Raise ConfigError naming the first thing in ``cfg`` the firmware cannot run with."""
+    size = cfg["size"]
+    if not isinstance(size, int) or not 3 <= size <= 19:
+        raise ConfigError("size must be a whole number from 3 to 19, not %r" % (size,))
+    mode = cfg["mode"]
+    if mode not in MODES:
+        raise ConfigError("mode must be one of %s, not %r" % (", ".join(MODES), mode))
+    for key in ("scan_ms", "debounce", "snapshot_ms", "heartbeat_ms", "host_timeout_ms"):
+        if not isinstance(cfg[key], int) or cfg[key] < 0:
+            raise ConfigError("%s must be a whole number >= 0" % key)
+    if not isinstance(cfg["led_count"], int) or cfg["led_count"] < 0:
+        raise ConfigError("led_count must be a whole number >= 0")
+    used = []
+    if mode in ("matrix", "matrix165"):
+        used += _pin_list(cfg, "row_pins", size)[:size]
+    if mode == "matrix":
+        used += _pin_list(cfg, "col_pins", size)[:size]
+    if mode == "hall":
+        nmux = (size * size + 15) // 16
+        used += _pin_list(cfg, "mux_select", 4)[:4] + _pin_list(cfg, "mux2_select", 4)[:4]
+        used += _pin_list(cfg, "adc_pins", (nmux + 15) // 16)[: (nmux + 15) // 16]
+    if mode in ("matrix165", "shift"):
+        used += [cfg["sr_load"], cfg["sr_clock"], cfg["sr_data"]]
+    used.append(cfg["led_pin"])
+    for i in range(len(used)):
+        if used[i] in used[i + 1 :]:
+            raise ConfigError("GPIO %r is given two jobs" % (used[i],))
 
 
 class Console:
@@ -212,8 +271,12 @@ class MatrixScanner:
             return self.chain.read()
         return [0 if c.value() else 1 for c in self.cols]
 
-    def scan(self, out):
-        """Fill ``out`` with one raw reading; squares of stuck columns keep their last value."""
+    def scan(self, out, stable):
+        """Fill ``out`` with one raw reading. The squares of a stuck column read as they are in
+        ``stable`` (the debounced board): frozen, as the host-side GPIO matrix does. A column
+        that shorts in the middle of a scan may already have put pieces into the rows after the
+        short in this reading; the next reading freezes it to ``stable``, so those phantoms never
+        last the ``debounce`` readings that would make them real."""
         size = self.size
         # every row released: a column reading closed now is shorted to ground (stuck)
         idle = self._read_cols()
@@ -225,7 +288,9 @@ class MatrixScanner:
             row.value(1)
             base = r * size
             for c in range(size):
-                if not idle[c]:
+                if idle[c]:
+                    out[base + c] = stable[base + c]
+                else:
                     out[base + c] = DEFENDER if closed[c] else EMPTY
 
 
@@ -259,7 +324,7 @@ class ShiftScanner:
         self.chain = ShiftChain(cfg, cfg["size"] * cfg["size"])
         self.stuck = []
 
-    def scan(self, out):
+    def scan(self, out, stable):
         bits = self.chain.read()
         for i in range(len(out)):
             out[i] = DEFENDER if bits[i] else EMPTY
@@ -288,7 +353,7 @@ class HallScanner:
         for k in range(4):
             pins[k].value((value >> k) & 1)
 
-    def scan(self, out):
+    def scan(self, out, stable):
         n = self.n
         state = self.raw_state
         for ch in range(16):
@@ -360,35 +425,27 @@ class Bridge:
         self.deb = Debouncer(self.n, cfg["debounce"])
         self.raw = bytearray(self.n)
         self.rx = P.LineBuffer()
-        self.seq = 0
+        self.seq = 0  # from boot on, never restarted: the host drops lines that are not ahead
+        self.host_seq = None  # the last host line taken; HOST starts it afresh
         self.scans = 0
         self.bad = 0
         self.stuck_reported = []
         self.primed = False
         self.stopped = False
         self.tail = b""
-        self.boot = "%04x" % self._boot_id()
+        self.boot = "%04x" % boot_id()
         now = time.ticks_ms()
         self.t_scan = now
         self.t_snap = now
         self.t_hb = now
         self.t_host = now
-
-    @staticmethod
-    def _boot_id():
-        try:
-            import random
-
-            return random.getrandbits(16)
-        except (ImportError, AttributeError):
-            return time.ticks_ms() & 0xFFFF
+        self.t_sync = time.ticks_add(now, -SYNC_MIN_MS)
 
     def send(self, kind, payload=""):
-        self.console.write(P.encode_line(self.seq, kind, payload))
+        self.console.write(P.device_line(self.seq, kind, payload, self.boot))
         self.seq = P.next_seq(self.seq)
 
     def hello(self):
-        self.seq = 0
         self.send(
             P.HELLO,
             P.encode_kv(
@@ -432,6 +489,10 @@ class Bridge:
     def handle(self, line):
         try:
             seq, kind, args = P.decode_line(line, P.HOST_TYPES)
+            stale = self.host_seq is not None and not P.seq_ahead(self.host_seq, seq)
+            if kind != P.HOST and stale:
+                raise P.ProtocolError("stale seq")
+            self.host_seq = seq
             if kind == P.LED:
                 pixels = P.decode_leds(args, self.leds.count)
                 self.leds.show(pixels)
@@ -444,7 +505,10 @@ class Bridge:
         if kind == P.HOST:
             self.hello()
         elif kind == P.SYNC:
-            self.snapshot()
+            now = time.ticks_ms()
+            if time.ticks_diff(now, self.t_sync) >= SYNC_MIN_MS:
+                self.t_sync = now
+                self.snapshot()
 
     def step(self):
         """One pass of the main loop."""
@@ -452,7 +516,7 @@ class Bridge:
         cfg = self.cfg
         if time.ticks_diff(now, self.t_scan) >= cfg["scan_ms"]:
             self.t_scan = now
-            self.scanner.scan(self.raw)
+            self.scanner.scan(self.raw, self.deb.stable)
             self.scans += 1
             changed = self.deb.update(self.raw)
             if self.scanner.stuck != self.stuck_reported:
@@ -484,7 +548,7 @@ class Bridge:
         same = 0
         last = None
         while same < self.deb.need:
-            self.scanner.scan(self.raw)
+            self.scanner.scan(self.raw, self.deb.stable)
             self.scans += 1
             if last is not None and self.raw == last:
                 same += 1
@@ -507,9 +571,73 @@ class Bridge:
         self.console.release()
 
 
+class Fault:
+    """What runs instead of the bridge when the configuration cannot work: an ERR line naming
+    the problem every second and after every HOST, and the REPL hand-over, nothing else."""
+
+    def __init__(self, message, console=None):
+        self.message = message
+        self.console = console or Console()
+        self.rx = P.LineBuffer()
+        self.boot = "%04x" % boot_id()
+        self.seq = 0
+        self.stopped = False
+        self.tail = b""
+
+    def report(self):
+        self.console.write(P.device_line(self.seq, P.ERR, "config " + self.message, self.boot))
+        self.seq = P.next_seq(self.seq)
+
+    def run(self, period_ms=1000):
+        last = None
+        while not self.stopped:
+            now = time.ticks_ms()
+            data = self.console.read()
+            if data:
+                if REPL_REQUEST in self.tail + data:
+                    break
+                self.tail = data[-1:]
+                for line in self.rx.feed(data):
+                    try:
+                        if P.decode_line(line, P.HOST_TYPES)[1] == P.HOST:
+                            last = None
+                    except P.ProtocolError:
+                        pass
+            if last is None or time.ticks_diff(now, last) >= period_ms:
+                last = now
+                self.report()
+            time.sleep_ms(5)
+        self.console.release()
+
+
+def boot_id():
+    """16 random bits naming this boot (the hardware RNG where there is one)."""
+    try:
+        import os
+
+        b = os.urandom(2)
+        return b[0] << 8 | b[1]
+    except (ImportError, AttributeError, OSError):
+        pass
+    try:
+        import random
+
+        return random.getrandbits(16)
+    except (ImportError, AttributeError):
+        return time.ticks_ms() & 0xFFFF
+
+
 def main(cfg=None):
-    """Start the bridge with ``cfg`` (default: load_config())."""
-    Bridge(cfg or load_config()).run()
+    """Start the bridge with ``cfg`` (default: load_config()); a configuration it cannot run is
+    reported in ERR lines instead (no crash, so the host can say what is wrong)."""
+    try:
+        if cfg is None:
+            cfg = load_config()
+        check_config(cfg)
+    except ConfigError as e:
+        Fault(str(e)).run()
+        return
+    Bridge(cfg).run()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Line protocol between the Pico bridge firmware and the host (``tafl-bridge/1``).
+"""Line protocol between the Pico bridge firmware and the host (``tafl-bridge/2``).
 
 This module runs unchanged under MicroPython (on the Pico) and CPython (on the host): no
 f-strings, no dataclasses, no typing at runtime, no ``int.bit_count``, only ``%`` formatting and
@@ -8,13 +8,19 @@ Every line is printable ASCII ending in ``\\n`` (a ``\\r`` before it is ignored)
 
     <SEQ> <TYPE>[ <payload>] *<CRC>
 
-``SEQ`` is a decimal counter 0..65535 per sender (wrapping; a HELLO restarts it at 0), ``CRC`` is
-the CRC-32 (IEEE, as zlib) of everything before `` *``, as 8 upper-case hex digits. A line whose
-CRC, sequence field, type or payload does not check out is dropped whole.
+``SEQ`` is a decimal counter 0..65535 per sender, wrapping. The Pico starts it at 0 when it boots
+and never restarts it while running; the host drops any line whose SEQ is not ahead of the last
+line it accepted from that boot (a replayed or reordered line), counts the skipped numbers as lost
+lines, and restarts its count on a HELLO from a new boot. ``CRC`` is the CRC-32 (IEEE, as zlib),
+as 8 upper-case hex digits, of everything before `` *`` -- for SNAP, HB and ACK lines prefixed by
+the boot id and a space (``"3fa2 17 SNAP ..."``), so a line from an earlier boot of the Pico never
+checks out; HELLO and ERR lines are not keyed (the host reads the boot id from HELLO, and an ERR
+may come before any HELLO). A line whose CRC, sequence field, type or payload does not check out is
+dropped whole.
 
 Pico -> host:
-    ``HELLO fw=1.0 proto=1 size=11 sensors=switch|polarity leds=121 boot=<hex>``
-        after boot and whenever the host sends HOST; restarts SEQ at 0.
+    ``HELLO fw=1.1 proto=2 size=11 sensors=switch|polarity leds=121 boot=<hex>``
+        after boot (SEQ 0) and whenever the host sends HOST (SEQ goes on).
     ``SNAP <occupied hex> [<attacker hex>]``
         full snapshot of the debounced board: on every change and every second. Bit ``i`` of the
         big-endian hex number is square ``i = rank * size + file`` (``a1`` = 0, ``b1`` = 1, ...,
@@ -22,19 +28,22 @@ Pico -> host:
     ``HB up=<ms> scans=<n> bad=<n> faults=<list or ->``
         heartbeat, every 0.5 s.
     ``ACK <host seq>``  an LED frame was applied.
-    ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck column).
+    ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck column, a
+        configuration it cannot run: then it sends that ERR every second and nothing else).
 
 Host -> Pico:
-    ``HOST proto=1``  hello request; the Pico answers with HELLO then SNAP.
+    ``HOST proto=2``  hello request; the Pico answers with HELLO then SNAP, and takes the host's
+                      SEQ afresh (a restarted host starts at 0 again).
     ``HB``            heartbeat, every second; without one for 5 s the Pico blanks its LEDs.
-    ``SYNC``          please send a SNAP now (the host saw a sequence gap).
+    ``SYNC``          please send a SNAP now (the host saw a sequence gap); at most a few per
+                      second (the host limits them, the Pico answers one per 50 ms at most).
     ``LED [<index>:<rrggbb> ...]``  the complete LED frame: listed LEDs lit, all others off.
 """
 
 # ruff: noqa: UP031 - %-formatting on purpose: it is the one string formatting every MicroPython
 # build has, and the cheapest on the Pico.
 
-PROTO_VERSION = "1"
+PROTO_VERSION = "2"
 MAX_LINE = 4200  # bytes, enough for a 19x19 LED frame with every LED lit
 SEQ_MOD = 65536
 
@@ -49,6 +58,9 @@ LED = "LED"
 
 DEVICE_TYPES = (HELLO, SNAP, HB, ACK, ERR)
 HOST_TYPES = (HOST, HB, SYNC, LED)
+UNKEYED_TYPES = (HELLO, ERR)  # device lines whose CRC does not include the boot id
+
+SEQ_HALF = SEQ_MOD // 2
 
 _HEX = "0123456789abcdef"
 _HEX_CHARS = "0123456789abcdefABCDEF"
@@ -103,14 +115,31 @@ def seq_gap(expected, got):
     return (got - expected) % SEQ_MOD
 
 
-def encode_line(seq, kind, payload=""):
-    """One complete protocol line (bytes, with CRC and newline)."""
+def seq_ahead(last, got):
+    """How far ``got`` is ahead of ``last`` (1 = the next line), or 0 when it is the same number
+    or behind it (a replayed or reordered line): half the number space counts as behind."""
+    d = (got - last) % SEQ_MOD
+    return d if d < SEQ_HALF else 0
+
+
+def _key_crc(key):
+    return crc32((key + " ").encode()) if key else 0
+
+
+def encode_line(seq, kind, payload="", key=""):
+    """One complete protocol line (bytes, with CRC and newline); a non-empty ``key`` (the boot
+    id) is covered by the CRC without being sent."""
     if payload:
         body = "%d %s %s" % (seq, kind, payload)
     else:
         body = "%d %s" % (seq, kind)
     raw = body.encode()
-    return raw + b" *" + _crc_text(crc32(raw)).encode() + b"\n"
+    return raw + b" *" + _crc_text(crc32(raw, _key_crc(key))).encode() + b"\n"
+
+
+def device_line(seq, kind, payload, boot):
+    """A Pico -> host line of the Pico booted as ``boot``: keyed unless in UNKEYED_TYPES."""
+    return encode_line(seq, kind, payload, "" if kind in UNKEYED_TYPES else boot)
 
 
 def is_hex(text):
@@ -120,12 +149,13 @@ def is_hex(text):
     return all(ch in _HEX_CHARS for ch in text)
 
 
-def decode_line(raw, allowed):
+def decode_line(raw, allowed, key=""):
     """Check one received line (bytes without the newline) and split it.
 
     Returns ``(seq, kind, args)`` with ``args`` a list of strings; raises ProtocolError for any
     line to drop: bad bytes, missing or wrong CRC, malformed sequence number, a type not in
-    ``allowed``.
+    ``allowed``. With a ``key`` (the boot id of the Pico the host talks to) lines must carry the
+    keyed CRC, except those of UNKEYED_TYPES, which must carry the plain one.
     """
     if raw[-1:] == b"\r":
         raw = raw[:-1]
@@ -143,8 +173,15 @@ def decode_line(raw, allowed):
     crc_field = raw[star + 2 :].decode()
     if len(crc_field) != 8 or not is_hex(crc_field):
         raise ProtocolError("no crc")
-    if crc_field != _crc_text(crc32(body)):
-        raise ProtocolError("bad crc")
+    plain = crc32(body)
+    if key:
+        keyed = crc_field == _crc_text(crc32(body, _key_crc(key)))
+        if not keyed and crc_field != _crc_text(plain):
+            raise ProtocolError("bad crc")
+    else:
+        keyed = False
+        if crc_field != _crc_text(plain):
+            raise ProtocolError("bad crc")
     parts = body.decode().split(" ")
     if len(parts) < 2:
         raise ProtocolError("truncated")
@@ -157,6 +194,8 @@ def decode_line(raw, allowed):
     kind = parts[1]
     if kind not in allowed:
         raise ProtocolError("unknown type", kind)
+    if key and keyed == (kind in UNKEYED_TYPES):
+        raise ProtocolError("bad crc", "keyed" if keyed else "not keyed")
     args = []
     for p in parts[2:]:
         if not p:

@@ -294,8 +294,13 @@ def test_a_colour_change_without_an_occupancy_change_reaches_the_tracker(tmp_pat
     game = Game(get_variant("copenhagen"))
     board = PolarityBoard(11, game)
     with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
-        wait_for(lambda: state(base(d))["message"] and not state(base(d))["leds"], what="ready")
+        # the tracker has seen the board and judged it (not only "Waiting for the board")
+        wait_for(lambda: state(base(d)).get("tracking") == "ready", what="ready")
+        assert not state(base(d))["leds"]
         board.colours = {**board.colours, "d1": "d", "e5": "a"}  # two pieces swapped
-        # (waiting for the message merely to change raced with the tracker's first message)
-        wait_for(lambda: "d1" in (s := state(base(d)))["message"] or "d1" in s["leds"],
-                 what="the colour fault")
+
+        def flagged() -> bool:
+            s = state(base(d))
+            return "d1" in s["message"] or "d1" in s["leds"]
+
+        wait_for(flagged, what="the colour fault on d1")

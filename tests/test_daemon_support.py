@@ -34,7 +34,7 @@ class FakeTracker:
     placement lights ``illegal`` until the piece goes back; ``reset`` guides the set-up."""
 
     def __init__(self, game: Game, settle: float = 0.0) -> None:
-        self.game = game
+        self.game = game.copy()  # a private model, like the real tracker's
         self.leds: dict[str, str] = {}
         self.message = ""
         self.state = "idle"
@@ -46,7 +46,7 @@ class FakeTracker:
         return self.game.board.occupied_names() | self.pending
 
     def reset(self, game: Game, t: float) -> list[Event]:
-        self.game, self.pending, self.setup, self.state = game, set(), True, "setup"
+        self.game, self.pending, self.setup, self.state = game.copy(), set(), True, "setup"
         self.resets += 1
         self.leds, self.message = {}, "Set up the position shown."
         return [Event(t, "setup", {"message": self.message})]
@@ -83,8 +83,10 @@ class FakeTracker:
             self.leds = {frm: "from", to: "to", **{c: "capture" for c in self.pending}}
             self.message = f"Lift the captured piece on {', '.join(sorted(self.pending))}" \
                 if self.pending else ""
-            events.append(Event(scan.t, "move", {"move": played.text, "side": played.side,
-                                                 "captured": list(played.captured)}))
+            events.append(Event(scan.t, "move", {
+                "move": played.text, "side": played.side, "captured": list(played.captured),
+                "from": played.frm, "to": played.to, "ply": len(self.game.played),
+                "placed_at": scan.t}))
             if self.game.is_over():
                 events.append(Event(scan.t, "game_over", {"result": self.game.result}))
         elif not lifted and not added and "illegal" in self.leds.values():
@@ -116,7 +118,7 @@ test_config.__test__ = False  # a helper, not a test
 
 @contextlib.contextmanager
 def running_daemon(tmp_path: Path, tracker=FakeTracker, **kw) -> Iterator:
-    """An in-process Daemon (real store, real waitress on loopback) with ``tracker``."""
+    """An in-process Daemon (real store, real web server on loopback) with ``tracker``."""
     from companion.daemon import Daemon
 
     board = kw.pop("board", None)
@@ -221,7 +223,8 @@ def test_fake_tracker_plays_and_captures() -> None:
         tr.feed(Scan(t, frozenset(occ)))
         occ.add(to)
         events = tr.feed(Scan(t + 0.5, frozenset(occ)))
-    assert [e.kind for e in events] == ["move"] and game.moves[-1] == "f2-f4xe4"
+    assert [e.kind for e in events] == ["move"] and tr.game.moves[-1] == "f2-f4xe4"
+    assert game.moves == []  # the caller's game is never changed
     assert tr.leds["e4"] == "capture"
     occ.discard("e4")
     assert [e.kind for e in tr.feed(Scan(4, frozenset(occ)))] == ["removed"]

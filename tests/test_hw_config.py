@@ -136,7 +136,7 @@ def mock_pins():
 
     sim = MatrixSim(ROWS_11, COLS_11)
     old = Device.pin_factory
-    Device.pin_factory = sim.factory
+    Device.pin_factory = sim.factory  # gpiozero's public way to choose the factory for devices
     yield sim
     Device.pin_factory = old
 
@@ -292,13 +292,10 @@ def test_hwtest_command_runs_on_mock_pins(tmp_path, capsys, mock_pins):
 
 def test_no_gpio_library_at_all_is_a_config_error(monkeypatch):
     from gpiozero import Device
-    from gpiozero.exc import BadPinFactory
 
-    def no_factory():
-        raise BadPinFactory("Unable to load any default pin factory!")
-
+    # gpiozero's documented way to choose a pin factory, naming one that does not exist
     monkeypatch.setattr(Device, "pin_factory", None)
-    monkeypatch.setattr(Device, "_default_pin_factory", staticmethod(no_factory))
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-pin-factory")
     hw = parse_hardware({"board": {**GPIO, "backend": "gpiozero"}})
     with pytest.raises(ConfigError, match="no gpiozero pin factory works here"):
         open_board(hw.board)

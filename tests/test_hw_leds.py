@@ -22,7 +22,7 @@ from companion.drivers.leds import (
     open_spidev,
     role_level,
 )
-from companion.scan import LED_ROLES
+from companion.feedback import LED_ROLES
 
 sys.path.insert(0, str(Path(__file__).parent / "hw_shims"))
 

@@ -12,161 +12,31 @@ import os
 import random
 import select
 import signal
-import threading
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from companion.drivers.base import BoardSource, colour_changes
-from companion.drivers.serial_bridge import SerialBridge, find_pico
-from companion.scan import Scan
-from firmware_bridge import protocol as P
-from firmware_bridge.sim import open_pty, read_leds, spawn_firmware, write_board
+sys.path.insert(0, str(Path(__file__).parent / "hw_shims"))
+
+from pico_rig import Rig, ScriptedDevice, reading, wait_for  # noqa: E402
+
+from companion.drivers.base import colour_changes  # noqa: E402
+from companion.drivers.serial_bridge import SerialBridge, find_pico  # noqa: E402
+from companion.scan import Scan  # noqa: E402
+from firmware_bridge import protocol as P  # noqa: E402
+from firmware_bridge.sim import write_board  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "hardware" / "examples"
-LINK_NAME = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
-TIMEOUT = 10.0
-
-
-def state_key(occupied, colours):
-    return frozenset(occupied), frozenset(colours.items()) if colours else None
-
-
-def wait_for(cond, timeout=TIMEOUT, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = cond()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class FakePico:
-    """The firmware on a pty, reachable through a /dev/serial/by-id style symlink."""
-
-    def __init__(self, root: Path, config: dict):
-        self.dir = root / "fw"
-        self.dir.mkdir()
-        self.by_id = root / "by-id"
-        self.by_id.mkdir()
-        self.link = self.by_id / LINK_NAME
-        self.config = config
-        self.proc = None
-        self.master = self.slave = None
-        self.states: list[tuple[frozenset, frozenset | None]] = []
-
-    def place(self, occupied, colours=None, stuck_cols=()):
-        occ = frozenset(occupied)
-        self.states.append(state_key(occ, colours))
-        write_board(str(self.dir), occ, colours, stuck_cols)
-
-    def plug(self):
-        self.master, self.slave, path = open_pty()
-        os.symlink(path, self.link)
-        self.proc = spawn_firmware(self.master, str(self.dir), self.config)
-
-    def kill(self):
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(timeout=5)
-            self.proc = None
-
-    def reboot(self):
-        self.kill()
-        (self.dir / "leds.json").unlink(missing_ok=True)
-        self.proc = spawn_firmware(self.master, str(self.dir), self.config)
-
-    def unplug(self):
-        self.kill()
-        self.link.unlink(missing_ok=True)  # udev removes the by-id link
-        for fd in (self.master, self.slave):
-            if fd is not None:
-                os.close(fd)
-        self.master = self.slave = None
-
-    def inject(self, data: bytes):
-        os.write(self.master, data)
-
-    def leds(self) -> dict:
-        return read_leds(str(self.dir))["pixels"]
-
-    def log(self) -> str:
-        p = self.dir / "firmware.log"
-        return p.read_text() if p.exists() else ""
-
-
-class Poller:
-    """Calls scan() every few ms in the background and keeps every distinct reading."""
-
-    def __init__(self, board: BoardSource):
-        self.board = board
-        self.seen: list[Scan] = []
-        self.nones = 0
-        self._stop = threading.Event()
-        self._t = threading.Thread(target=self._run, daemon=True)
-        self._t.start()
-
-    def _run(self):
-        while not self._stop.is_set():
-            s = self.board.scan(time.monotonic())
-            if s is None:
-                self.nones += 1
-            elif not self.seen or (s.occupied, s.colours) != (
-                self.seen[-1].occupied,
-                self.seen[-1].colours,
-            ):
-                self.seen.append(s)
-            time.sleep(0.003)
-
-    def stop(self):
-        self._stop.set()
-        self._t.join(timeout=5)
-
-
-def bridge_for(pico: FakePico, size=11, sensors="switch", **kw) -> SerialBridge:
-    kw.setdefault("backoff", (0.05, 0.4))
-    return SerialBridge(
-        size,
-        port="auto",
-        sensors=sensors,
-        finder=lambda: find_pico(str(pico.by_id), scan_usb=False),
-        **kw,
-    )
 
 
 @pytest.fixture
 def rig(tmp_path):
-    """(pico, bridge, poller) factory; everything is torn down and checked for phantoms."""
-    made = []
-
-    def make(config=None, size=11, sensors="switch", initial=(), colours=None, **kw):
-        pico = FakePico(tmp_path, config or {"size": size})
-        pico.place(initial, colours)
-        pico.plug()
-        bridge = bridge_for(pico, size, sensors, **kw)
-        poller = Poller(bridge)
-        made.append((pico, bridge, poller))
-        return pico, bridge, poller
-
-    yield make
-    for pico, bridge, poller in made:
-        poller.stop()
-        bridge.close()
-        log = pico.log()
-        pico.unplug()
-        allowed = set(pico.states)
-        for s in poller.seen:
-            assert state_key(s.occupied, s.colours) in allowed, (
-                f"phantom scan {s}; firmware log:\n{log}"
-            )
-        assert "Traceback" not in log, log
-
-
-def reading(bridge):
-    s = bridge.scan(time.monotonic())
-    return None if s is None else set(s.occupied)
+    """(pico, bridge, poller) factory; torn down and checked for phantom scans."""
+    r = Rig(tmp_path)
+    yield r
+    r.close()
 
 
 START = {"a4", "a5", "a6", "d1", "e1", "f6", "g3", "k7"}
@@ -176,8 +46,8 @@ def test_scans_arrive_as_scan_objects(rig):
     pico, bridge, poller = rig(initial=START)
     wait_for(lambda: reading(bridge) == START, what="first snapshot")
     st = bridge.status()
-    assert st["connected"] and st["detail"] == f"Pico fw 1.0 on {pico.link}"
-    assert st["firmware"] == "1.0" and st["dropped_lines"] == 0
+    assert st["connected"] and st["detail"] == f"Pico fw 1.1 on {pico.link}"
+    assert st["firmware"] == "1.1" and st["dropped_lines"] == 0
     s = bridge.scan(12.5)
     assert isinstance(s, Scan) and s.t == 12.5 and s.colours is None
     # a move, the way hands make it: lift g3, put it down on e3
@@ -211,16 +81,17 @@ def test_garbled_lines_are_dropped_without_phantom_scans(rig):
     pico, bridge, poller = rig(initial=START)
     wait_for(lambda: reading(bridge) == START, what="first snapshot")
     everything = P.encode_bitmap([True] * 121)
-    real = P.encode_line(7, P.SNAP, everything)
+    boot, seq = bridge.status()["boot"], bridge.status()["seq"] + 1000  # in step, CRC right
+    real = P.device_line(seq, P.SNAP, everything, boot)
     bad_crc = real[:-3] + (b"0" if real[-3:-2] != b"0" else b"1") + real[-2:]
     rng = random.Random(7)
     junk = [
         b"\x00\xff\xfe garbage \x03\x04\r\n",  # noise, a Ctrl-C and a Ctrl-D byte
         bad_crc,  # a board full of pieces, wrong CRC
         real[: len(real) // 2] + b"\n",  # truncated
-        P.encode_line(3, "BOGUS", "x"),  # unknown type, CRC fine
-        P.encode_line(4, P.SNAP, "ff"),  # CRC fine, bitmap of the wrong size
-        P.encode_line(5, P.SNAP, everything + " " + "0" * 31 + " x"),  # too many fields
+        P.device_line(seq, "BOGUS", "x", boot),  # unknown type, CRC fine
+        P.device_line(seq, P.SNAP, "ff", boot),  # CRC fine, bitmap of the wrong size
+        P.device_line(seq, P.SNAP, everything + " " + "0" * 31 + " x", boot),  # too many fields
         b"7" * 5000 + b"\n",  # an endless line
         bytes(rng.randrange(256) for _ in range(3000)) + b"\n",
     ]
@@ -291,7 +162,13 @@ def test_explicit_port_that_does_not_exist(tmp_path):
 
 def test_board_size_mismatch_gives_no_scans(rig):
     pico, bridge, poller = rig(
-        config={"size": 13, "row_pins": list(range(13)), "col_pins": list(range(13, 26))}, size=11
+        config={
+            "size": 13,
+            "row_pins": list(range(13)),
+            "col_pins": list(range(13, 26)),
+            "led_pin": 26,
+        },
+        size=11,
     )
     wait_for(lambda: "Pico reports a 13x13 board" in bridge.status()["detail"], what="mismatch")
     time.sleep(0.3)
@@ -345,34 +222,12 @@ def test_example_firmware_configs_run(rig, path):
 # -- the host driver against a scripted device (no firmware) ----------------------------------
 
 
-class ScriptedDevice:
-    def __init__(self, tmp_path):
-        self.master, self.slave, self.path = open_pty()
-        self.rx = P.LineBuffer()
-        self.lines: list[tuple[int, str, list[str]]] = []
-
-    def send(self, seq, kind, payload=""):
-        os.write(self.master, P.encode_line(seq, kind, payload))
-
-    def read_host(self, timeout=0.2):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if select.select([self.master], [], [], 0.02)[0]:
-                for line in self.rx.feed(os.read(self.master, 4096)):
-                    self.lines.append(P.decode_line(line, P.HOST_TYPES))
-        return self.lines
-
-    def close(self):
-        os.close(self.master)
-        os.close(self.slave)
-
-
 def test_sequence_gap_triggers_a_sync_request(tmp_path):
-    dev = ScriptedDevice(tmp_path)
+    dev = ScriptedDevice()
     bridge = SerialBridge(7, port=dev.path)
     try:
         wait_for(lambda: any(k == P.HOST for _, k, _ in dev.read_host()), what="hello request")
-        dev.send(0, P.HELLO, "fw=9.9 proto=1 size=7 sensors=switch leds=49 boot=1")
+        dev.send(0, P.HELLO, f"fw=9.9 proto=2 size=7 sensors=switch leds=49 boot={dev.boot}")
         dev.send(1, P.SNAP, P.encode_bitmap([i == 3 for i in range(49)]))
         wait_for(lambda: reading(bridge) == {"d1"}, what="snapshot")
         dev.send(5, P.SNAP, P.encode_bitmap([i == 4 for i in range(49)]))  # 2, 3, 4 lost
@@ -386,7 +241,7 @@ def test_sequence_gap_triggers_a_sync_request(tmp_path):
 
 
 def test_snapshot_without_hello_is_ignored(tmp_path):
-    dev = ScriptedDevice(tmp_path)
+    dev = ScriptedDevice()
     bridge = SerialBridge(7, port=dev.path)
     try:
         wait_for(lambda: bridge.status()["port"] == dev.path, what="open")
@@ -400,11 +255,11 @@ def test_snapshot_without_hello_is_ignored(tmp_path):
 
 
 def test_led_frame_is_resent_until_acknowledged(tmp_path):
-    dev = ScriptedDevice(tmp_path)
+    dev = ScriptedDevice()
     bridge = SerialBridge(7, port=dev.path)
     try:
         wait_for(lambda: any(k == P.HOST for _, k, _ in dev.read_host()), what="hello request")
-        dev.send(0, P.HELLO, "fw=1.0 proto=1 size=7 sensors=switch leds=49 boot=1")
+        dev.send(0, P.HELLO, f"fw=1.0 proto=2 size=7 sensors=switch leds=49 boot={dev.boot}")
         bridge.set_pixels({3: (1, 2, 3)})
 
         def led_lines():
@@ -429,7 +284,7 @@ def test_led_frame_is_resent_until_acknowledged(tmp_path):
 def test_silent_pico_gets_soft_reset_requests(tmp_path):
     """A Pico left at the MicroPython prompt never answers HOST: the driver sends Ctrl-B Ctrl-D
     every few unanswered requests so it reboots into the firmware."""
-    dev = ScriptedDevice(tmp_path)
+    dev = ScriptedDevice()
     bridge = SerialBridge(7, port=dev.path, hello_interval=0.05)
     raw = bytearray()
     try:
@@ -486,7 +341,7 @@ def test_tracker_follows_a_move_read_through_the_bridge(rig):
     pico.place(start - {"d1"})
     feed_until(lambda: tracker.state == "lifted", "piece lifted")
     pico.place(start - {"d1"} | {"c1"})
-    feed_until(lambda: game.moves, "move accepted")
-    assert game.moves == ["d1-c1"]
+    feed_until(lambda: tracker.moves, "move accepted")
+    assert tracker.moves == ("d1-c1",)
     assert [e.data["move"] for e in events if e.kind == "move"] == ["d1-c1"]
     assert not [e for e in events if e.kind in ("illegal", "warning")]

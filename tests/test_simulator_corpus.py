@@ -51,8 +51,8 @@ def test_corpus_games_through_simulator_and_replay(variant):
         lines = simulate_record(rules, read_records_line(variant, number), seed=number,
                                 noise=noise)
         trace = parse_trace(lines)
-        tracker, events = run_trace(trace)
-        got = summary(tracker, events)
+        game, events = run_trace(trace)
+        got = summary(game, events)
         expect = json.loads(lines[0])["expect"]
         assert expect["moves"] == list(moves) and expect["result"] == result
         if got != expect:

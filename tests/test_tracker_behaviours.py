@@ -189,15 +189,17 @@ def test_game_over_lights_the_winners_pieces():
     from companion.replay import run_trace
     from companion.trace import read_trace
 
-    tracker, events = run_trace(read_trace(path))
+    trace = read_trace(path)
+    tracker = Tracker(Game(trace.rules))
+    game, events = run_trace(trace, tracker)
     over = next(e for e in events if e.kind == "game_over")
     assert over.data["result"] == "attackers" and over.data["reason"] == "king_captured"
     move = [e for e in events if e.kind == "move"][-1]
     assert move.data["captured"] == ["e3", "f4"]  # the king included
-    assert tracker.state == "over"
-    attackers = set(tracker.game.board.pieces("attackers"))
+    assert tracker.state == "over" and game.result == "attackers"
+    attackers = set(game.board.pieces("attackers"))
     wins = {sq for sq, role in tracker.leds.items() if role == "win"}
-    assert wins == {tracker.game.board.name(s) for s in attackers}
+    assert wins == {game.board.name(s) for s in attackers}
     assert tracker.message.startswith("Game over: Attackers win")
 
 
@@ -226,9 +228,8 @@ def test_takeback_by_restoring_the_board(pieces_first):
 def test_reset_after_a_takeback_from_the_page_guides_the_board_back():
     rig = Rig("brandubh", position=CAPTURE, turn="attackers")
     rig.move("d1", "d3").lift("c3").lift("e3").wait(1)
-    game = rig.game
-    game.undo()
-    events = rig.tracker.reset(game, rig.t)
+    rig.game.undo()
+    events = rig.reset()
     assert rig.tracker.state == "setup"
     assert [e.kind for e in events if e.kind != "leds"] == ["setup"]
     assert rig.tracker.message == "Setup: place defenders on c3 and e3; place an attacker on d1; " \
@@ -241,13 +242,13 @@ def test_reset_to_a_new_game_and_resume():
     rig = Rig("brandubh")
     rig.move("d2", "e2")
     fresh = Game(get_variant("brandubh"))
-    rig.tracker.reset(fresh, rig.t)
-    assert rig.tracker.game is fresh and rig.tracker.state == "setup"
+    rig.reset(fresh)
+    assert rig.tracker.moves == () and rig.tracker.state == "setup"
     rig.move("e2", "d2")
     assert rig.tracker.state == "ready" and fresh.moves == []
     resumed = Game(get_variant("brandubh"))
     resumed.play("d2-e2")
-    rig.tracker.reset(resumed, rig.t)
+    rig.reset(resumed)
     assert rig.tracker.state == "setup"
     rig.move("d2", "e2")
     assert rig.tracker.state == "ready"
@@ -283,6 +284,7 @@ def test_resignation_from_the_page_stops_move_acceptance():
     rig = Rig("brandubh")
     rig.move("d2", "e2")
     rig.game.resign("defenders")
+    rig.reset()
     rig.move("c4", "c5")
     assert rig.moves() == ["d2-e2"] and rig.tracker.state == "over"
     assert rig.tracker.message.startswith("Game over: Attackers win (a player resigned)")

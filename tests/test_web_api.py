@@ -1,4 +1,4 @@
-"""The web API against a real in-process daemon (real waitress on loopback, real SQLite), with a
+"""The web API against a real in-process daemon (real web server on loopback, real SQLite), with a
 fake tracker so that moves are deterministic: state, SSE, controls, PIN, CSRF, errors."""
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ def test_page_and_assets_are_small(daemon) -> None:
 def test_clicks_make_a_move_that_is_stored_and_streamed(daemon) -> None:
     b = base(daemon)
     with socket.create_connection(("127.0.0.1", daemon.port), timeout=5) as sock:
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     b"Accept: text/event-stream\r\n\r\n")
         sock.settimeout(5)
         buf = read_until(sock, b"data: ")
         play(daemon, "d1", "d4")
@@ -209,14 +210,12 @@ def test_games_list_replay_and_export(daemon) -> None:
 
 
 def test_sse_limit_falls_back_to_polling(daemon) -> None:
-    import companion.web as web
-
     b = base(daemon)
     socks = []
-    try:
-        for _ in range(web.MAX_SSE_CLIENTS):
+    try:  # one address may hold streams_per_address live streams
+        for _ in range(daemon.server.limits.streams_per_address):
             s = socket.create_connection(("127.0.0.1", daemon.port), timeout=5)
-            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             read_until(s, b"data: ")
             socks.append(s)
         status, _, data = http(b + "api/events")
@@ -230,7 +229,7 @@ def test_sse_limit_falls_back_to_polling(daemon) -> None:
 def test_sse_latency_under_100ms(daemon) -> None:
     """From the move's acceptance (stored first) to the SSE event arriving at a client."""
     with socket.create_connection(("127.0.0.1", daemon.port), timeout=5) as sock:
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         sock.settimeout(5)
         buf = read_until(sock, b"data: ")
         b = base(daemon)

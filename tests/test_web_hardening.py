@@ -1,14 +1,30 @@
 """Issue 12's web defects, each reproduced against a real daemon on loopback (real server, real
-SQLite, the fake tracker): oversized ids, log floods, strict JSON and squares."""
+SQLite, the fake tracker): slowloris, live-update slots, oversized ids, log floods, Host names,
+strict JSON and squares. Connections come from several loopback addresses (127.0.x.y), each
+standing for one device on the network."""
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import logging
+import socket
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_daemon_support import PIN, control, http, running_daemon, state
+from test_daemon_support import (
+    PIN,
+    FakeTracker,
+    control,
+    http,
+    running_daemon,
+    state,
+    test_config,
+    wait_for,
+)
 
 
 @pytest.fixture()
@@ -30,8 +46,8 @@ def post_raw(d, path: str, raw: bytes) -> tuple[int, dict]:
 # -- 4. oversized ids: 4xx, and a flood of errors writes a few log lines ---------------------
 
 
-@pytest.mark.parametrize("gid", ["9223372036854775808", "9" * 40, "1" * 5000],
-                         ids=["2**63", "40-digits", "5000-digits"])
+@pytest.mark.parametrize("gid", ["9223372036854775808", "9" * 40, "1" * 1000],
+                         ids=["2**63", "40-digits", "1000-digits"])
 def test_oversized_game_ids_are_404_on_every_game_route(daemon, gid: str) -> None:
     for path in (f"api/games/{gid}", f"api/games/{gid}/record.csv", f"api/games/{gid}/game.otg"):
         status, _, data = http(base(daemon) + path)
@@ -104,3 +120,229 @@ def test_squares_are_parsed_strictly(daemon, square: str) -> None:
 def test_a_strict_square_still_clicks(daemon) -> None:
     status, doc = control(base(daemon), "api/click", {"square": "d1"})
     assert status == 200 and doc == {"square": "d1", "occupied": False}
+
+
+# -- helpers for raw connections from chosen loopback addresses (each a "device") -------------
+
+
+def connect(port: int, src: str = "127.0.0.1", timeout: float = 5.0) -> socket.socket:
+    s = socket.socket()
+    s.settimeout(timeout)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def read_all(s: socket.socket) -> bytes:
+    """Everything until the server closes (socket.timeout if it does not)."""
+    buf = b""
+    while chunk := s.recv(65536):
+        buf += chunk
+    return buf
+
+
+def read_until(s: socket.socket, marker: bytes) -> bytes:
+    buf = b""
+    while marker not in buf:
+        chunk = s.recv(65536)
+        assert chunk, f"closed before {marker!r}: {buf[:200]!r}"
+        buf += chunk
+    return buf
+
+
+@pytest.fixture()
+def quick_limits(monkeypatch):
+    """Short server timeouts and small caps, so that the limits show within a test."""
+    from companion.web import server
+
+    def use(**kw) -> None:
+        monkeypatch.setattr(server, "DEFAULT_LIMITS", replace(server.Limits(), **kw))
+
+    return use
+
+
+# -- 1. slowloris ----------------------------------------------------------------------------
+
+
+def test_slowloris_connections_do_not_stop_the_page(daemon) -> None:
+    socks = []
+    try:
+        for i in range(120):  # 12 devices, 10 trickling connections each
+            s = connect(daemon.port, f"127.0.1.{1 + i // 10}")
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: 1\r\n")
+            socks.append(s)
+        t0 = time.monotonic()
+        for path in ("", "api/state", "static/app.js", "api/games"):
+            assert http(base(daemon) + path, timeout=3)[0] == 200, path
+        assert time.monotonic() - t0 < 2
+        ev = connect(daemon.port, "127.0.2.1")
+        ev.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert b"data: " in read_until(ev, b"data: ")
+        ev.close()
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_trickled_request_head_is_cut_off(quick_limits, tmp_path: Path) -> None:
+    quick_limits(head_timeout=0.5)
+    with running_daemon(tmp_path) as d:
+        s = connect(d.port)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        t0 = time.monotonic()
+        with contextlib.suppress(OSError):
+            for _ in range(20):  # one header line every 0.1 s: each byte is not a new deadline
+                time.sleep(0.1)
+                s.sendall(b"X-Slow: 1\r\n")
+        answer = read_all(s)
+        assert answer.startswith(b"HTTP/1.1 408 ") and b"within 0.5 s" in answer
+        assert time.monotonic() - t0 < 1.5
+
+
+def test_one_address_cannot_take_every_connection(daemon) -> None:
+    per = daemon.server.limits.per_address
+    socks = [connect(daemon.port, "127.0.1.1") for _ in range(per + 8)]
+    try:
+        refused = 0
+        for s in socks[per:]:
+            answer = read_all(s)
+            refused += answer.startswith(b"HTTP/1.1 503 ") and b"your address" in answer
+        assert refused == 8
+        assert http(base(daemon) + "api/state", timeout=3)[0] == 200  # others are served
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_rotating_addresses_cannot_fill_the_server(quick_limits, tmp_path: Path) -> None:
+    quick_limits(max_connections=40)
+    with running_daemon(tmp_path) as d:
+        socks = []
+        try:
+            for i in range(60):  # more trickling connections than the server holds
+                s = connect(d.port, f"127.0.1.{1 + i}")
+                s.sendall(b"GET / HTTP/1.1\r\n")
+                socks.append(s)
+            assert http(base(d) + "api/state", timeout=3)[0] == 200
+            assert len(d.server.connections) <= 40
+            # the oldest waiting connections made room: they were closed, the newest kept
+            socks[0].settimeout(2)
+            with contextlib.suppress(ConnectionResetError):  # closed, or reset
+                assert socks[0].recv(100) == b""
+        finally:
+            for s in socks:
+                s.close()
+
+
+def test_malformed_heads_are_refused_with_4xx(daemon) -> None:
+    cases = {
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n": b"501",
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n":
+            b"400",
+        b"GET / HTTP/1.1\r\n\r\n": b"400",  # no Host
+        b"GET http://evil/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n": b"400",
+        b"GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n": b"505",
+        b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n": b"400",
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-A: b\r\n" * 2000 + b"\r\n": b"431",
+        b"POST /api/click HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999\r\n\r\n": b"413",
+        b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Name: x\r\n\r\n": b"400",
+    }
+    for raw, code in cases.items():
+        s = connect(daemon.port)
+        s.sendall(raw)
+        answer = read_all(s)
+        s.close()
+        assert answer.startswith(b"HTTP/1.1 " + code), (raw[:60], answer[:100])
+        assert json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+
+
+def test_keep_alive_and_pipelining(daemon) -> None:
+    s = connect(daemon.port)
+    s.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+              b"GET /api/variants HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    answer = read_all(s)
+    s.close()
+    assert answer.count(b"HTTP/1.1 200 OK") == 2 and b'"variants"' in answer
+
+
+# -- 2. live-update slots ----------------------------------------------------------------------
+
+
+def test_head_on_the_event_stream_takes_no_slot(daemon) -> None:
+    for _ in range(20):  # curl -I, 20 times
+        status, headers, body = http(base(daemon) + "api/events", "HEAD")
+        assert status == 200 and headers["Content-Type"].startswith("text/event-stream")
+        assert body == b""
+    assert daemon.server.live_streams == 0
+    socks = [connect(daemon.port) for _ in range(daemon.server.limits.streams_per_address)]
+    try:
+        for s in socks:
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert b"data: {" in read_until(s, b"data: {")
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_closed_streams_free_their_slots_at_once(daemon) -> None:
+    for _round in range(3):
+        socks = [connect(daemon.port) for _ in range(daemon.server.limits.streams_per_address)]
+        for s in socks:
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            read_until(s, b"data: ")
+        assert daemon.server.live_streams == len(socks)
+        for s in socks:
+            s.close()
+        wait_for(lambda: daemon.server.live_streams == 0, timeout=1.0, what="slots freed")
+
+
+# -- 6. Host header (DNS rebinding) ----------------------------------------------------------
+
+
+def test_foreign_host_names_are_refused(daemon) -> None:
+    b = base(daemon)
+    for path in ("", "api/state", "api/games", "static/app.js"):
+        status, _, data = http(b + path, headers={"Host": "evil.example"})
+        assert status == 403 and "evil.example" in json.loads(data)["error"], path
+    s = connect(daemon.port)
+    s.sendall(b"GET /api/events HTTP/1.1\r\nHost: rebind.evil.example:8080\r\n\r\n")
+    assert read_all(s).startswith(b"HTTP/1.1 403 ")
+    for pin in ("0000", "1111", "2222", "3333", "4444", "5555"):  # tries no PIN at all
+        status, doc = control(b, "api/auth", {}, pin=pin, extra={"Host": "evil.example"})
+        assert status == 403
+    assert control(b, "api/auth", {})[0] == 200  # the PIN guard never saw those
+
+
+def test_own_names_and_addresses_are_served(daemon) -> None:
+    name = socket.gethostname().split(".")[0]
+    port = daemon.port
+    for host in ("127.0.0.1", f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST",
+                 f"{name}.local:{port}", name, f"{name}.local.", "[::1]:8080", "127.0.0.2"):
+        assert http(base(daemon) + "api/state", headers={"Host": host})[0] == 200, host
+
+
+def test_configured_names_are_served(tmp_path: Path) -> None:
+    from companion.daemon import Daemon
+
+    cfg = replace(test_config(tmp_path), allowed_hosts=("tafl.example.org", "*.club.example"))
+    d = Daemon(cfg, tracker_factory=FakeTracker)
+    d.start()
+    try:
+        for host, code in (("tafl.example.org", 200), ("board.club.example:80", 200),
+                           ("example.org", 403), ("tafl.example.org.evil.example", 403)):
+            assert http(base(d) + "api/state", headers={"Host": host})[0] == code, host
+    finally:
+        d.stop()
+
+
+def test_host_check_follows_new_interface_addresses() -> None:
+    from companion.web.auth import HostCheck
+
+    nets = {ipaddress.ip_network("192.168.1.20/32")}
+    check = HostCheck(hostname="tafl", networks=lambda: set(nets), refresh_s=0)
+    assert check.allows("192.168.1.20:8080") and check.allows("tafl.local")
+    assert not check.allows("192.168.1.21")
+    nets.add(ipaddress.ip_network("192.168.1.21/32"))  # a new DHCP lease
+    assert check.allows("192.168.1.21")
+    for bad in (None, "", "tafl.local:80:80", "[::1", "tafl.local:x", "tafl.evil", "1.2.3.4"):
+        assert not check.allows(bad), bad

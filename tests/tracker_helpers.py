@@ -1,4 +1,5 @@
-"""A hand on a simulated board for tracker tests: scans on a virtual clock."""
+"""A hand on a simulated board for tracker tests: scans on a virtual clock, and a minimal session
+that applies the tracker's proposals to its own game."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.tracker import Event, Tracker
+from companion.tracker.events import apply_proposal
 
 
 class Rig:
-    """A tracker fed by explicit on/off changes; time only moves when told."""
+    """A tracker fed by explicit on/off changes; time only moves when told. ``game`` is the
+    session's game: every proposal is applied to it, as the session would."""
 
     def __init__(self, variant: str = "brandubh", position: str | None = None,
                  turn: str | None = None, occupied: set[str] | None = None,
@@ -26,16 +29,29 @@ class Rig:
         colours = None
         if self.colours is not None:
             colours = {s: c for s, c in self.colours.items() if s in self.occ}
-        self.events += self.tracker.feed(Scan(self.t, frozenset(self.occ), colours))
+        self.take(self.tracker.feed(Scan(self.t, frozenset(self.occ), colours)))
+
+    def take(self, events: list[Event]) -> list[Event]:
+        """Record events and apply the proposals among them to :attr:`game`."""
+        for e in events:
+            apply_proposal(self.game, e)
+        self.events += events
+        return events
+
+    def reset(self, game: Game | None = None) -> list[Event]:
+        """The session changed its game (or switched to ``game``): resync the tracker."""
+        if game is not None:
+            self.game = game
+        return self.take(self.tracker.reset(self.game, self.t))
 
     def wait(self, dt: float) -> Rig:
         """Let ``dt`` seconds pass, ticking at every deadline like the replay does."""
         end = self.t + dt
         while (d := self.tracker.deadline) is not None and d <= end:
-            self.events += self.tracker.tick(d)
+            self.take(self.tracker.tick(d))
             self.t = d
         self.t = end
-        self.events += self.tracker.tick(end)
+        self.take(self.tracker.tick(end))
         return self
 
     def change(self, off: tuple[str, ...] = (), on: tuple[str, ...] = (), dt: float = 0.0,
@@ -65,6 +81,8 @@ class Rig:
         return [e for e in self.events if e.kind == kind]
 
     def moves(self) -> list[str]:
+        """The session game's moves (always those the tracker's own model has too)."""
+        assert list(self.tracker.moves) == self.game.moves
         return list(self.game.moves)
 
     def mark(self) -> int:

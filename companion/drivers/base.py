@@ -38,7 +38,8 @@ class BoardSource(Protocol):
 
 @runtime_checkable
 class LedSink(Protocol):
-    """Something that shows an LED frame: ``{square_name: role}`` with roles from LED_ROLES."""
+    """Something that shows an LED frame: ``{square_name: role}``, roles from
+    :class:`companion.feedback.LedRole`."""
 
     def show(self, frame: dict[str, str], now: float) -> None:
         """Render ``frame`` at time ``now`` (blink phases derive from ``now``). Called every loop

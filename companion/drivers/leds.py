@@ -1,6 +1,6 @@
 """LED sinks: one LED per square, roles rendered to colours, blink phases and a power cap.
 
-A frame is ``{square: role}`` with roles from :data:`companion.scan.LED_ROLES`. The
+A frame is ``{square: role}`` with roles from :class:`companion.feedback.LedRole`. The
 :class:`LedRenderer` turns it into ``{led_index: (r, g, b)}`` at time ``now``:
 
 =========  ==================  ===========================
@@ -13,6 +13,12 @@ to         bright blue         steady
 target     green               steady
 setup      amber               steady
 win        gold                pulses (breathes) at 1 Hz
+make_from  violet              blinks at 1 Hz (the piece of the move to make)
+make_to    violet              steady (its destination)
+hint_from  dim cyan            steady (a suggested move's piece)
+hint_to    cyan                steady (its destination)
+raichi     pink                pulses at 2 Hz (the king's free path to escape)
+storage    dim magenta         slow blink, 0.5 Hz (board-wide: moves are not being saved)
 =========  ==================  ===========================
 
 Power: a WS2812/APA102 LED draws about 20 mA per colour channel at full drive (60 mA white)
@@ -55,6 +61,12 @@ ROLE_STYLES: dict[str, RoleStyle] = {
     "target": RoleStyle((0, 200, 0), "steady"),
     "setup": RoleStyle((255, 100, 0), "steady"),
     "win": RoleStyle((255, 180, 40), "pulse", 1.0),
+    "make_from": RoleStyle((140, 0, 255), "blink", 1.0),
+    "make_to": RoleStyle((140, 0, 255), "steady"),
+    "hint_from": RoleStyle((0, 50, 50), "steady"),
+    "hint_to": RoleStyle((0, 180, 180), "steady"),
+    "raichi": RoleStyle((255, 30, 140), "pulse", 2.0),
+    "storage": RoleStyle((60, 0, 40), "blink", 0.5),
 }
 
 

@@ -83,6 +83,8 @@ class SerialBridge:
         stale_after: float = 3.0,
         backoff: tuple[float, float] = (0.25, 8.0),
         hello_interval: float = 1.0,
+        sync_interval: float = 0.5,
+        resync_after: float = 1.5,
         start: bool = True,
     ) -> None:
         self.size = size
@@ -94,6 +96,8 @@ class SerialBridge:
         self.stale_after = stale_after
         self._backoff_min, self._backoff_max = backoff
         self._hello_interval = hello_interval
+        self.sync_interval = sync_interval
+        self.resync_after = resync_after
         self._names = square_names(size)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -110,15 +114,24 @@ class SerialBridge:
         self._last_error: str | None = None
         self._device_faults: list[str] = []
         self._device_error: str | None = None
-        self._expect_seq: int | None = None
+        self._device_error_at = -1e9
+        self._boot: str | None = None  # the boot id of the Pico's last HELLO: the CRC key
+        self._old_boot: str | None = None  # the boot before it
+        self._last_seq: int | None = None  # SEQ of the last line accepted from this boot
+        # a HOST was sent and no line has been in step since: a HELLO of the boot before is the
+        # answer (a replayed HELLO of an older boot had put us out of step), not a replay
+        self._asking = False
+        self._sync_sent_at = -1e9
         self.dropped = 0
         self.drop_reasons: Counter[str] = Counter()
-        self.gaps = 0
+        self.gaps = 0  # lines lost: sequence numbers skipped by accepted lines of one boot
+        self.syncs = 0
         self.hellos = 0
         self.reconnects = 0
         self.snapshots = 0
         self.soft_resets = 0
         self._hello_requests = 0
+        self._heard_at: float | None = None  # the last line that checked out, in order or not
         # LED frame (guarded by _lock)
         self._pixels: dict[int, Pixel] = {}
         self._led_sent: dict[int, Pixel] | None = None
@@ -183,17 +196,22 @@ class SerialBridge:
                     detail += "; " + self._last_error
             else:
                 detail = "cannot open {}: {}".format(self.port, self._last_error or "not tried yet")
+            if not connected and self._device_error and now - self._device_error_at < 5.0:
+                detail += "; the Pico reports: " + self._device_error
             return {
                 "kind": self.kind,
                 "connected": connected,
                 "detail": detail,
                 "port": self._device,
                 "firmware": hello.get("fw"),
+                "boot": self._boot,
+                "seq": self._last_seq,
                 "size": self.size,
                 "sensors": hello.get("sensors", self.sensors),
                 "dropped_lines": self.dropped,
                 "drop_reasons": dict(self.drop_reasons),
                 "gaps": self.gaps,
+                "syncs": self.syncs,
                 "reconnects": self.reconnects,
                 "hellos": self.hellos,
                 "faults": list(self._device_faults),
@@ -260,7 +278,10 @@ class SerialBridge:
             self._hello = None
             self._snapshot = None
             self._size_error = None
-            self._expect_seq = None
+            self._boot = self._old_boot = None
+            self._last_seq = None
+            self._asking = False
+            self._device_error = None
             self._last_rx = None
             self._led_sent = None
             if self._lost_at is not None:
@@ -268,6 +289,7 @@ class SerialBridge:
         self._rx.clear()
         self._hello_sent_at = -1e9
         self._hello_requests = 0
+        self._heard_at = None
         self._hb_sent_at = self._clock()
         log.info("serial bridge: opened %s", path)
         return True
@@ -309,14 +331,25 @@ class SerialBridge:
         now = self._clock()
         with self._lock:
             have_hello = self._hello is not None
-            silent = self._last_rx is not None and now - self._last_rx > 2 * self.stale_after
+            last_rx = self._last_rx
+        silent = last_rx is not None and now - last_rx > 2 * self.stale_after
         if silent:
             raise OSError("no valid line for %.0f s" % (2 * self.stale_after))
-        if not have_hello and now - self._hello_sent_at >= self._hello_interval:
-            if self._hello_requests and self._hello_requests % SOFT_RESET_EVERY == 0:
+        # No HELLO yet, or lines come but none in sequence (a HELLO of an old boot replayed, a
+        # huge loss): ask for a HELLO, which puts the host back in step with the Pico.
+        out_of_step = have_hello and last_rx is not None and now - last_rx > self.resync_after
+        if (not have_hello or out_of_step) and now - self._hello_sent_at >= self._hello_interval:
+            firmware_talks = self._heard_at is not None and now - self._heard_at < 2.0
+            if (
+                not firmware_talks
+                and self._hello_requests
+                and self._hello_requests % SOFT_RESET_EVERY == 0
+            ):
                 log.info("serial bridge: no hello from %s; soft-resetting the Pico", self._device)
                 ser.write(SOFT_RESET)
                 self.soft_resets += 1
+            with self._lock:
+                self._asking = True
             self._send(P.HOST, "proto=" + P.PROTO_VERSION)
             self._hello_requests += 1
             self._hello_sent_at = now
@@ -348,59 +381,119 @@ class SerialBridge:
         log.debug("serial bridge: dropped line (%s): %r", reason, line[:80])
 
     def _handle(self, line: bytes) -> None:
+        with self._lock:
+            boot, old_boot = self._boot, self._old_boot
         try:
-            seq, kind, args = P.decode_line(line, P.DEVICE_TYPES)
+            seq, kind, args = P.decode_line(line, P.DEVICE_TYPES, boot or "")
+            self._heard_at = self._clock()
         except P.ProtocolError as e:
+            reason = e.reason
+            if reason == "bad crc" and boot is None:
+                reason = "no hello"  # keyed by a boot id we have not been told yet
+            elif reason == "bad crc" and old_boot is not None:
+                with contextlib.suppress(P.ProtocolError):
+                    P.decode_line(line, P.DEVICE_TYPES, old_boot)
+                    reason = "old boot"
             with self._lock:
-                self._drop(e.reason, line)
+                self._drop(reason, line)
             return
         with self._lock:
             try:
-                self._apply(seq, kind, args)
+                gap = self._accept(seq, kind, args)
             except P.ProtocolError as e:
                 self._drop(e.reason, line)
                 return
-            self._last_rx = self._clock()
-            if kind == P.HELLO:
-                self._expect_seq = P.next_seq(seq)
-                return
-            gap = 0
-            if self._expect_seq is not None:
-                gap = P.seq_gap(self._expect_seq, seq)
-            self._expect_seq = P.next_seq(seq)
-            self.gaps += gap
+            now = self._clock()
+            sync = gap > 0 and now - self._sync_sent_at >= self.sync_interval
+            if sync:
+                self._sync_sent_at = now
+                self.syncs += 1
         if gap:
-            log.info(
-                "serial bridge: %d line(s) lost before seq %d; asking for a snapshot", gap, seq
-            )
+            log.info("serial bridge: %d line(s) lost before seq %d", gap, seq)
+        if sync:
             self._send(P.SYNC)
 
-    def _apply(self, seq: int, kind: str, args: list[str]) -> None:
-        """Act on one checked line (lock held); ProtocolError for a payload that makes no sense."""
+    def _accept(self, seq: int, kind: str, args: list[str]) -> int:
+        """Take one checked line if it is in sequence (lock held); returns the number of lines
+        lost before it. ProtocolError for a line to drop: replayed or reordered (``stale seq``),
+        from the boot before (``old boot``), before any HELLO (``no hello``), or with a payload
+        that makes no sense."""
         if kind == P.HELLO:
             info = P.decode_kv(args)
-            size_text = info.get("size", "")
-            if not size_text.isdigit():
-                raise P.ProtocolError("bad payload", "hello without size")
-            size = int(size_text)
+            boot = info.get("boot", "")
+            if not P.is_hex(boot) or len(boot) > 8:
+                raise P.ProtocolError("bad payload", "hello without boot id")
+            if boot != self._boot:
+                if boot == self._old_boot and not self._asking:
+                    raise P.ProtocolError("old boot")
+                self._hello_new_boot(info, boot, seq, args)
+                self._last_rx = self._clock()
+                return 0
+        elif kind == P.ERR and (self._boot is None or not P.seq_ahead(self._last_seq or 0, seq)):
+            # Before any HELLO (the firmware cannot run its configuration), or out of step (it
+            # rebooted into that state): worth showing all the same; it changes no state.
+            self._apply(kind, args)
+            return 0
+        elif self._boot is None:
+            raise P.ProtocolError("no hello")
+        last = self._last_seq
+        if last is None:  # pragma: no cover - a boot id always comes with a HELLO's SEQ
+            raise P.ProtocolError("no hello")
+        ahead = P.seq_ahead(last, seq)
+        if not ahead:
+            raise P.ProtocolError("stale seq")
+        self._apply(kind, args)
+        self._last_seq = seq
+        self._last_rx = self._clock()
+        if kind != P.HELLO:
+            self._asking = False
+        self.gaps += ahead - 1
+        return ahead - 1
+
+    def _hello_new_boot(self, info: dict, boot: str, seq: int, args: list[str]) -> None:
+        """A HELLO from a boot of the Pico we have not heard from (lock held)."""
+        self._check_hello(info)
+        self._old_boot, self._boot = self._boot, boot
+        self._last_seq = seq
+        self._hello = info
+        self.hellos += 1
+        self._snapshot = None  # only a SNAP from this boot counts
+        self._led_sent = None  # the Pico lost its LEDs: send the frame again
+        self._device_faults = []
+        size = int(info["size"])
+        if size != self.size:
+            self._size_error = f"Pico reports a {size}x{size} board but [board] size = {self.size}"
+            log.error("serial bridge: %s", self._size_error)
+        else:
+            self._size_error = None
+        if info.get("sensors", "switch") != self.sensors:
+            log.warning(
+                "serial bridge: the Pico reads %s sensors but [board] sensors = %s",
+                info.get("sensors"),
+                self.sensors,
+            )
+        log.info("serial bridge: hello %s", " ".join(args))
+
+    def _check_hello(self, info: dict) -> None:
+        size_text = info.get("size", "")
+        if not size_text.isdigit():
+            raise P.ProtocolError("bad payload", "hello without size")
+        proto = info.get("proto", "")
+        if proto != P.PROTO_VERSION:
+            self._size_error = (
+                f"the Pico's firmware speaks protocol {proto or '?'}, this companion "
+                f"{P.PROTO_VERSION}: copy firmware_bridge/main.py and protocol.py of this version "
+                "to the Pico"
+            )
+            log.error("serial bridge: %s", self._size_error)
+            raise P.ProtocolError("protocol version")
+
+    def _apply(self, kind: str, args: list[str]) -> None:
+        """Act on one checked line (lock held); ProtocolError for a payload that makes no sense."""
+        if kind == P.HELLO:  # again from the same boot (we asked with HOST): nothing is lost
+            info = P.decode_kv(args)
+            self._check_hello(info)
             self._hello = info
-            self.hellos += 1
-            self._snapshot = None  # only a SNAP from this boot counts
-            self._led_sent = None  # the Pico lost its LEDs: send the frame again
-            if size != self.size:
-                self._size_error = (
-                    f"Pico reports a {size}x{size} board but [board] size = {self.size}"
-                )
-                log.error("serial bridge: %s", self._size_error)
-            else:
-                self._size_error = None
-            if info.get("sensors", "switch") != self.sensors:
-                log.warning(
-                    "serial bridge: the Pico reads %s sensors but [board] sensors = %s",
-                    info.get("sensors"),
-                    self.sensors,
-                )
-            log.info("serial bridge: hello %s", " ".join(args))
         elif kind == P.SNAP:
             if self._hello is None or self._size_error is not None:
                 raise P.ProtocolError("no hello")
@@ -432,5 +525,11 @@ class SerialBridge:
             if self._led_seq is not None and int(args[0]) == self._led_seq:
                 self._led_acked = True
         elif kind == P.ERR:
-            self._device_error = " ".join(args)
-            log.warning("Pico reports: %s", self._device_error)
+            text = " ".join(args)
+            if text != self._device_error:  # a fault the firmware repeats is logged once
+                log.warning("Pico reports: %s", text)
+            self._device_error = text
+            self._device_error_at = self._clock()
+            if args[:1] == ["config"]:  # the firmware cannot run: it reads no board at all
+                self._hello = self._boot = self._last_seq = None
+                self._snapshot = None

@@ -111,6 +111,8 @@ class Evaluator:
         self.full = geo.full
         self.not_a = geo.not_file_a
         self.not_last = geo.not_file_last
+        self.adjacent = [sum(1 << a for a in geo.adjacent[s]) for s in range(geo.count)]
+        self.sealed_cache: dict[int, bool] = {}
 
     def king_threat_squares(self, pos: Position) -> tuple[int, int]:
         """``(escape squares the king reaches now, squares from which he would)``: bitboards."""
@@ -138,22 +140,36 @@ class Evaluator:
         att, dfn, king = pos.att, pos.dfn, pos.king
         score = w.attacker * att.bit_count() - w.defender * dfn.bit_count()
         if king >= 0:
-            esc, threats = self.king_threat_squares(pos)
+            t = self.t
             lines = pos.king_lines()
-            kd = pos.destinations_bb(king, lines, pos.occupied, pos.occT())
+            occ = att | dfn | 1 << king
+            occT = pos.attT | pos.dfnT | t.tbit[king]
+            kd = pos.destinations_bb(king, lines, occ, occT)
+            escape = self.escape
+            esc = kd & escape
+            occ ^= 1 << king
+            occT ^= t.tbit[king]
+            threats = 0
+            rest = kd & ~esc
+            dest = pos.destinations_bb
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                if dest(low.bit_length() - 1, lines, occ, occT) & escape:
+                    threats += 1
             score -= w.king_mobility * kd.bit_count()
-            score -= w.king_threats * (threats.bit_count() + 3 * esc.bit_count())
+            score -= w.king_threats * (threats + 3 * esc.bit_count())
             score += w.king_distance * self.distance[king]
-            adj = 0
-            occ = pos.occupied
-            for a in self.t.geo.adjacent[king]:
-                if att >> a & 1:
-                    adj += 2
-                elif not occ >> a & 1:
-                    adj += 0
-            score += w.king_adjacent * adj // 2
-            if w.sealed and not self.reaches_escape(att, king):
-                score += w.sealed
+            score += w.king_adjacent * (att & self.adjacent[king]).bit_count()
+            if w.sealed:
+                key = att | king << 400
+                sealed = self.sealed_cache.get(key)
+                if sealed is None:
+                    if len(self.sealed_cache) > 200_000:
+                        self.sealed_cache.clear()
+                    sealed = self.sealed_cache[key] = not self.reaches_escape(att, king)
+                if sealed:
+                    score += w.sealed
         score += w.corner_guard * (att & self.guard).bit_count()
         score -= w.corner_trap * (att & self.trap).bit_count()
         score += w.tempo if pos.side == ATT else -w.tempo

@@ -30,6 +30,10 @@ MATE_BOUND = WIN - 1000  # scores beyond this are forced wins/losses
 INF = 1_000_000
 
 EXACT, LOWER, UPPER = 0, 1, 2
+# frontier pruning: quiet moves searched at depth 1, 2, 3 before the rest are skipped, and the
+# margins under alpha from which only the first quiet move is tried
+LMP = (0, 8, 16, 30)
+FUTILITY = (0, 150, 350)
 
 
 class Abort(Exception):
@@ -124,6 +128,11 @@ class Searcher:
                 self.fmask_e2 |= 1 << s
             if s % n >= 2:
                 self.fmask_w2 |= 1 << s
+        # pruning switches (benchmarks turn them off to measure what each is worth)
+        self.lmp: tuple[int, ...] = LMP
+        self.futility: tuple[int, ...] = FUTILITY
+        self.null_move = True
+        self.lmr = True
         self.nodes = 0
         self.deadline = 0.0
         self.node_limit = 0
@@ -375,7 +384,7 @@ class Searcher:
         threatened = bool(esc)  # attackers to move facing an open escape line
         # null move: let the opponent move twice; if that still fails high, prune
         if (
-            allow_null and not pv_node and depth >= 3 and not threatened
+            allow_null and self.null_move and not pv_node and depth >= 3 and not threatened
             and beta < MATE_BOUND and alpha > -MATE_BOUND
             and self.evaluate(pos) >= beta
         ):
@@ -423,18 +432,37 @@ class Searcher:
             ordered.append(k1)
         n_front = len(ordered)
         ordered += quiet
+        # frontier pruning: at depth 1-3 skip quiet moves that cannot matter (a lost cause by
+        # the static score, or late in the order), keeping the king's moves and the attackers'
+        # moves onto his lines or beside him
+        prune = 0
+        if (
+            depth <= 3 and self.lmp and not pv_node and not threatened
+            and -MATE_BOUND < alpha < MATE_BOUND
+        ):
+            prune = self.lmp[depth]
+            if depth <= 2 and self.futility and self.evaluate(pos) + self.futility[depth] <= alpha:
+                prune = 1
+            keep = kd | self.adjacent_bb[king] if king >= 0 else 0
         best = -INF
         best_move = 0
+        quiet_seen = 0
         for i, m in enumerate(ordered):
+            if prune and i >= n_front:
+                quiet_seen += 1
+                if quiet_seen > prune and best > -MATE_BOUND:
+                    frm, to = m >> 9, m & 511
+                    if not (frm == king or keep >> to & 1):
+                        continue
             pos.make(m)
             ext = self.extension(pos) if side == DEF else 0
             if i == 0:
                 s = -self.negamax(pos, depth - 1 + ext, -beta, -alpha, ply + 1, True)
             else:
                 red = 0
-                if depth >= 3 and i >= n_front + 2 and not ext and not threatened:
-                    red = 1 if i < n_front + 12 else 2
-                    if red >= depth - 1:
+                if self.lmr and depth >= 3 and i >= n_front + 2 and not ext and not threatened:
+                    red = 1 if i < n_front + 10 else (2 if i < n_front + 30 else 3)
+                    if red > depth - 2:
                         red = depth - 2
                 s = -self.negamax(pos, depth - 1 - red + ext, -alpha - 1, -alpha, ply + 1, True)
                 if s > alpha and (red or pv_node):
@@ -452,6 +480,8 @@ class Searcher:
                                 killers[0] = m
                             hist[m] += depth * depth
                         break
+        if best == -INF:  # every move pruned: the static score stands
+            best = alpha
         flag = EXACT if alpha0 < best < beta else (LOWER if best >= beta else UPPER)
         self.store(key, depth, flag, best, best_move, ply)
         return best

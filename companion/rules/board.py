@@ -8,6 +8,7 @@ from ..squares import file_letter
 from . import core
 from .geometry import Geometry, geometry_for
 from .otn import PositionError, format_otn, parse_otn
+from .outcome import REASON_TEXT, Outcome, Termination  # noqa: F401  (re-exported)
 from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
 
@@ -23,28 +24,23 @@ class Move:
     to: int
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a game ended: ``winner`` is ``"attackers"``, ``"defenders"`` or None for a draw."""
-
-    winner: str | None
-    reason: str
-
-    @property
-    def result(self) -> str:
-        """``"attackers"``, ``"defenders"`` or ``"draw"``."""
-        return self.winner or "draw"
 
 
-REASON_TEXT = {
-    core.KING_CAPTURED: "the king is captured",
-    core.ESCAPE: "the king escaped",
-    core.EXIT_FORT: "the king built an unbreakable exit fort",
-    core.ENCIRCLEMENT: "the attackers encircled every defender",
-    "repetition": "the position occurred a third time",
-    "no_moves": "the side to move has no legal move",
-    "agreement": "both players agreed to a draw",
-    "resignation": "a player resigned",
+#: Why a move is illegal (:meth:`Board.illegal_code`): code -> English wording of its data.
+ILLEGAL_TEXT: dict[str, str] = {
+    "game_over": "the game is over",
+    "no_piece": "there is no piece on {square}",
+    "not_your_turn": "it is the {turn}' turn, not the {side}'",
+    "did_not_move": "the piece did not move",
+    "occupied": "{square} is occupied",
+    "diagonal": "pieces move in straight lines along a rank or file, never diagonally",
+    "jump": "the piece cannot jump over the piece on {square}",
+    "corner_pass": "nobody may pass through the corner {square}",
+    "throne_pass": "this piece may not pass through the throne ({square})",
+    "corner_stop": "only the king may stop on the corner {square}",
+    "throne_return": "the king may not return to the throne",
+    "throne_stop": "only the king may stop on the throne ({square})",
+    "not_legal": "that move is not legal",
 }
 
 
@@ -81,7 +77,7 @@ class Board:
         self.move_stack: list[Move] = []
         self.capture_stack: list[int] = []
         self._undo: list[tuple] = []
-        self._win: str | None = None
+        self._win: Termination | None = None
         self._winner: str | None = None
         self.history: list[tuple] = [self._key()]
         if self.king < 0:
@@ -186,23 +182,24 @@ class Board:
                 return True
         return False
 
-    def illegal_reason(self, move: Move) -> str | None:
-        """None if ``move`` is legal, else a plain-language reason."""
+    def illegal_code(self, move: Move) -> tuple[str, dict[str, str]] | None:
+        """None if ``move`` is legal, else why not as data: a stable code (a key of
+        :data:`ILLEGAL_TEXT`) and the squares/sides its wording needs."""
         if self._win:
-            return "the game is over"
+            return "game_over", {}
         geo, frm, to = self.geo, move.frm, move.to
         side = self.side_of(frm)
         if side is None:
-            return f"there is no piece on {self.name(frm)}"
+            return "no_piece", {"square": self.name(frm)}
         if side != self.turn:
-            return f"it is the {self.turn}' turn, not the {side}'"
+            return "not_your_turn", {"turn": self.turn, "side": side}
         if frm == to:
-            return "the piece did not move"
+            return "did_not_move", {}
         if self.occupied >> to & 1:
-            return f"{self.name(to)} is occupied"
+            return "occupied", {"square": self.name(to)}
         ff, fr, tf, tr = frm % geo.n, frm // geo.n, to % geo.n, to // geo.n
         if ff != tf and fr != tr:
-            return "pieces move in straight lines along a rank or file, never diagonally"
+            return "diagonal", {}
         if to in self.destinations(frm):
             return None
         is_king = frm == self.king
@@ -211,18 +208,23 @@ class Board:
                 continue
             for s in ray[: ray.index(to)]:
                 if self.occupied >> s & 1:
-                    return f"the piece cannot jump over the piece on {self.name(s)}"
+                    return "jump", {"square": self.name(s)}
                 if geo.corner >> s & 1:
-                    return f"nobody may pass through the corner {self.name(s)}"
+                    return "corner_pass", {"square": self.name(s)}
                 if s == geo.throne:
-                    return f"this piece may not pass through the throne ({self.name(s)})"
+                    return "throne_pass", {"square": self.name(s)}
         if geo.corner >> to & 1 and not is_king:
-            return f"only the king may stop on the corner {self.name(to)}"
+            return "corner_stop", {"square": self.name(to)}
         if to == geo.throne:
             if is_king:
-                return "the king may not return to the throne"
-            return f"only the king may stop on the throne ({self.name(to)})"
-        return "that move is not legal"
+                return "throne_return", {"square": self.name(to)}
+            return "throne_stop", {"square": self.name(to)}
+        return "not_legal", {}
+
+    def illegal_reason(self, move: Move) -> str | None:
+        """None if ``move`` is legal, else a plain-language reason (English)."""
+        why = self.illegal_code(move)
+        return None if why is None else ILLEGAL_TEXT[why[0]].format(**why[1])
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal for the side to move."""
@@ -298,7 +300,7 @@ class Board:
         key = self._key()
         self.history = [key] if captured else self.history + [key]
         if not self._win and rules.repetition != "off" and self.history.count(key) >= 3:
-            self._win = "repetition"
+            self._win = Termination.REPETITION
             if rules.repetition == "draw":
                 self._winner = None
             elif mover == DEFENDERS:
@@ -325,7 +327,7 @@ class Board:
             return Outcome(self._winner, self._win)
         if not self.has_legal_move():
             winner = other(self.turn) if self.rules.no_moves == "loss" else None
-            return Outcome(winner, "no_moves")
+            return Outcome(winner, Termination.NO_MOVES)
         return None
 
     def __str__(self) -> str:

@@ -8,13 +8,14 @@ square (``-1`` once captured). Everything here is side-effect free and shared by
 from __future__ import annotations
 
 from .geometry import Geometry
+from .outcome import Termination
 from .ruleset import ATTACKERS, DEFENDERS, KING, RuleSet
 
 # Wins a move can produce by itself (repetition and "no moves" need the game's history).
-KING_CAPTURED = "king_captured"
-ESCAPE = "escape"
-EXIT_FORT = "exit_fort"
-ENCIRCLEMENT = "encirclement"
+KING_CAPTURED = Termination.KING_CAPTURED
+ESCAPE = Termination.ESCAPE
+EXIT_FORT = Termination.EXIT_FORT
+ENCIRCLEMENT = Termination.ENCIRCLEMENT
 
 
 class Mover:
@@ -318,7 +319,7 @@ def _fort_wall_breakable(
 def move_result(
     geo: Geometry, rules: RuleSet, att: int, dfn: int, king: int, king_left: bool,
     to: int, king_moved: bool, attackers_moved: bool,
-) -> str | None:
+) -> Termination | None:
     """The win a move produced by itself (after captures were removed), or None."""
     if attackers_moved:
         if king < 0:

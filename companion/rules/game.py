@@ -1,11 +1,12 @@
 """A game: a Board plus its record (move texts), manual endings (draw by agreement,
-resignation) and undo."""
+resignation, loss on time) and undo."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import Board, Move, MoveError, Outcome, other
+from .board import Board, Move, MoveError, other
+from .outcome import BY_THE_RULES, Outcome, Termination
 from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
 
@@ -19,6 +20,12 @@ class PlayedMove:
     to: str
     captured: tuple[str, ...]
     text: str
+
+
+def _opponent(side: str) -> str:
+    if side not in (ATTACKERS, DEFENDERS):
+        raise ValueError(f"side must be attackers or defenders, not {side!r}")
+    return other(side)
 
 
 class Game:
@@ -41,6 +48,21 @@ class Game:
     def turn(self) -> str:
         """Side to move."""
         return self.board.turn
+
+    def copy(self) -> Game:
+        """An independent game with the same rules, start, moves and manual ending."""
+        twin = Game(self.rules, self.start_position, self.start_turn)
+        board = twin.board
+        for p in self.played:
+            twin.play(Move(board.square(p.frm), board.square(p.to)))
+        if self._manual is not None:
+            twin.end(self._manual)
+        return twin
+
+    @property
+    def manual_outcome(self) -> Outcome | None:
+        """The ending the players or the clock decided (agreement, resignation, time), if any."""
+        return self._manual
 
     def outcome(self) -> Outcome | None:
         """The game's ending (by the rules, agreement or resignation), None while it goes on."""
@@ -81,7 +103,8 @@ class Game:
         return played
 
     def undo(self) -> PlayedMove:
-        """Take back the last move (also clears a draw agreement or resignation)."""
+        """Take back the last move (also clears a draw agreement, resignation or loss on
+        time)."""
         if self._manual:
             self._manual = None
         if not self.played:
@@ -89,19 +112,30 @@ class Game:
         self.board.pop()
         return self.played.pop()
 
-    def agree_draw(self) -> None:
-        """End the game drawn by agreement."""
+    def end(self, outcome: Outcome) -> None:
+        """End the game by a decision outside the rules: ``outcome.termination`` must be
+        ``agreement`` (a draw), ``resignation`` or ``time`` (a win). MoveError if the game is
+        already over, ValueError for any other ending."""
+        if outcome.termination in BY_THE_RULES:
+            raise ValueError(f"{outcome.termination} is decided by the rules, not by the players")
+        if (outcome.winner is None) != (outcome.termination == Termination.AGREEMENT):
+            raise ValueError(f"an ending by {outcome.termination} needs "
+                             f"{'no winner' if outcome.winner else 'a winner'}")
         if self.is_over():
             raise MoveError("the game is over")
-        self._manual = Outcome(None, "agreement")
+        self._manual = outcome
+
+    def agree_draw(self) -> None:
+        """End the game drawn by agreement."""
+        self.end(Outcome(None, Termination.AGREEMENT))
 
     def resign(self, side: str) -> None:
         """``side`` resigns; the other side wins."""
-        if side not in (ATTACKERS, DEFENDERS):
-            raise ValueError(f"side must be attackers or defenders, not {side!r}")
-        if self.is_over():
-            raise MoveError("the game is over")
-        self._manual = Outcome(other(side), "resignation")
+        self.end(Outcome(_opponent(side), Termination.RESIGNATION))
+
+    def lose_on_time(self, side: str) -> None:
+        """``side``'s clock ran out: the other side wins (termination ``time``)."""
+        self.end(Outcome(_opponent(side), Termination.TIME))
 
     def captures(self, side: str) -> int:
         """How many enemy pieces ``side`` has captured (the king counts)."""

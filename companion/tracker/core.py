@@ -1,6 +1,12 @@
-"""The tracker: timestamped occupancy scans in; exact moves, events and LED frames out.
+"""The tracker: timestamped occupancy scans in; proposed moves, events, guidance and LED frames
+out.
 
-Pure: no I/O and no wall clock. Time is whatever the caller's scans and ticks say.
+Pure: no I/O and no wall clock. Time is whatever the caller's scans and ticks say. The tracker
+keeps a private model of the game (it never changes the caller's ``Game``) and *proposes*:
+``move``, ``revised`` and ``takeback`` events say what it concluded; the session applies them
+(``events.apply_proposal``) or refuses them and calls :meth:`Tracker.reset`. The session can set
+the move to make (:meth:`Tracker.expect`) and suspend judging (:meth:`Tracker.suspend`).
+docs/events.md documents every event, guidance kind and fault code.
 
 How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``hold`` to 0.5 s):
 
@@ -21,9 +27,9 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
   and picked up again) is *revised* when the same piece moves on along the same line before the
   opponent touches anything: event ``revised`` (the move that replaces the last one, with
   ``replaces``); captures are recomputed, so a capture flagged on the transit square is
-  withdrawn. Only the final version stays in ``game.moves``.
+  withdrawn. The revision keeps the first placement time (``placed_at``).
 * Restoring the position before the last move (captured pieces put back too, in any order) takes
-  it back (event ``takeback``; ``game.undo()``); one move at a time. A captured piece put back
+  it back (event ``takeback``); one move at a time. A captured piece put back
   while the capturing piece still stands becomes pending again (event ``restored``).
 * Anything else that stays while nobody touches the board for ``hold`` seconds is a fault:
   ``illegal`` (a move the rules forbid, a move while captured pieces still stand, several pieces
@@ -36,19 +42,20 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from ..feedback import FrameSpec, build_frame
+from .. import messages
 from ..rules import Move
-from ..rules.board import REASON_TEXT, Outcome
 from ..rules.game import Game, PlayedMove
+from ..rules.outcome import Outcome
 from ..scan import Scan
 from . import events as ev
-from .events import Event
-from .faults import NEVER, Fault, FaultsMixin
+from .display import DisplayMixin
+from .events import Event, EventKind, Guidance, GuidanceKind, TrackerState
+from .faults import COLOUR_OF, NEVER, Fault, FaultsMixin, side_colour
 from .squares import captured_letters, path, same_line
-from .text import COLOUR_OF, PIECE_WORD, pieces_on, setup_message, side_colour, side_word
 
-__all__ = ["NEVER", "Candidate", "Fault", "Tracker", "path"]
+__all__ = ["NEVER", "Candidate", "Expected", "Fault", "Tracker", "path"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +68,24 @@ class Candidate:
     removed: tuple[str, ...]  # captured pieces already lifted off (settled)
 
 
-class Tracker(FaultsMixin):
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """The move to make (see :meth:`Tracker.expect`)."""
+
+    text: str  # record text, captures listed: g3-e3xe2
+    frm: str
+    to: str
+    piece: str
+    side: str
+    captured: tuple[str, ...]
+
+    @property
+    def move(self) -> str:
+        """``g3-e3``."""
+        return f"{self.frm}-{self.to}"
+
+
+class Tracker(FaultsMixin, DisplayMixin):
     """Turns a stream of scans into the moves that were played (see the module docstring)."""
 
     def __init__(
@@ -72,7 +96,6 @@ class Tracker(FaultsMixin):
         self.settle = settle
         self.hold = hold
         self.knock_window = knock_window
-        self._game = game
         self._cur: frozenset[str] = frozenset()
         self._colours: dict[str, str] = {}
         self._lc: dict[str, float] = {}  # last change time per square
@@ -81,38 +104,60 @@ class Tracker(FaultsMixin):
         self._seen = False
         self._deadline: float | None = None
         self._frame: dict[str, str] = {}
-        self._message = "Waiting for the board"
-        self._state = "setup"
+        self._guidance = Guidance(GuidanceKind.WAITING)
+        self._message = messages.guidance_text(self._guidance)
+        self._state = TrackerState.SETUP
         self._out: list[Event] = []
         self._preview: dict[tuple, tuple[str, ...]] = {}
-        self._sync_game()
+        self._expected: Expected | None = None
+        self._suspended: str | None = None
+        self._sync_game(game)
 
     # -- public API ---------------------------------------------------------------------
     @property
-    def game(self) -> Game:
-        """The game being tracked (the tracker plays accepted moves into it)."""
-        return self._game
+    def moves(self) -> tuple[str, ...]:
+        """The record texts of the tracker's own model of the game (what it has proposed)."""
+        return tuple(self._game.moves)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the tracker's model of the game ended, None while it goes on."""
+        return self._game.outcome()
 
     @property
     def leds(self) -> dict[str, str]:
-        """The current LED frame: square -> role."""
+        """The current LED frame: square -> role (a :class:`~companion.feedback.LedRole`)."""
         return dict(self._frame)
 
     @property
+    def guidance(self) -> Guidance:
+        """What the players should do now, as data (``guidance.to_json()`` for the page)."""
+        return self._guidance
+
+    @property
     def message(self) -> str:
-        """Plain-language guidance for the players."""
+        """The guidance as an English sentence (``companion.messages``)."""
         return self._message
 
     @property
-    def state(self) -> str:
-        """``setup``, ``ready``, ``lifted``, ``capture_pending``, ``takeback``, ``warning``,
-        ``illegal`` or ``over``."""
+    def state(self) -> TrackerState:
+        """What the tracker is waiting for (see :class:`TrackerState`)."""
         return self._state
 
     @property
     def deadline(self) -> float | None:
         """The next time at which :meth:`tick` may change something (None: only a scan can)."""
         return self._deadline
+
+    @property
+    def expected(self) -> str | None:
+        """The move to make (record text, e.g. ``g3-e3xe2``), None if any move is judged."""
+        return self._expected.text if self._expected else None
+
+    @property
+    def suspended(self) -> str | None:
+        """Why judging is suspended, None while it is not."""
+        return self._suspended
 
     def feed(self, scan: Scan) -> list[Event]:
         """Take one full scan; returns the events it caused."""
@@ -141,33 +186,77 @@ class Tracker(FaultsMixin):
         return self._run(max(t, self._now))
 
     def reset(self, game: Game, t: float) -> list[Event]:
-        """Switch to ``game`` (a new game, a takeback from the page, a resume) and re-sync:
-        setup guidance until the board matches its position."""
-        self._game = game
-        self._sync_game()
+        """Resynchronise with the session's ``game`` (a new game, a control, a refused
+        proposal, a resume): the tracker takes a private copy and guides the set-up until the
+        board matches it. Clears the move to make (the session sets it again); a suspension
+        stays. The caller's game is never changed."""
+        self._sync_game(game)
         if not self._seen:
             return []
         return self._run(max(t, self._now))
 
+    def expect(self, move: str | None, t: float | None = None) -> list[Event]:
+        """Set the move to make: a move chosen off the board (by a remote player or the
+        computer) that the person at the board must now execute. While it is set, that move is
+        the only one accepted; any other is flagged ``illegal`` with the code
+        ``not_the_move_to_make`` and is not proposed. The LEDs show ``make_from``/``make_to``,
+        then the destination while the piece is in the air, then the captured pieces to lift.
+        It clears itself once the move is proposed (and on a takeback or reset); ``None``
+        clears it. MoveError (a ValueError) if the move is not legal in the tracker's model.
+        Returns the events of the new display (at ``t``, or the last time seen)."""
+        if move is None:
+            self._expected = None
+        else:
+            game = self._game
+            if game.is_over():
+                raise ValueError(f"cannot expect {move}: the game is over")
+            board = game.board
+            parsed, _ = board.parse_move(move)
+            played = game.play(move)  # checks legality and any listed captures
+            game.undo()
+            self._expected = Expected(played.text, played.frm, played.to,
+                                      board.piece_at(parsed.frm) or "", played.side,
+                                      tuple(played.captured))
+        return self._rerun(t)
+
+    def suspend(self, reason: str | None, t: float | None = None) -> list[Event]:
+        """Suspend judging (``reason``: a short id such as ``"storage"``, see docs/events.md):
+        the board is still watched and guidance says why, but no move, revision or takeback is
+        accepted or proposed and no new fault is flagged. ``None`` resumes: the board is judged
+        afresh, so a move made meanwhile is then accepted normally. Returns the events (at
+        ``t``, or the last time seen)."""
+        self._suspended = reason
+        return self._rerun(t)
+
+    def _rerun(self, t: float | None) -> list[Event]:
+        if not self._seen:
+            return []
+        return self._run(self._now if t is None else max(t, self._now))
+
     # -- bookkeeping --------------------------------------------------------------------
-    def _sync_game(self) -> None:
-        game = self._game
+    def _sync_game(self, game: Game) -> None:
+        self._game = model = Game(game.rules, game.start_position, game.start_turn)
         self._mode = "setup"
         self._announced = False
         self._pending: dict[str, str] = {}
         self._revisable = False
         self._prev_settle = NEVER
+        self._placed_at = NEVER
         self._fault: Fault | None = None
         self._new_fault: Fault | None = None
         self._lifted: str | None = None
         self._guide: dict[str, str] = {}
         self._setup: tuple[dict[str, str], list[str], dict[str, str]] = ({}, [], {})
         self._preview.clear()
-        replay = Game(game.rules, game.start_position, game.start_turn)
+        self._expected = None
         self._stack: list[frozenset[str]] = []
+        board = model.board
         for p in game.played:
-            self._stack.append(replay.board.occupied_names())
-            replay.play(Move(replay.board.square(p.frm), replay.board.square(p.to)))
+            self._stack.append(board.occupied_names())
+            model.play(Move(board.square(p.frm), board.square(p.to)))
+        manual = game.manual_outcome
+        if manual is not None:
+            model.end(manual)
         self._position_changed()
 
     def _position_changed(self) -> None:
@@ -175,10 +264,9 @@ class Tracker(FaultsMixin):
 
     @property
     def _outcome(self) -> Outcome | None:
-        # not cached: the daemon may end the game by resignation or agreement at any time
         return self._game.outcome()
 
-    def _emit(self, kind: str, **data: object) -> None:
+    def _emit(self, kind: EventKind, **data: Any) -> None:
         self._out.append(Event(self._now, kind, data))
 
     def _want(self, t: float) -> None:
@@ -218,8 +306,10 @@ class Tracker(FaultsMixin):
         if fill or clear or recolour:
             if not self._announced:
                 self._announced = True
-                self._emit(ev.SETUP, message=setup_message(fill, clear, recolour),
-                           fill=sorted(fill), clear=clear)
+                pieces = {**fill, **recolour}
+                self._emit(ev.SETUP, message=messages.setup_message(fill, clear, recolour),
+                           fill=sorted(fill), clear=clear, recolour=sorted(recolour),
+                           pieces=dict(sorted(pieces.items())))
             return
         if now < self._last_change + self.settle:
             self._want(self._last_change + self.settle)
@@ -251,6 +341,9 @@ class Tracker(FaultsMixin):
         gone_x = gone - pend.keys()
         if not gone_x and not new:
             return False
+        if self._suspended is not None:
+            self._view()  # watched, not judged: a standing fault stays (it is not flagged twice)
+            return False
         ts_all = max(lc.get(s, NEVER) for s in gone_x | new)
         stable = now >= ts_all + self.settle
         over = self._outcome is not None
@@ -265,7 +358,9 @@ class Tracker(FaultsMixin):
             ts_move = max(lc.get(s, NEVER) for s in (*own, *new))
             if now >= ts_move + self.settle:
                 cands = self._candidates(gone_x, new)
-                if len(cands) == 1:
+                exp = self._expected
+                if len(cands) == 1 and (exp is None or (cands[0].frm, cands[0].to)
+                                        == (exp.frm, exp.to)):
                     calm = self._calm_since(cands[0]) + self.settle
                     if now >= calm:
                         self._accept(cands[0])
@@ -374,10 +469,11 @@ class Tracker(FaultsMixin):
         return max((lc.get(s, NEVER) for s in path(c.frm, c.to, self._game.rules.size)),
                    default=NEVER)
 
-    def _move_data(self, played: PlayedMove) -> dict:
+    def _move_data(self, played: PlayedMove) -> dict[str, Any]:
         return {
             "move": played.text, "side": played.side, "captured": list(played.captured),
             "from": played.frm, "to": played.to, "ply": len(self._game.played),
+            "placed_at": round(self._placed_at, 4),
         }
 
     def _after_move(self, played: PlayedMove, removed: tuple[str, ...]) -> None:
@@ -394,12 +490,16 @@ class Tracker(FaultsMixin):
         played = game.play(Move(game.board.square(c.frm), game.board.square(c.to)))
         self._stack.append(pre)
         self._after_move(played, c.removed)
+        self._placed_at = self._lc.get(c.to, NEVER)
+        if self._expected is not None:  # it was the move to make: done, and not revisable
+            self._expected = None
+            self._revisable = False
         self._emit(ev.MOVE, **self._move_data(played))
         for s in c.removed:
             self._emit(ev.REMOVED, square=s)
         outcome = self._outcome
         if outcome is not None:
-            self._emit(ev.GAME_OVER, result=outcome.result, reason=outcome.reason)
+            self._emit(ev.GAME_OVER, **outcome.to_json())
 
     def _revise_target(self, gone: frozenset[str], new: frozenset[str]) -> str | None:
         """The square the last move's piece moved on to along its line, if the diff shows
@@ -439,7 +539,7 @@ class Tracker(FaultsMixin):
         self._emit(ev.REVISED, replaces=last.text, **self._move_data(played))
         outcome = self._outcome
         if outcome is not None:
-            self._emit(ev.GAME_OVER, result=outcome.result, reason=outcome.reason)
+            self._emit(ev.GAME_OVER, **outcome.to_json())
         elif was_over:
             self._emit(ev.GAME_OVER, result="ongoing", reason="revised")
         return True
@@ -453,6 +553,7 @@ class Tracker(FaultsMixin):
             stack.pop()
             self._emit(ev.TAKEBACK, move=played.text, side=played.side,
                        ply=len(self._game.played) + 1)
+            self._expected = None
             self._preview.clear()
             self._position_changed()
             self._pending = {}
@@ -462,64 +563,3 @@ class Tracker(FaultsMixin):
             self._view()
             return True
         return False
-
-    # -- output -------------------------------------------------------------------------
-    def _refresh(self) -> None:
-        game, pend = self._game, self._pending
-        spec = FrameSpec()
-        last = game.played[-1] if game.played else None
-        if self._mode == "setup":
-            fill, clear, recolour = self._setup
-            spec.setup = [*fill, *clear, *recolour]
-            if fill or clear or recolour:
-                message = setup_message(fill, clear, recolour)
-            else:
-                message = "Setup complete"
-            state = "setup"
-        else:
-            if last is not None:
-                spec.last_from, spec.last_to = last.frm, last.to
-            spec.capture = list(pend)
-            fault = self._fault
-            outcome = self._outcome
-            if outcome is not None:
-                winner = outcome.winner
-                spec.win = [
-                    s for s in self._pos if winner is None or game.board.side_of(s) == winner
-                ]
-                head = "Draw" if winner is None else f"{side_word(winner)} win"
-                message = f"Game over: {head} ({REASON_TEXT.get(outcome.reason, outcome.reason)})"
-                if pend:
-                    message += f" — lift the captured {pieces_on(pend)}"
-                state = "over"
-            elif fault is not None:
-                spec.illegal, spec.setup = fault.illegal, fault.setup
-                message, state = fault.message, fault.kind
-            elif self._guide:
-                spec.setup = list(self._guide)
-                message = f"Takeback: put the captured {pieces_on(self._guide)} back"
-                state = "takeback"
-            elif pend:
-                message, state = f"Lift the captured {pieces_on(pend)}", "capture_pending"
-            elif self._lifted is not None:
-                s = self._lifted
-                if last is not None and s == last.to and game.board.side_of(s) != game.turn:
-                    message = f"Moving the {PIECE_WORD[game.board.piece_at(s)]} from {s} again"
-                else:
-                    spec.target = [game.board.name(i) for i in game.board.destinations(s)]
-                    word = PIECE_WORD[game.board.piece_at(s)]
-                    message = f"{side_word(game.turn)} to move: {word} from {s}"
-                state = "lifted"
-            else:
-                message, state = f"{side_word(game.turn)} to move", "ready"
-        frame = build_frame(spec)
-        self._message, self._state = message, state
-        fault, self._new_fault = self._new_fault, None
-        if fault is not None:
-            if fault.kind == ev.ILLEGAL:
-                self._emit(ev.ILLEGAL, reason=fault.reason, leds=frame)
-            else:
-                self._emit(ev.WARNING, reason=fault.reason)
-        if frame != self._frame:
-            self._frame = frame
-            self._emit(ev.LEDS, leds=dict(frame))

@@ -1,30 +1,57 @@
-"""Faults: board states that need the players' attention (illegal moves and warnings), named
-with plain-language guidance, and the knocked-piece rules.
+"""Faults: board states that need the players' attention (illegal moves and warnings) as data
+(a stable code plus squares and pieces; ``companion.messages`` words them), and the
+knocked-piece rules.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from ..rules import Move
+from .. import messages
+from ..rules import ATTACKERS, Move
 from . import events as ev
 from .squares import same_line, touching
-from .text import COLOUR_OF, COLOUR_WORD, PIECE_WORD, article, join, pieces_on, side_word
 
 NEVER = -math.inf
+
+#: The sensor colour (polarity boards) of each piece letter.
+COLOUR_OF = {"t": "a", "T": "d", "K": "d"}
+
+
+def side_colour(side: str) -> str:
+    """The sensor colour (``"a"``/``"d"``) of a side's pieces."""
+    return "a" if side == ATTACKERS else "d"
+
+
+def _pairs(pieces: dict[str, str]) -> dict[str, list[str]]:
+    """``{"squares": [...], "pieces": [...]}`` (sorted by square) of square -> piece letter."""
+    squares = sorted(pieces)
+    return {"squares": squares, "pieces": [pieces[s] for s in squares]}
 
 
 @dataclass(frozen=True, slots=True)
 class Fault:
-    """A board state that needs the players' attention."""
+    """A board state that needs the players' attention: ``kind`` is ``illegal`` or
+    ``warning``, ``code`` a stable id (docs/events.md), ``data`` its squares and pieces."""
 
-    kind: str  # ev.ILLEGAL or ev.WARNING
-    reason: str
-    message: str
+    kind: ev.EventKind
+    code: str
+    data: dict[str, Any] = field(default_factory=dict)
     illegal: tuple[str, ...] = ()
     setup: tuple[str, ...] = ()
     key: tuple = ()
+
+    @property
+    def reason(self) -> str:
+        """What happened, in English."""
+        return messages.fault_reason(self.code, self.data)
+
+    @property
+    def message(self) -> str:
+        """What to do about it, in English."""
+        return messages.fault_message(self.kind, self.code, self.data)
 
 
 class FaultsMixin:
@@ -70,10 +97,7 @@ class FaultsMixin:
         if now < self._last_change + self.hold:
             self._want(self._last_change + self.hold)
             return self._fault
-        parts = [f"{s} should hold {article(PIECE_WORD[p])}" for s, p in sorted(wrong.items())]
-        lead = "Swapped pieces? " if len(wrong) == 2 else "Wrong piece: "
-        return Fault(ev.WARNING, f"wrong kind of piece on {join(sorted(wrong))}",
-                     lead + "; ".join(parts), setup=tuple(sorted(wrong)),
+        return Fault(ev.WARNING, "wrong_colour", _pairs(wrong), setup=tuple(sorted(wrong)),
                      key=("colour", frozenset(wrong)))
 
     def _knock_pairs(self, gone: frozenset[str], new: frozenset[str]) -> list[tuple[str, str]]:
@@ -97,89 +121,85 @@ class FaultsMixin:
 
     def _knock_fault(self, knocks: list[tuple[str, str]]) -> Fault:
         board = self._game.board
-        words = [(PIECE_WORD[board.piece_at(g)], g, n) for g, n in knocks]
         squares = tuple(sorted({s for g, n in knocks for s in (g, n)}))
-        if len(words) == 1:
-            ((w, g, n),) = words
-            return Fault(ev.WARNING, f"{article(w)} was knocked from {g} to {n}",
-                         f"Knocked piece: put the {w} from {n} back on {g}", setup=squares,
-                         key=("knock", frozenset(knocks)))
-        what = join(f"the {w} from {n} back on {g}" for w, g, n in words)
-        return Fault(ev.WARNING, f"pieces knocked from {join(sorted(g for g, _ in knocks))}",
-                     f"Knocked pieces: put {what}", setup=squares,
+        data = {"knocks": [{"from": g, "to": n, "piece": board.piece_at(g)} for g, n in knocks],
+                "squares": list(squares)}
+        return Fault(ev.WARNING, "knocked", data, setup=squares,
                      key=("knock", frozenset(knocks)))
 
     def _classify(self, gone: frozenset[str], new: frozenset[str]) -> Fault:
-        """Name the fault the settled diff shows, with guidance to fix it."""
+        """Name the fault the settled diff shows, with the data to fix it."""
         game, board, pend = self._game, self._game.board, self._pending
         turn = game.turn
         key = (frozenset(gone), frozenset(new))
-        words = {s: PIECE_WORD[board.piece_at(s)] for s in gone}
         if pend:
-            what = pieces_on(pend)
+            captured = _pairs(pend)
             cands = self._candidates(gone, new) if new else []
             if cands:
                 c = cands[0]
                 return Fault(
-                    ev.ILLEGAL, f"the {turn} moved before the captured {what} was removed",
-                    f"Illegal: remove the captured {what} first, or put the piece back on "
-                    f"{c.frm}", illegal=(c.to,), setup=(c.frm,), key=("pending-move", *key))
+                    ev.ILLEGAL, "capture_pending",
+                    {"from": c.frm, "to": c.to, "piece": board.piece_at(c.frm), "turn": turn,
+                     **captured},
+                    illegal=(c.to,), setup=(c.frm,), key=("pending-move", *key))
             if not new and len(gone) == 1:
                 (s,) = gone
                 if board.side_of(s) == turn:
                     return Fault(
-                        ev.WARNING, f"the {turn} started moving before the captured {what} "
-                        "was removed", f"Remove the captured {what} first", setup=(s,),
-                        key=("pending-lift", *key))
+                        ev.WARNING, "lifted_before_captures_removed",
+                        {"square": s, "piece": board.piece_at(s), "turn": turn, **captured},
+                        setup=(s,), key=("pending-lift", *key))
                 return Fault(
-                    ev.WARNING, f"wrong piece lifted: the {words[s]} on {s} was not captured",
-                    f"Wrong piece: put the {words[s]} back on {s}, then lift the captured "
-                    f"{what}", setup=(s,), key=("wrong-piece", *key))
+                    ev.WARNING, "wrong_piece_lifted",
+                    {"square": s, "piece": board.piece_at(s), **captured},
+                    setup=(s,), key=("wrong-piece", *key))
         if not new and len(gone) == 1:
             (s,) = gone
-            return Fault(
-                ev.WARNING, f"the {words[s]} on {s} was lifted out of turn",
-                f"Put the {words[s]} back on {s} — {side_word(turn)} to move", setup=(s,),
-                key=("lifted", *key))
+            return Fault(ev.WARNING, "lifted_out_of_turn",
+                         {"square": s, "piece": board.piece_at(s), "turn": turn},
+                         setup=(s,), key=("lifted", *key))
         if len(gone) == 1 and len(new) == 1:
             (f,), (t,) = gone, new
-            reason = self._move_reason(f, t)
-            return Fault(ev.ILLEGAL, reason, f"Illegal: {reason} — put the piece back on {f}",
+            code, data = self._move_fault(f, t)
+            return Fault(ev.ILLEGAL, code, {"from": f, "to": t, "piece": board.piece_at(f),
+                                            **data},
                          illegal=(t,), setup=(f,), key=("move", *key))
         if not gone:
-            return Fault(ev.WARNING, f"unexpected piece on {join(sorted(new))}",
-                         f"Clear {join(sorted(new))}: no piece belongs there",
-                         setup=tuple(sorted(new)), key=("extra", *key))
-        back = join(f"the {words[s]} on {s}" for s in sorted(gone))
+            squares = sorted(new)
+            return Fault(ev.WARNING, "unexpected_piece", {"squares": squares},
+                         setup=tuple(squares), key=("extra", *key))
+        missing = _pairs({s: board.piece_at(s) for s in gone})
         if not new:
-            return Fault(ev.WARNING, f"pieces missing from {join(sorted(gone))}",
-                         f"Put back {back}", setup=tuple(sorted(gone)), key=("missing", *key))
-        return Fault(ev.ILLEGAL, "several pieces moved at once",
-                     f"Illegal: several pieces moved — put back {back}; clear "
-                     f"{join(sorted(new))}", illegal=tuple(sorted(new)),
-                     setup=tuple(sorted(gone)), key=("many", *key))
+            return Fault(ev.WARNING, "pieces_missing", missing,
+                         setup=tuple(missing["squares"]), key=("missing", *key))
+        return Fault(ev.ILLEGAL, "several_pieces", {**missing, "new": sorted(new)},
+                     illegal=tuple(sorted(new)), setup=tuple(missing["squares"]),
+                     key=("many", *key))
 
-    def _move_reason(self, f: str, t: str) -> str:
-        """Why the piece that left ``f`` may not stand on ``t``."""
+    def _move_fault(self, f: str, t: str) -> tuple[str, dict[str, Any]]:
+        """Why the piece that left ``f`` may not stand on ``t``: a code and its data."""
         game = self._game
         board = game.board
         letter = board.piece_at(f)
         colour = self._colours.get(t)
         if colour and letter and colour != COLOUR_OF[letter]:
-            return (f"the piece put on {t} is {COLOUR_WORD[colour]}, but "
-                    f"{article(PIECE_WORD[letter])} left {f}")
+            return "wrong_piece_placed", {"colour": colour}
+        expected = self._expected
+        if expected is not None:
+            return "not_the_move_to_make", {
+                "expected": expected.text, "expected_from": expected.frm,
+                "expected_to": expected.to}
         last = game.played[-1] if game.played else None
         if (last is not None and f == last.to and same_line(last.frm, t) and t != last.frm
                 and set(self._pending) == set(last.captured) and self._outcome is None):
             game.undo()
-            reason = game.board.illegal_reason(
+            why = game.board.illegal_code(
                 Move(game.board.square(last.frm), game.board.square(t)))
             game.play(Move(game.board.square(last.frm), game.board.square(last.to)))
             self._position_changed()
-            if reason:
-                return reason
-        reason = board.illegal_reason(Move(board.square(f), board.square(t)))
-        if reason and reason.startswith("it is the "):
-            side = board.side_of(f)
-            return f"it is the {game.turn}' turn, and that piece belongs to the {side}"
-        return reason or "the piece was moved before the other side's move was finished"
+            if why:
+                return why
+        why = board.illegal_code(Move(board.square(f), board.square(t)))
+        if why is None:
+            return "moved_too_early", {}
+        return why

@@ -1,13 +1,14 @@
-"""The phone page and its JSON API (Flask; served by waitress inside the daemon).
+"""The phone page and its JSON API (Flask; served by :mod:`companion.web.server` in the daemon).
 
 Reading is open to anyone on the network: the page, ``/api/state``, ``/api/events`` (Server-Sent
-Events), the game list, replays and exports. Every state-changing request (``POST /api/...``)
-needs the PIN in the ``X-Tafl-Pin`` header and is guarded against cross-site requests: it must be
-JSON (``Content-Type: application/json``), carry the custom ``X-Tafl-Request`` header (which a
-cross-site form cannot send, and which a cross-site script could only send after a CORS preflight
-that this server never grants), and, when the browser says where it comes from (``Origin``,
-``Sec-Fetch-Site``), come from this same origin. Wrong PINs are rate-limited per client. Every
-bad request gets a 4xx JSON answer ``{"error": "..."}``.
+Events, answered by :mod:`companion.web.stream`), the game list, replays and exports. Every
+state-changing request (``POST /api/...``) needs the PIN in the ``X-Tafl-Pin`` header and is
+guarded against cross-site requests: it must be JSON (``Content-Type: application/json``), carry
+the custom ``X-Tafl-Request`` header (which a cross-site form cannot send, and which a cross-site
+script could only send after a CORS preflight that this server never grants), and, when the
+browser says where it comes from (``Origin``, ``Sec-Fetch-Site``), come from this same origin.
+Wrong PINs are rate-limited per client. Every bad request gets a 4xx JSON answer
+``{"error": "..."}``.
 """
 
 from __future__ import annotations
@@ -34,8 +35,6 @@ log = logging.getLogger("companion.web")
 HERE = Path(__file__).parent
 PIN_HEADER = "X-Tafl-Pin"
 CSRF_HEADER = "X-Tafl-Request"
-MAX_SSE_CLIENTS = 8
-KEEPALIVE_S = 15.0
 
 
 class ApiError(Exception):
@@ -96,8 +95,6 @@ def create_app(daemon: Any) -> Flask:
     i18n.init_app(app)  # the page's languages (companion/i18n)
     app.register_blueprint(review.blueprint(daemon))  # review, import, rule cards, QR codes
     version = _asset_version()
-    sse_clients = [0]
-    sse_lock = threading.Lock()
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
@@ -132,36 +129,6 @@ def create_app(daemon: Any) -> Flask:
     @app.get("/api/state")
     def state():
         return Response(daemon.state_text(), mimetype="application/json")
-
-    @app.get("/api/events")
-    def events():
-        hub = daemon.hub
-        with sse_lock:
-            if sse_clients[0] >= MAX_SSE_CLIENTS:
-                raise ApiError(503, "too many live connections: poll /api/state instead")
-            sse_clients[0] += 1
-
-        def stream():
-            try:
-                seen, text = hub.current()
-                yield f"retry: 2000\ndata: {text}\n\n"
-                while not hub.closed:
-                    got = hub.wait(seen, KEEPALIVE_S)
-                    if got is None:
-                        if hub.closed:
-                            return
-                        yield ": keep-alive\n\n"
-                        continue
-                    seen, text = got
-                    yield f"data: {text}\n\n"
-            finally:
-                with sse_lock:
-                    sse_clients[0] -= 1
-
-        resp = Response(stream(), mimetype="text/event-stream")
-        resp.headers["Cache-Control"] = "no-store"
-        resp.headers["X-Accel-Buffering"] = "no"
-        return resp
 
     @app.get("/api/variants")
     def variants():

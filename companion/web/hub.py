@@ -1,13 +1,16 @@
 """The state hub: the latest page state as JSON, and a way to wait for the next one.
 
-The daemon's scan loop publishes; every Server-Sent-Events client waits on the hub and is woken
-the moment a new state arrives (no polling inside the daemon).
+The daemon's scan loop publishes; listeners (the web server's event stream) are told the moment
+a new state arrives, and :meth:`StateHub.wait` lets a thread block until then (no polling inside
+the daemon). A listener is called on the publishing thread and must return at once.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
+from typing import Any
 
 
 class StateHub:
@@ -18,12 +21,22 @@ class StateHub:
         self._version = 0
         self._text = "{}"
         self._closed = False
+        self._listeners: tuple[Callable[[], None], ...] = ()
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change (on the publishing thread; keep it short)."""
+        with self._cond:
+            self._listeners = (*self._listeners, listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        with self._cond:
+            self._listeners = tuple(x for x in self._listeners if x != listener)
 
     @property
     def closed(self) -> bool:
         return self._closed
 
-    def publish(self, state: dict) -> bool:
+    def publish(self, state: dict[str, Any]) -> bool:
         """Make ``state`` current; True (and wake the waiters) if it differs from the last."""
         text = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
         with self._cond:
@@ -32,6 +45,9 @@ class StateHub:
             self._text = text
             self._version += 1
             self._cond.notify_all()
+            listeners = self._listeners
+        for listener in listeners:
+            listener()
         return True
 
     def current(self) -> tuple[int, str]:
@@ -52,3 +68,6 @@ class StateHub:
         with self._cond:
             self._closed = True
             self._cond.notify_all()
+            listeners = self._listeners
+        for listener in listeners:
+            listener()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tty
@@ -35,12 +36,18 @@ def write_board(
     closed=(),
     colours: dict[str, str] | None = None,
     stuck_cols=(),
+    stuck_from_row: int | None = None,
 ) -> None:
-    """Set the virtual board: occupied squares, their colours, columns shorted to ground."""
-    _atomic_json(
-        os.path.join(workdir, "board.json"),
-        {"closed": sorted(closed), "colours": dict(colours or {}), "stuck_cols": list(stuck_cols)},
-    )
+    """Set the virtual board: occupied squares, their colours, columns shorted to ground (from
+    the moment row ``stuck_from_row`` is next driven, when given: a short in mid-scan)."""
+    state: dict = {
+        "closed": sorted(closed),
+        "colours": dict(colours or {}),
+        "stuck_cols": list(stuck_cols),
+    }
+    if stuck_from_row is not None:
+        state["stuck_from_row"] = stuck_from_row
+    _atomic_json(os.path.join(workdir, "board.json"), state)
 
 
 def read_leds(workdir: str) -> dict:
@@ -60,8 +67,24 @@ def open_pty() -> tuple[int, int, str]:
     return master, slave, os.ttyname(slave)
 
 
-def spawn_firmware(fd: int, workdir: str, config: dict | None = None) -> subprocess.Popen:
-    """Start ``firmware_bridge/main.py`` with ``fd`` as its stdin and stdout (the USB link).
+def find_micropython() -> str | None:
+    """The MicroPython unix port to run the firmware with: ``$TAFL_MICROPYTHON``, else
+    ``micropython`` on the PATH or beside this Python (a venv's bin)."""
+    env = os.environ.get("TAFL_MICROPYTHON")
+    if env:
+        return env
+    found = shutil.which("micropython")
+    if found:
+        return found
+    beside = os.path.join(os.path.dirname(sys.executable), "micropython")
+    return beside if os.access(beside, os.X_OK) else None
+
+
+def spawn_firmware(
+    fd: int, workdir: str, config: dict | None = None, micropython: str | None = None
+) -> subprocess.Popen:
+    """Start ``firmware_bridge/main.py`` with ``fd`` as its stdin and stdout (the USB link):
+    under CPython, or under the MicroPython unix port ``micropython`` (a path) when given.
 
     ``config`` is written to ``workdir/bridge_config.json`` (merged over the firmware defaults);
     stderr goes to ``workdir/firmware.log``.
@@ -71,12 +94,17 @@ def spawn_firmware(fd: int, workdir: str, config: dict | None = None) -> subproc
     if not os.path.exists(os.path.join(workdir, "board.json")):
         write_board(workdir)
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([SIM_DIR, PACKAGE_ROOT, env.get("PYTHONPATH", "")])
     env["TAFL_FW_SIM_DIR"] = workdir
+    if micropython:
+        env["MICROPYPATH"] = os.pathsep.join([SIM_DIR, PACKAGE_ROOT])
+        argv = [micropython, "-m", "firmware_bridge.main"]
+    else:
+        env["PYTHONPATH"] = os.pathsep.join([SIM_DIR, PACKAGE_ROOT, env.get("PYTHONPATH", "")])
+        argv = [sys.executable, "-m", "firmware_bridge.main"]
     log = open(os.path.join(workdir, "firmware.log"), "ab")  # noqa: SIM115 - owned by the child
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "firmware_bridge.main"],
+            argv,
             stdin=fd,
             stdout=fd,
             stderr=log,

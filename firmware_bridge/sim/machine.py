@@ -1,22 +1,28 @@
-"""CPython stand-in for MicroPython's ``machine``, wired to a virtual board.
+"""Stand-in for MicroPython's ``machine`` on a computer, wired to a virtual board.
 
-The virtual board follows the firmware's own configuration (``load_config()`` of the running
-``__main__`` firmware, else ``bridge_config.json``) and reads the pieces on it from
+Runs under CPython and under MicroPython's unix port alike (no ``os.environ``, no ``os.path``,
+no f-strings). The virtual board follows the firmware's own configuration (``load_config()`` of
+the running firmware, else ``bridge_config.json``) and reads the pieces on it from
 ``$TAFL_FW_SIM_DIR/board.json``::
 
-    {"closed": ["e3", "f4"], "colours": {"e3": "a"}, "stuck_cols": [2]}
+    {"closed": ["e3", "f4"], "colours": {"e3": "a"}, "stuck_cols": [2], "stuck_from_row": 5}
 
 It models the electrical behaviour the firmware depends on: diode matrix (a column reads low while
 a row with a closed switch on it is driven low), 74HC165 chains (/PL latches, CLK shifts, QH is
 the first chip's output) and linear Hall sensors behind two levels of CD74HC4067 multiplexers.
+``stuck_cols`` are columns shorted to ground; with ``stuck_from_row`` the short begins in the
+middle of a scan, at the moment that row (0 = rank 1) is next driven low.
 """
+
+# ruff: noqa: UP031 - %-formatting: this file also runs under MicroPython
 
 import json
 import os
 import sys
-import time
 
-_SIM_DIR = os.environ.get("TAFL_FW_SIM_DIR", ".")
+from utime import ticks_diff, ticks_ms  # MicroPython's, or this directory's stand-in
+
+_SIM_DIR = os.getenv("TAFL_FW_SIM_DIR") or "."
 _pins = {}  # type: dict
 _board = None
 
@@ -29,9 +35,10 @@ def _get_board():
 
 
 def _config():
-    main = sys.modules.get("__main__")
-    if main is not None and hasattr(main, "load_config"):
-        return main.load_config()
+    for name in ("__main__", "firmware_bridge.main", "main"):
+        mod = sys.modules.get(name)
+        if mod is not None and hasattr(mod, "load_config"):
+            return mod.load_config()
     with open("bridge_config.json") as f:
         return json.load(f)
 
@@ -70,7 +77,8 @@ class Pin:
             _get_board().on_write(self, old)
         return None
 
-    __call__ = value
+    def __call__(self, v=None):
+        return self.value(v)
 
     def on(self):
         self.value(1)
@@ -78,11 +86,14 @@ class Pin:
     def off(self):
         self.value(0)
 
-    high = on
-    low = off
+    def high(self):
+        self.value(1)
+
+    def low(self):
+        self.value(0)
 
     def __repr__(self):
-        return f"Pin({self.id!r})"
+        return "Pin(%r)" % (self.id,)
 
 
 class ADC:
@@ -98,7 +109,7 @@ def unique_id():
 
 
 def freq(*args):
-    return 125_000_000
+    return 125000000
 
 
 def reset():
@@ -109,7 +120,7 @@ def _square_index(name, size):
     f = ord(name[0]) - ord("a")
     r = int(name[1:]) - 1
     if not (0 <= f < size and 0 <= r < size):
-        raise ValueError(f"square {name!r} off a {size}x{size} board")
+        raise ValueError("square %r off a %dx%d board" % (name, size, size))
     return r * size + f
 
 
@@ -121,34 +132,44 @@ class _Board:
         self.closed = set()
         self.attackers = set()
         self.stuck_cols = set()
+        self.pending_stuck = None  # (cols, row): a short that begins when that row is driven
         self.sr_bits = []
-        self._path = os.path.join(_SIM_DIR, "board.json")
-        self._stamp = None
-        self._checked = 0.0
-        self._refresh(force=True)
+        self.row_index = {}
+        for i, p in enumerate(cfg.get("row_pins", [])):
+            self.row_index[p] = i
+        self._path = _SIM_DIR + "/board.json"
+        self._text = None
+        self._checked = None
+        self._refresh(True)
 
     def _refresh(self, force=False):
-        now = time.monotonic()
-        if not force and now - self._checked < 0.002:
+        now = ticks_ms()
+        if not force and self._checked is not None and ticks_diff(now, self._checked) < 2:
             return
         self._checked = now
         try:
-            stamp = os.stat(self._path).st_mtime_ns
+            with open(self._path) as f:
+                text = f.read()
         except OSError:
             return
-        if stamp == self._stamp:
+        if text == self._text:
             return
         try:
-            with open(self._path) as f:
-                state = json.load(f)
-        except (OSError, ValueError):
+            state = json.loads(text)
+        except ValueError:
             return  # half-written: try again next time
-        self._stamp = stamp
+        self._text = text
         size = self.size
-        self.closed = {_square_index(s, size) for s in state.get("closed", [])}
+        self.closed = set([_square_index(s, size) for s in state.get("closed", [])])
         colours = state.get("colours", {})
-        self.attackers = {_square_index(s, size) for s, c in colours.items() if c == "a"}
-        self.stuck_cols = set(state.get("stuck_cols", []))
+        self.attackers = set([_square_index(s, size) for s in colours if colours[s] == "a"])
+        stuck = set(state.get("stuck_cols", []))
+        from_row = state.get("stuck_from_row")
+        if from_row is None or stuck == self.stuck_cols:
+            self.stuck_cols = stuck
+            self.pending_stuck = None
+        else:
+            self.pending_stuck = (stuck, from_row)
 
     # -- matrix ---------------------------------------------------------------------------
     def _driven_rows(self):
@@ -177,6 +198,10 @@ class _Board:
 
     def on_write(self, pin, old):
         cfg = self.cfg
+        pending = self.pending_stuck
+        if pending is not None and pin._out == 0 and self.row_index.get(pin.id) == pending[1]:
+            self.stuck_cols = pending[0]
+            self.pending_stuck = None
         if self.mode not in ("matrix165", "shift"):
             return
         self._refresh()

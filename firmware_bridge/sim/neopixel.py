@@ -1,7 +1,9 @@
-"""CPython stand-in for MicroPython's ``neopixel``.
+"""Stand-in for MicroPython's ``neopixel`` on a computer (CPython or MicroPython's unix port).
 
 Every ``write()`` publishes the strip to ``$TAFL_FW_SIM_DIR/leds.json`` as
 ``{"writes": n, "count": n, "pixels": {"index": [r, g, b]}}`` (lit LEDs only)."""
+
+# ruff: noqa: UP031 - %-formatting: this file also runs under MicroPython
 
 import json
 import os
@@ -14,16 +16,16 @@ class NeoPixel:
         self.bpp = bpp
         self.buf = [(0, 0, 0)] * n
         self.writes = 0
-        self._path = os.path.join(os.environ.get("TAFL_FW_SIM_DIR", "."), "leds.json")
+        self._path = (os.getenv("TAFL_FW_SIM_DIR") or ".") + "/leds.json"
 
     def __len__(self):
         return self.n
 
     def __setitem__(self, index, value):
-        r, g, b = value[:3]
+        r, g, b = value[0], value[1], value[2]
         for v in (r, g, b):
             if not 0 <= v <= 255:
-                raise ValueError(f"colour component out of range: {value!r}")
+                raise ValueError("colour component out of range: %r" % (value,))
         self.buf[index] = (int(r), int(g), int(b))
 
     def __getitem__(self, index):
@@ -35,8 +37,12 @@ class NeoPixel:
 
     def write(self):
         self.writes += 1
-        lit = {str(i): list(p) for i, p in enumerate(self.buf) if any(p)}
+        lit = {}
+        for i in range(self.n):
+            p = self.buf[i]
+            if p[0] or p[1] or p[2]:
+                lit[str(i)] = [p[0], p[1], p[2]]
         tmp = self._path + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"writes": self.writes, "count": self.n, "pixels": lit}, f)
-        os.replace(tmp, self._path)
+            f.write(json.dumps({"writes": self.writes, "count": self.n, "pixels": lit}))
+        os.rename(tmp, self._path)  # atomic on POSIX, in both interpreters

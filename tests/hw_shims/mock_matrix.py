@@ -1,9 +1,10 @@
 """A reed-switch diode matrix simulated on gpiozero MockFactory pins (tests and bench).
 
-Column pins are a MockPin subclass whose state is computed when read: a column with its pull-up
-reads low when a row pin that is an output driven low has a closed switch on that column, or when
-the column is shorted to ground. Fake ``lgpio`` and ``RPi.GPIO`` modules act on the same pins, so
-every backend of ``companion.drivers.matrix`` can be exercised without a Pi.
+Column pins are a MockPin subclass whose level is set when read, through MockPin's public
+``drive_low``/``drive_high``: a column with its pull-up reads low when a row pin that is an output
+driven low has a closed switch on that column, or when the column is shorted to ground. Fake
+``lgpio`` and ``RPi.GPIO`` modules act on the same pins, so every backend of
+``companion.drivers.matrix`` can be exercised without a Pi.
 """
 
 from __future__ import annotations
@@ -17,13 +18,26 @@ COLS_11 = [14, 15, 18, 23, 24, 25, 12, 16, 20, 21, 7]
 
 
 class _ColumnPin(MockPin):
+    """A column input whose level follows the simulated matrix: each read drives it high or low
+    first (MockPin's public ``drive_high``/``drive_low``), as the switches and diodes would."""
+
     matrix: MatrixSim | None = None
 
-    def _get_state(self):
+    @property  # type: ignore[override]
+    def state(self) -> bool:
         sim = self.matrix
-        if sim is None or self._function != "input":
-            return super()._get_state()
-        return not sim.column_low(self)
+        if sim is not None and self.function == "input":
+            if sim.column_low(self):
+                self.drive_low()
+            else:
+                self.drive_high()
+            if len(self.states) > 1000:  # the pin's change history: keep a long scan bounded
+                self.clear_states()
+        return MockPin.state.fget(self)
+
+    @state.setter
+    def state(self, value: bool) -> None:
+        MockPin.state.fset(self, value)
 
 
 class MatrixSim:
@@ -63,13 +77,13 @@ class MatrixSim:
         if r in self.shorted_rows:
             return True
         p = self.rows[r]
-        return p._function == "output" and not p._state
+        return p.function == "output" and not p.state
 
     def column_low(self, pin) -> bool:
         j = self._col_index[id(pin)]
         if j in self.shorted_cols:
             return True
-        if pin._pull != "up":
+        if pin.pull != "up":
             return False
         return any(self.row_low(r) for r in range(self.size) if (r, j) in self.closed)
 

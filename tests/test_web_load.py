@@ -1,0 +1,146 @@
+"""Many live viewers on a real daemon (real server on loopback, scan loop at 100 Hz): every
+viewer sees every move quickly, the scan loop keeps its rate, and viewers that stop reading cost
+bounded memory and get the latest state when they read again. (`bench/load.py` measures the
+same at 1, 100 and 200 viewers.)"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import socket
+import threading
+import time
+from pathlib import Path
+
+from test_daemon_support import control, running_daemon, state, wait_for
+
+
+class Viewers:
+    """``n`` event-stream clients spread over loopback addresses (``per_device`` each), read by
+    one thread that records every frame's arrival time."""
+
+    def __init__(self, port: int, n: int, per_device: int = 10) -> None:
+        self.sel = selectors.DefaultSelector()
+        self.frames: list[list[tuple[float, bytes]]] = [[] for _ in range(n)]
+        self.bufs = [b""] * n
+        self.socks = []
+        for i in range(n):
+            s = socket.socket()
+            s.bind((f"127.0.4.{1 + i // per_device}", 0))
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            s.setblocking(False)
+            self.sel.register(s, selectors.EVENT_READ, i)
+            self.socks.append(s)
+        self.lock = threading.Lock()
+        self.stop = False
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        while not self.stop:
+            for key, _ in self.sel.select(0.1):
+                i = key.data
+                try:
+                    chunk = key.fileobj.recv(262144)
+                except OSError:
+                    chunk = b""
+                now = time.time()
+                if not chunk:
+                    self.sel.unregister(key.fileobj)
+                    continue
+                buf = self.bufs[i] + chunk
+                *frames, self.bufs[i] = buf.split(b"\n\n")
+                with self.lock:
+                    self.frames[i] += [(now, f) for f in frames if b"data: " in f]
+
+    def states(self, i: int) -> list[tuple[float, dict]]:
+        with self.lock:
+            frames = list(self.frames[i])
+        return [(t, json.loads(f[f.index(b"data: ") + 6:])) for t, f in frames]
+
+    def arrival(self, i: int, moves: int) -> float | None:
+        """When viewer ``i`` first saw a state with ``moves`` moves (None: not yet)."""
+        return next((t for t, s in self.states(i) if len(s.get("moves", ())) >= moves), None)
+
+    def close(self) -> None:
+        self.stop = True
+        self.thread.join(2)
+        for s in self.socks:
+            s.close()
+
+
+def test_120_live_viewers_see_every_move_fast_and_the_scan_loop_keeps_100_hz(tmp_path: Path):
+    with running_daemon(tmp_path) as d:
+        b = f"http://127.0.0.1:{d.port}/"
+        steps = [0]
+        step = d.step
+
+        def counted(now=None):
+            steps[0] += now is not None  # the loop's own iterations (controls pass no time)
+            return step(now)
+
+        d.step = counted
+        viewers = Viewers(d.port, 120)
+        try:
+            wait_for(lambda: d.server.live_streams == 120, what="120 live viewers")
+            wait_for(lambda: all(viewers.states(i) for i in range(120)), what="first frames")
+            latencies = []
+            t0, n0 = time.monotonic(), steps[0]
+            for k, (frm, to) in enumerate((("d1", "d4"), ("f4", "e4"), ("d11", "d8"),
+                                           ("g7", "g9"), ("h1", "h3"), ("g5", "g3")), 1):
+                assert control(b, "api/click", {"square": frm})[0] == 200
+                assert control(b, "api/click", {"square": to})[0] == 200
+                wait_for(lambda k=k: all(viewers.arrival(i, k) for i in range(120)),
+                         what=f"move {k} on every screen")
+                accepted = state(b)["accepted_at"]
+                latencies += [viewers.arrival(i, k) - accepted for i in range(120)]
+                time.sleep(0.2)
+            rate = (steps[0] - n0) / (time.monotonic() - t0)
+        finally:
+            viewers.close()
+        latencies.sort()
+        p95 = latencies[int(0.95 * len(latencies))]
+        assert len(latencies) == 720 and latencies[0] >= 0
+        assert p95 <= 0.1, f"move-to-screen p95 {p95 * 1000:.1f} ms"
+        assert rate >= 90, f"scan loop at {rate:.0f} Hz"
+
+
+def test_viewers_that_never_read_cost_bounded_memory_and_get_the_latest_state(tmp_path: Path):
+    with running_daemon(tmp_path) as d:
+        stalled = []
+        for i in range(10):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.bind((f"127.0.5.{1 + i}", 0))
+            s.connect(("127.0.0.1", d.port))
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            stalled.append(s)
+        reader = Viewers(d.port, 1)
+        try:
+            wait_for(lambda: d.server.live_streams == 11, what="11 live streams")
+            pad = "x" * 20000
+            for n in range(300):  # 6 MB of states for each viewer
+                d.hub.publish({"n": n, "pad": pad, "moves": []})
+                time.sleep(0.001)
+            wait_for(lambda: any(s.get("n") == 299 for _, s in reader.states(0)),
+                     what="the reading viewer has the last state")
+            from companion.web.stream import HIGH_WATER
+
+            stream = d.server.stream
+            queued = [c.transport.get_write_buffer_size() for c in list(stream.clients)]
+            assert max(queued) <= HIGH_WATER + 20100, queued
+            assert stream.frames_skipped > 0
+            # a stalled viewer that reads again gets few frames, the last one the latest state
+            s = stalled[0]
+            s.settimeout(0.5)
+            buf = b""
+            while b'"n":299' not in buf:
+                buf += s.recv(1 << 20)
+            frames = buf.count(b"data: ")
+            assert frames < 100, frames
+            assert d.server.live_streams == 11
+        finally:
+            reader.close()
+            for s in stalled:
+                s.close()
