@@ -31,6 +31,7 @@ from companion.config import ConfigError, DaemonConfig, load_config, with_overri
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
+from companion.qr import print_startup
 from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
@@ -297,6 +298,7 @@ def cmd_run(args: argparse.Namespace) -> int:
              daemon.cfg.data_dir)
     for line in _where(daemon):
         log.info("%s", line)
+    print_startup(daemon.cfg.host, daemon.port)  # the links and a QR code for phones
     if daemon.pin_generated:
         log.info("controls PIN: %s (set pin in the config file to choose one)", daemon.pin)
         log.info("open %s#pin=%s to play with the controls unlocked", daemon.url, daemon.pin)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from companion.rules.board import REASON_TEXT
+from companion.rules.threats import threat_json
 
 if TYPE_CHECKING:
     from companion.session.core import SessionCore
@@ -54,6 +55,7 @@ def game_state(s: SessionCore) -> dict:
         "match": s.match.to_json() if s.match else None,
         "times": [(c or {}).get("left") for c in s.move_clocks],
         "accepted_at": s.accepted_at,
+        "threat": threat_json(board),
     }
 
 

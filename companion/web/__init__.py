@@ -26,10 +26,11 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from companion import i18n
 from companion.rules import PRESETS
 from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
-from companion.web import errors
+from companion.web import errors, review
 from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.web")
@@ -84,9 +85,16 @@ class PinGuard:
 
 def _asset_version() -> str:
     h = hashlib.sha1()
-    for name in ("app.js", "app.css"):
-        h.update((HERE / "static" / name).read_bytes())
+    for path in sorted((HERE / "static").iterdir()):
+        h.update(path.read_bytes())
     return h.hexdigest()[:10]
+
+
+class _StoreOf:
+    """The game store of a session, for the review routes."""
+
+    def __init__(self, session: SessionAPI) -> None:
+        self.store = session.store
 
 
 def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
@@ -101,6 +109,8 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
     guard = PinGuard(pin)
+    i18n.init_app(app)  # the page's languages (companion/i18n)
+    app.register_blueprint(review.blueprint(_StoreOf(session)))  # review, import, cards, QR
     version = _asset_version()
 
     @app.errorhandler(ApiError)
