@@ -132,7 +132,7 @@ class Daemon:
             raise
         from companion.web import create_app
 
-        app.app = create_app(self.session, self.hub, self.pin)
+        app.app = create_app(self.session, self.hub, self.pin, cfg.host)
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()

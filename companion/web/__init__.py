@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -91,13 +92,15 @@ def _asset_version() -> str:
 
 
 class _StoreOf:
-    """The game store of a session, for the review routes."""
+    """The game store of a session and the address the daemon listens on, for the page's
+    review and link routes."""
 
-    def __init__(self, session: SessionAPI) -> None:
+    def __init__(self, session: SessionAPI, host: str) -> None:
         self.store = session.store
+        self.cfg = SimpleNamespace(host=host)
 
 
-def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
+def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0") -> Flask:
     """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
     the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
     server's (:mod:`companion.web.stream`)."""
@@ -110,7 +113,7 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
                       JSON_SORT_KEYS=False)
     guard = PinGuard(pin)
     i18n.init_app(app)  # the page's languages (companion/i18n)
-    app.register_blueprint(review.blueprint(_StoreOf(session)))  # review, import, cards, QR
+    app.register_blueprint(review.blueprint(_StoreOf(session, host)))  # review, import, cards, QR
     version = _asset_version()
 
     @app.errorhandler(ApiError)
@@ -159,6 +162,11 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str) -> Flask:
             raise ApiError(403, f"controls need the {CSRF_HEADER}: 1 header (the page sends it)")
         if not request.mimetype == "application/json":
             raise ApiError(415, "controls take JSON (Content-Type: application/json)")
+        if request.blueprint is not None and resolve_actor() is not OWNER:
+            # the page's own controls (imports) are the owner's; the session's routes check
+            # each actor themselves
+            raise ApiError(403, "only the owner can do this: the controls need the PIN",
+                           "forbidden")
         return None
 
     def resolve_actor() -> Actor:
