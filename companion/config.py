@@ -5,6 +5,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     variant = "copenhagen"          # preset id (``tafl-companion rules variants``)
     data_dir = "/var/lib/tafl-companion"
     pin = "4821"                    # controls PIN; generated and printed at start when absent
+    raichi = true                   # LEDs light the escape squares the king has a free line to
     time_control = "5+3"            # none | MAIN | MAIN+INC | MAIN+INC/PxS (docs/session.md)
     [web]
     host = "0.0.0.0"                # all interfaces, so phones can open the page (the default)
@@ -49,7 +50,7 @@ from companion.hardware_config import (
 )
 from companion.rules import PRESETS
 
-TOP_KEYS = ("variant", "data_dir", "pin", "time_control", "web", "board", "leds", "players",
+TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds", "players",
             "rules", "match")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
@@ -72,6 +73,7 @@ class DaemonConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: tuple[str, ...] = ()  # extra Host names the page answers to (web.auth)
+    raichi: bool = True  # LED role raichi on the king's free escape squares (docs/page.md)
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
     source: str = "(defaults)"
@@ -176,6 +178,10 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             cfg = replace(cfg, data_dir=Path(d).expanduser())
         if "pin" in doc:
             cfg = replace(cfg, pin=check_pin(doc["pin"]))
+        if "raichi" in doc:
+            if not isinstance(doc["raichi"], bool):
+                raise ConfigError(f"raichi must be true or false, not {doc['raichi']!r}")
+            cfg = replace(cfg, raichi=doc["raichi"])
         if "port" in web:
             cfg = replace(cfg, port=check_port(web["port"]))
         if "host" in web:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
+from companion.feedback import with_role
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.actors import BOARD, Actor
@@ -56,6 +57,7 @@ class SessionDefaults:
     tie_break: tuple[str, ...] = ("moves", "time")
     match: bool = False
     keep_variant: bool = False
+    raichi: bool = True  # light the escape squares the king has a free line to
 
 
 class SessionCore:
@@ -432,7 +434,11 @@ class SessionCore:
         if not self.storage["ok"]:
             geo = self.game.board.geo
             return {name: "storage" for name in geo.names}
-        return self.tracker.leds
+        frame = self.tracker.leds
+        threat = self._game_json.get("threat") if self.defaults.raichi else None
+        if threat:
+            frame = with_role(frame, threat["squares"], "raichi")
+        return frame
 
     def publish(self, now: float | None = None, force: bool = False) -> None:
         """Announce the state if anything in it changed (cheap when nothing did)."""
