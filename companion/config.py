@@ -50,8 +50,8 @@ from companion.hardware_config import (
 )
 from companion.rules import PRESETS
 
-TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds", "players",
-            "rules", "match")
+TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
+            "players", "rules", "match")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")

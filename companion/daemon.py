@@ -38,8 +38,8 @@ from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
 from companion.session.players import PlayerError, PlayerSpec
 from companion.session.settings import GameSettings
-from companion.session.tracking import ProposingTracker
 from companion.store import Store
+from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class Daemon:
     def __init__(
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
         leds: LedSink | None = None, keep_variant: bool = False,
-        tracker_factory: Callable[[Game], ProposingTracker] | None = None,
+        tracker_factory: Callable[[Game], Tracker] | None = None,
     ) -> None:
         self.cfg = cfg
         self.pin = cfg.pin or f"{secrets.randbelow(10**6):06d}"

@@ -36,7 +36,7 @@ from companion.session.settings import GameSettings
 from companion.session.state import game_state, live_state
 from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
 from companion.store import EventRow, Store
-from companion.tracker import Event, ProposalError, apply_proposal
+from companion.tracker import Event, ProposalError, Tracker, apply_proposal
 
 log = logging.getLogger("companion.session")
 
@@ -67,7 +67,7 @@ class SessionCore:
     def __init__(
         self, store: Store, board: BoardSource, *, defaults: SessionDefaults | None = None,
         announce: Callable[[dict], object] = lambda state: None,
-        tracker_factory: Callable[[Game], ProposingTracker] | None = None,
+        tracker_factory: Callable[[Game], Tracker] | None = None,
         monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
@@ -75,8 +75,9 @@ class SessionCore:
         self.caps: BoardCapabilities = capabilities(board)
         self.defaults = defaults or SessionDefaults()
         self._announce = announce
+        factory = tracker_factory or Tracker  # e.g. a Tracker with other timings (tests)
         self._tracker_factory: Callable[[Game], ProposingTracker] = (
-            tracker_factory or TrackerAdapter)
+            lambda game: TrackerAdapter(game, factory))
         self.monotonic, self.wall = monotonic, wall
         self.lock = threading.RLock()
         for side, spec in self.defaults.players.items():
