@@ -102,6 +102,7 @@ class Searcher:
         self.rules = rules
         self.evaluator = Evaluator(rules, weights)
         self.eval_cache: dict[int, int] = {}
+        self.kd_cache: dict[int, tuple[int, int]] = {}
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.tt_entries = tt_entries
         self.qdepth = qdepth
@@ -153,6 +154,7 @@ class Searcher:
         """Forget what was learnt about the previous game."""
         self.tt.clear()
         self.eval_cache.clear()
+        self.kd_cache.clear()
         self.history = [0] * (self.t.count << 9)
 
     # -- helpers ------------------------------------------------------------------------------
@@ -179,12 +181,21 @@ class Searcher:
         return sq & self.full & ~occ
 
     def king_escape_info(self, pos: Position) -> tuple[int, int]:
-        """``(king destinations, escape squares among them)`` (0, 0 without a king)."""
-        king = pos.king
-        if king < 0:
-            return 0, 0
-        kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
-        return kd, kd & self.t.escape_mask
+        """``(king destinations, escape squares among them)`` (0, 0 without a king); cached
+        by position key."""
+        key = pos.key
+        info = self.kd_cache.get(key)
+        if info is None:
+            king = pos.king
+            if king < 0:
+                info = (0, 0)
+            else:
+                kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
+                info = (kd, kd & self.t.escape_mask)
+            if len(self.kd_cache) > 300_000:
+                self.kd_cache.clear()
+            self.kd_cache[key] = info
+        return info
 
     def block_mask(self, king: int, esc: int) -> int:
         """Squares that block every open line from the king to the escape squares ``esc``."""
@@ -366,7 +377,7 @@ class Searcher:
         self, pos: Position, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     ) -> int:
         self.nodes += 1
-        if not self.nodes & 255:
+        if not self.nodes & 127:
             self.check_time()
         if pos.result is not None:
             return self.terminal(pos, ply)
@@ -502,7 +513,7 @@ class Searcher:
 
     def quiesce(self, pos: Position, alpha: int, beta: int, ply: int, qd: int) -> int:
         self.nodes += 1
-        if not self.nodes & 255:
+        if not self.nodes & 127:
             self.check_time()
         if pos.result is not None:
             return self.terminal(pos, ply)
