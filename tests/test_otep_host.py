@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from companion.engine import builtin_engine_command
 from companion.engine.analysis import analyse_game
 from companion.engine.otep_host import EngineError, OtepHost, parse_status
 from companion.rules import PRESETS, Board
@@ -156,7 +157,7 @@ def test_our_engine_plays_a_whole_game_against_itself_through_the_host():
     """Two copies of ``tafl-companion engine`` play Brandubh through OTEP to the end; a
     takeback in the middle is resynchronised."""
     game = Game(BRANDUBH)
-    hosts = {side: OtepHost([*OURS, "--level", "4", "--seed", str(i)], name=side)
+    hosts = {side: OtepHost(builtin_engine_command(level=4, seed=i), name=side)
              for i, side in enumerate(("attackers", "defenders"))}
     took_back = False
     while not game.is_over() and len(game.moves) < 150:

@@ -530,3 +530,6 @@ class SerialBridge:
                 log.warning("Pico reports: %s", text)
             self._device_error = text
             self._device_error_at = self._clock()
+            if args[:1] == ["config"]:  # the firmware cannot run: it reads no board at all
+                self._hello = self._boot = self._last_seq = None
+                self._snapshot = None

@@ -22,7 +22,7 @@ def builtin_engine_command(
     """The command line of the built-in engine at ``level`` (1-10), for :class:`OtepHost`.
     ``seconds`` is a time per move (default: the level's)."""
     get_level(level)
-    argv = [sys.executable, "-m", "companion", "engine", "--level", str(level), "--seed",
+    argv = [sys.executable, "-m", "companion.engine", "--level", str(level), "--seed",
             str(seed)]
     if seconds is not None:
         argv += ["--time", f"{seconds:g}"]

@@ -49,7 +49,7 @@ class Engine:
 
     def __init__(
         self, rules: RuleSet, level: int | Level = DEFAULT_LEVEL, seed: int = 0,
-        weights: Weights | None = None, tt_entries: int = 400_000,
+        weights: Weights | None = None, tt_entries: int = 250_000,
     ) -> None:
         self.rules = rules
         self.level = level if isinstance(level, Level) else get_level(level)

@@ -101,7 +101,7 @@ class Searcher:
     ) -> None:
         self.rules = rules
         self.evaluator = Evaluator(rules, weights)
-        self.evaluate = self.evaluator.evaluate
+        self.eval_cache: dict[int, int] = {}
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.tt_entries = tt_entries
         self.qdepth = qdepth
@@ -139,9 +139,20 @@ class Searcher:
         self.stop: threading.Event | None = None
         self.on_info: Callable[[Info], None] | None = None
 
+    def evaluate(self, pos: Position) -> int:
+        """The static score for the side to move (cached by position key)."""
+        key = pos.key
+        score = self.eval_cache.get(key)
+        if score is None:
+            if len(self.eval_cache) > 300_000:
+                self.eval_cache.clear()
+            score = self.eval_cache[key] = self.evaluator.evaluate(pos)
+        return score
+
     def new_game(self) -> None:
         """Forget what was learnt about the previous game."""
         self.tt.clear()
+        self.eval_cache.clear()
         self.history = [0] * (self.t.count << 9)
 
     # -- helpers ------------------------------------------------------------------------------
@@ -346,7 +357,10 @@ class Searcher:
             score += ply
         elif score <= -MATE_BOUND:
             score -= ply
-        self.tt[key] = (depth, flag, score, move)
+        tt = self.tt
+        if len(tt) >= self.tt_entries * 2:  # bound the memory (a Pi Zero has 512 MB)
+            tt.clear()
+        tt[key] = (depth, flag, score, move)
 
     def negamax(
         self, pos: Position, depth: int, alpha: int, beta: int, ply: int, allow_null: bool

@@ -1,4 +1,17 @@
-"""Who may do what on the web: the Host check against DNS rebinding.
+"""Who may do what on the web: credentials, the PIN guard, and the Host check.
+
+:class:`Credentials` resolves a request's actor (:meth:`Credentials.resolve_actor`): the owner
+when it carries the PIN (``X-Tafl-Pin``, what scripts send) or an owner session token
+(``X-Tafl-Token``, what the page keeps instead of the PIN); a player when it carries a valid
+player-link token (``X-Tafl-Player`` or the ``tafl_player`` cookie, checked by the session's
+``actor_for_player_token``); a spectator otherwise.
+
+:class:`PinGuard` makes guessing the PIN from the network infeasible: five wrong PINs lock an
+address (an IPv6 /64) for 30 s, doubling to 15 minutes; besides, all addresses together have a
+budget of ``BUDGET`` wrong PINs, refilled by one every ``REFILL_S`` seconds, after which PIN
+entry pauses for everyone (devices already holding a session token keep working). The table of
+addresses never drops a locked address to make room: when it is full, new addresses share one
+entry. The default code (:func:`owner_code`) has 10 random digits.
 
 :class:`HostCheck` accepts a request only when its ``Host`` header names this daemon: ``localhost``,
 the machine's host name and its mDNS name (``NAME.local``), any address of the machine's own
@@ -10,13 +23,337 @@ refused before it can read the state or try a PIN.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
+import hmac
 import ipaddress
+import logging
+import os
+import re
+import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TextIO, TypeVar
+
+from werkzeug.exceptions import Forbidden, TooManyRequests
+
+log = logging.getLogger("companion.web")
+
+PIN_HEADER = "X-Tafl-Pin"
+TOKEN_HEADER = "X-Tafl-Token"
+PLAYER_HEADER = "X-Tafl-Player"
+PLAYER_COOKIE = "tafl_player"
+
+CODE_DIGITS = 10  # the generated owner code
+CODE_FILE = "owner-code"
+SECRET_FILE = "web-secret"
+LOCK_AFTER = 5  # wrong PINs in a row from one address before it waits
+LOCK_S = 30.0  # the first wait, doubled by every further wrong PIN ...
+LOCK_MAX_S = 900.0  # ... up to this
+BUDGET = 20  # wrong PINs from all addresses together before PIN entry pauses
+REFILL_S = 180.0  # one more wrong PIN allowed every this many seconds (20 an hour)
+TABLE = 4096  # addresses remembered; beyond, new addresses share one entry
+FORGET_S = 3600.0  # an address's wrong PINs are forgotten this long after its last one
+TOKEN_TTL_S = 30 * 86400.0
+
+A = TypeVar("A")
+ErrorFactory = Callable[[int, str, str], Exception]
+
+
+def http_error(status: int, message: str, code: str) -> Exception:
+    """The default error: a werkzeug exception (answered as JSON by the app's handler)."""
+    if status == 429:
+        return TooManyRequests(message)
+    return Forbidden(message)
+
+
+def address_key(addr: str) -> str:
+    """What per-address limits count by: the IPv4 address, or the /64 of an IPv6 one (a device
+    picks any address in its /64 at will)."""
+    try:
+        ip = ipaddress.ip_address(addr.split("%")[0])
+    except ValueError:
+        return addr
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+# -- the owner code and the token key on disk ----------------------------------------------------
+
+
+def _private_file(path: Path, make: Callable[[], str]) -> str:
+    """The text of ``path``, created (mode 0600, atomically) with ``make()`` if missing."""
+    try:
+        text = path.read_text().strip()
+        if text:
+            return text
+    except FileNotFoundError:
+        pass
+    text = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, (text + "\n").encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    return text
+
+
+def new_code() -> str:
+    return f"{secrets.randbelow(10**CODE_DIGITS):0{CODE_DIGITS}d}"
+
+
+def owner_code(data_dir: Path) -> tuple[str, Path | None]:
+    """The generated owner code, kept in ``data_dir/owner-code`` (mode 0600) so that it stays
+    the same across restarts; ``(code, path)``, or ``(fresh code, None)`` if the data dir
+    cannot hold it (then it lasts until the daemon stops)."""
+    path = Path(data_dir) / CODE_FILE
+    try:
+        code = _private_file(path, new_code)
+    except OSError as exc:
+        log.warning("cannot keep the owner code in %s (%s): a new one is made for this run",
+                    path, exc.strerror or exc)
+        return new_code(), None
+    if not re.fullmatch(r"[0-9]{6,32}", code):
+        log.warning("%s does not hold a code of digits: a new one is made for this run", path)
+        return new_code(), None
+    return code, path
+
+
+def token_secret(data_dir: Path) -> bytes:
+    """The key that signs owner session tokens, kept in ``data_dir/web-secret`` (mode 0600;
+    deleting it signs every device out); a fresh one for this run if it cannot be kept."""
+    try:
+        text = _private_file(Path(data_dir) / SECRET_FILE, lambda: secrets.token_hex(32))
+        return bytes.fromhex(text)
+    except (OSError, ValueError) as exc:
+        log.warning("cannot keep the session key in %s (%s): devices must enter the PIN again "
+                    "after a restart", data_dir, exc)
+        return secrets.token_bytes(32)
+
+
+def guess_time_s(pin: str) -> float:
+    """Expected seconds for a network attacker to guess ``pin`` within the failure budget."""
+    alphabet = 10 if pin.isdigit() else 36 if pin.isalnum() and pin.lower() == pin else 62
+    tries = alphabet ** len(pin) / 2
+    return max(0.0, tries - BUDGET) * REFILL_S
+
+
+def announce(url: str, code: str, path: Path | None, *, generated: bool,
+             out: TextIO | None = None, journal: bool | None = None) -> None:
+    """Tell the owner how to unlock the controls, never writing the code to a log: the link
+    with the code goes to an interactive terminal only; a log (the systemd journal, a pipe)
+    gets where the code is kept."""
+    out = out if out is not None else sys.stdout
+    if journal is None:
+        journal = bool(os.environ.get("JOURNAL_STREAM"))
+    if not generated:
+        years = guess_time_s(code) / (365 * 86400)
+        if years < 1:
+            log.warning("the configured PIN is short: from the network it can be guessed in "
+                        "about %.0f days despite the failure budget; use 10 or more digits",
+                        guess_time_s(code) / 86400)
+        return
+    if not journal and out.isatty():
+        grouped = " ".join(code[i:i + 5] for i in range(0, len(code), 5))
+        print(f"Controls code: {grouped}\nOpen {url}#pin={code} to unlock the controls "
+              "(this line is shown on this terminal only, never logged).", file=out, flush=True)
+        return
+    where = f"in {path} (readable by the service's user only: sudo cat {path})" if path else \
+        "only in memory (the data directory cannot hold it): set pin in the config file"
+    log.info("controls: unlocked by a generated %d-digit code, kept %s; or set pin in the "
+             "config file", len(code), where)
+
+
+# -- wrong PINs ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Fails:
+    fails: int = 0
+    until: float = 0.0
+    last: float = 0.0
+
+
+class PinGuard:
+    """Checks PINs; wrong ones are limited per address and for the whole network (see the
+    module docstring). Raises ``error(status, message, code)`` exceptions: 403 for a missing or
+    wrong PIN, 429 while locked."""
+
+    def __init__(self, pin: str, *, budget: int = BUDGET, refill_s: float = REFILL_S,
+                 table: int = TABLE, clock: Callable[[], float] = time.monotonic,
+                 error: ErrorFactory = http_error) -> None:
+        self.pin = pin.encode()
+        self.digits_only = pin.isdigit()
+        self.budget = budget
+        self.refill_s = refill_s
+        self.table = table
+        self.clock = clock
+        self.error = error
+        self._lock = threading.Lock()
+        self._fails: dict[str, _Fails] = {}
+        self._overflow = _Fails()
+        self._tokens = float(budget)
+        self._filled_at = clock()
+        self._warned_at = -1e18
+        self.wrong = 0  # wrong PINs so far (for tests and the bench)
+
+    def _entry(self, key: str, now: float) -> _Fails:
+        entry = self._fails.get(key)
+        if entry is not None:
+            return entry
+        if len(self._fails) >= self.table:  # forget only addresses that are long quiet
+            for k in [k for k, e in self._fails.items()
+                      if now - max(e.last, e.until) > FORGET_S]:
+                del self._fails[k]
+        if len(self._fails) >= self.table:
+            return self._overflow  # never evict a locked address: share one entry instead
+        entry = self._fails[key] = _Fails()
+        return entry
+
+    def _refill(self, now: float) -> None:
+        self._tokens = min(float(self.budget),
+                           self._tokens + (now - self._filled_at) / self.refill_s)
+        self._filled_at = now
+
+    def check(self, addr: str, given: str | None) -> None:
+        """Return if ``given`` is the PIN; raise otherwise."""
+        now = self.clock()
+        key = address_key(addr)
+        with self._lock:
+            entry = self._fails.get(key, self._overflow if len(self._fails) >= self.table
+                                    else None)
+            if entry is not None and now < entry.until:
+                raise self.error(429, f"too many wrong PINs from this device: wait "
+                                      f"{int(entry.until - now) + 1} s", "pin_locked")
+            self._refill(now)
+            if self._tokens < 1:
+                wait = int((1 - self._tokens) * self.refill_s) + 1
+                raise self.error(429, f"too many wrong PINs on the network: PIN entry is paused "
+                                      f"for {wait} s (unlocked devices keep working)",
+                                 "pin_paused")
+        if not given:
+            raise self.error(403, "the controls need the PIN (it is in the config, or kept by "
+                                  "the daemon: see docs/security.md)", "pin_required")
+        text = given.strip()
+        if self.digits_only:  # a code may be typed in groups: "12345 67890", "12345-67890"
+            text = re.sub(r"[\s-]", "", text)
+        if hmac.compare_digest(text.encode(), self.pin):
+            with self._lock:
+                self._fails.pop(key, None)
+            return
+        with self._lock:
+            entry = self._entry(key, now)
+            entry.fails += 1
+            entry.last = now
+            if entry.fails >= LOCK_AFTER:
+                entry.until = now + min(LOCK_S * 2 ** (entry.fails - LOCK_AFTER), LOCK_MAX_S)
+            self._tokens -= 1
+            self.wrong += 1
+            paused = self._tokens < 1
+            if paused and now - self._warned_at > 600:
+                self._warned_at = now
+                log.warning("many wrong PINs from the network: PIN entry pauses (a wrong PIN "
+                            "is allowed every %g s); devices already unlocked keep working",
+                            self.refill_s)
+        raise self.error(403, "wrong PIN", "bad_pin")
+
+
+# -- owner session tokens ------------------------------------------------------------------------
+
+
+class OwnerTokens:
+    """Owner session tokens: ``o1.ISSUED.NONCE.MAC``, signed with a key made from the token
+    secret and the PIN (so a new PIN signs every device out), valid for ``ttl`` seconds."""
+
+    def __init__(self, pin: str, secret: bytes, ttl: float = TOKEN_TTL_S,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.key = hmac.new(secret, b"owner-token\0" + pin.encode(), hashlib.sha256).digest()
+        self.ttl = ttl
+        self.clock = clock
+
+    def _mac(self, body: str) -> str:
+        mac = hmac.new(self.key, body.encode(), hashlib.sha256).digest()[:24]
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    def issue(self) -> tuple[str, float]:
+        """A new token and when it expires (Unix time)."""
+        issued = int(self.clock())
+        body = f"o1.{issued}.{secrets.token_urlsafe(12)}"
+        return f"{body}.{self._mac(body)}", issued + self.ttl
+
+    def valid(self, token: str) -> bool:
+        if len(token) > 200:
+            return False
+        body, _, mac = token.rpartition(".")
+        parts = body.split(".")
+        if len(parts) != 3 or parts[0] != "o1" or not parts[1].isdigit():
+            return False
+        issued = int(parts[1])
+        now = self.clock()
+        if not issued - 300 <= now <= issued + self.ttl:
+            return False
+        return hmac.compare_digest(mac.encode(), self._mac(body).encode())
+
+
+# -- resolving the actor -------------------------------------------------------------------------
+
+
+class Credentials(Generic[A]):
+    """Turns a request's credentials into an actor of the session's type ``A``."""
+
+    def __init__(self, pin: str, secret: bytes, *, owner: A, spectator: A,
+                 player_for_token: Callable[[str], A | None] | None = None,
+                 error: ErrorFactory = http_error, guard: PinGuard | None = None) -> None:
+        self.owner = owner
+        self.spectator = spectator
+        self.player_for_token = player_for_token
+        self.error = error
+        self.guard = guard or PinGuard(pin, error=error)
+        self.tokens = OwnerTokens(pin, secret)
+
+    def resolve_actor(self, request: Any) -> A:
+        """Owner (PIN or owner token), player (player-link token) or spectator; a wrong PIN,
+        a stale token or link raises (403/429) rather than falling back to spectator."""
+        headers = request.headers
+        pin = headers.get(PIN_HEADER)
+        if pin is not None:
+            self.guard.check(request.remote_addr or "?", pin)
+            return self.owner
+        token = headers.get(TOKEN_HEADER)
+        if token:
+            if self.tokens.valid(token):
+                return self.owner
+            raise self.error(403, "this device's owner session has expired or was ended (a "
+                                  "new PIN): enter the PIN again", "session_expired")
+        link = headers.get(PLAYER_HEADER) or request.cookies.get(PLAYER_COOKIE)
+        if link and self.player_for_token is not None:
+            actor = self.player_for_token(link)
+            if actor is None:
+                raise self.error(403, "this player link is not valid for the current game",
+                                 "bad_link")
+            return actor
+        return self.spectator
+
+    def session_for(self, request: Any) -> dict[str, Any]:
+        """For ``POST /api/auth``: a new owner token when the request proved the PIN
+        (``{"token": ..., "expires": unix time}``), else nothing."""
+        if request.headers.get(PIN_HEADER) is None:
+            return {}
+        token, expires = self.tokens.issue()
+        return {"token": token, "expires": int(expires)}
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

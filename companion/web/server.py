@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import ipaddress
 import json
 import logging
 import re
@@ -40,6 +39,7 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
+from companion.web.auth import address_key
 from companion.web.errors import ErrorLog
 from companion.web.stream import EventStream
 
@@ -150,19 +150,6 @@ def parse_head(head: bytes, max_headers: int) -> Request:
     return Request(method.decode("ascii"), target.decode("ascii"), path, query,
                    version.decode("ascii"), headers, length, keep,
                    one.get("expect", "").lower() == "100-continue", host)
-
-
-def address_key(addr: str) -> str:
-    """What the per-address limits count by: the IPv4 address, or the /64 of an IPv6 one."""
-    try:
-        ip = ipaddress.ip_address(addr.split("%")[0])
-    except ValueError:
-        return addr
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return str(ip.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
-    return str(ip)
 
 
 def run_app(app: Callable[..., Any], environ: dict[str, Any],
