@@ -118,6 +118,9 @@ class GameSession(SessionCore):
             self._storage_failed(exc, None)
             raise _storage_error() from None
         self.rows.clear()
+        for line in self._unlogged:
+            log.info("%s", line)
+        self._unlogged.clear()
 
     def _after_control(self) -> None:
         """Re-synchronise the tracker with the game and announce."""

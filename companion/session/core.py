@@ -102,6 +102,7 @@ class SessionCore:
         # storage
         self.rows: list[EventRow] = []
         self._resumed: list[Event] = []
+        self._unlogged: list[str] = []  # log lines of rows not yet stored
         self.storage: dict = {"ok": True}
         self._retry_at = 0.0
         # the page
@@ -239,7 +240,8 @@ class SessionCore:
                 self._start_clock(e.t)
             self.rows.append((e.kind, data, wall))
             if e.kind in ("move", "revised", "game_over", "takeback", "illegal", "warning"):
-                log.info("game %d: %s %s", self.gid, e.kind, _brief(data))
+                # logged once stored: a move in the log is never lost
+                self._unlogged.append(f"game {self.gid}: {e.kind} {_brief(data)}")
         if changed or self.rows:
             if self.game.is_over():
                 self._game_ended(t)
@@ -312,8 +314,7 @@ class SessionCore:
         clock = self.clock
         if (clock is not None and clock.running is None and clock.flagged is None
                 and not self.game.is_over()):
-            clock.start(self.game.turn, t)
-            self._game_json = game_state(self)
+            clock.start(self.game.turn, t)  # shown once the ready row is stored
 
     def _capture_lifted(self, square: str, t: float) -> None:
         if self.pending_switch is None or self.clock is None:
@@ -391,6 +392,9 @@ class SessionCore:
             self._storage_failed(exc, now)
             return False
         self.rows.clear()
+        for line in self._unlogged:
+            log.info("%s", line)
+        self._unlogged.clear()
         if not self.storage["ok"]:
             log.warning("the store writes again: every move and event of the outage is saved")
             self.storage = {"ok": True}
