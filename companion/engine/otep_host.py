@@ -256,7 +256,7 @@ class OtepHost:
 
     def __init__(
         self, argv: Sequence[str], *, name: str | None = None, cwd: str | None = None,
-        hello_timeout: float = 5.0, grace: float = 3.0,
+        hello_timeout: float = 10.0, grace: float = 3.0,
         on_status: Callable[[str], None] | None = None,
     ) -> None:
         if not argv:
