@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
+from .rules.otg import replay_otg
 from .rules.records import RecordError, read_records, replay_record
 
 
@@ -65,10 +66,14 @@ def cmd_replay_records(args: argparse.Namespace) -> int:
     rules = get_variant(args.variant)
     try:
         with open(args.file, encoding="utf-8") as fh:
-            records = read_records(fh.read())
+            text = fh.read()
+        if args.file.lower().endswith(".otg") or text.lstrip().startswith("["):
+            emit(replay_otg(rules, text))
+            return 0
+        records = read_records(text)
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
-    except RecordError as exc:
+    except (RecordError, UnicodeDecodeError) as exc:
         raise UsageError(f"{args.file}: {exc}") from None
     disagree = []
     for i, record in enumerate(records, 1):
@@ -96,7 +101,8 @@ def _register_rules(sub: argparse._SubParsersAction) -> None:
     p = rsub.add_parser("moves", help="legal moves with captures and results")
     position_args(p)
     p.set_defaults(func=cmd_moves)
-    p = rsub.add_parser("replay", help="check game records (CSV) against the rules")
+    p = rsub.add_parser("replay", help="check game records (CSV, or an OpenTafl .otg file) "
+                                       "against the rules")
     p.add_argument("variant")
     p.add_argument("file")
     p.set_defaults(func=cmd_replay_records)

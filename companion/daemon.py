@@ -26,9 +26,11 @@ from companion.config import ConfigError, DaemonConfig, load_config, with_overri
 from companion.drivers.sim import ReplayBoard, SimBoard
 from companion.messages import event_text
 from companion.notify import Notifier
+from companion.qr import print_startup
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import REASON_TEXT, MoveError
 from companion.rules.game import Game
+from companion.rules.threats import threat_json
 from companion.store import Store, StoreError
 from companion.tracker.events import ProposalError, apply_proposal
 from companion.web.hub import StateHub
@@ -366,6 +368,7 @@ class Daemon:
             "corners": [geo.names[s] for s in geo.iter_bits(geo.corner)],
             "note": self.note,
             "accepted_at": self.accepted_at,
+            "threat": threat_json(board),
         }
 
     def _default_message(self) -> str:
@@ -563,6 +566,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     daemon.start()
     log.info("tafl-companion on %s (board: %s, data: %s)", daemon.url, daemon.board.kind,
              daemon.cfg.data_dir)
+    print_startup(daemon.cfg.host, daemon.port)  # the links and a QR code for phones
     if daemon.pin_generated:
         log.info("controls PIN: %s (set pin in the config file to choose one)", daemon.pin)
         log.info("open %s#pin=%s to play with the controls unlocked", daemon.url, daemon.pin)

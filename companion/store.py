@@ -199,6 +199,32 @@ class Store:
                 (outcome.result, outcome.reason, t, gid),
             )
 
+    def import_game(self, game: Game, players: tuple[str, str], started: float,
+                    origin: dict, ending: tuple[str, str] | None = None) -> int:
+        """Store a game read from a file (.otg, CSV) in ONE transaction, closed at once so it is
+        never resumed as the live game: result and reason as the rules ended it (or ``ending``,
+        ``(result, reason)``, e.g. a loss on time the rules cannot know), reason ``imported``
+        while it is unfinished; an ``imported`` event holds ``origin``."""
+        now = time.time()
+        outcome = game.outcome()
+        result, reason = ending or ((outcome.result, outcome.reason) if outcome
+                                    else ("ongoing", "imported"))
+        with self._tx() as db:
+            cur = db.execute(
+                "INSERT INTO games (variant, start_position, start_turn, started, ended, result, "
+                "reason, attackers, defenders) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game.rules.id, game.start_position, game.start_turn, started, now, result,
+                 reason, *players),
+            )
+            gid = int(cur.lastrowid)
+            for ply, played in enumerate(game.played, 1):
+                self._insert_move(db, gid, ply, played, started)
+            db.execute(
+                "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'imported', ?)",
+                (gid, now, json.dumps(origin, default=str)),
+            )
+        return gid
+
     def abandon(self, gid: int, t: float | None = None) -> None:
         """Close an unfinished game without a result (a new game replaced it)."""
         t = time.time() if t is None else t

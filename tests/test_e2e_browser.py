@@ -111,16 +111,20 @@ def test_capture_and_illegal_messages(browser, daemon) -> None:
         move(page, frm, to)
     page.wait_for_function("document.getElementById('msg').textContent.includes('e4')")
     assert "Lift the captured defender on e4" in message(page)
-    assert page.locator("#board rect.led.capture").count() == 1
+    # a captured piece to lift is ringed with an arrow; an illegal square gets a cross
+    assert page.locator("#board circle.liftring").count() == 1
+    assert page.locator("#board path.mark").count() == 0
     page.screenshot(path=str(SHOTS / "tafl-e2e-capture.png"), full_page=True)
     click(page, "e4")  # lift the captured piece
-    page.wait_for_function("!document.querySelector('#board rect.led.capture')")
+    page.wait_for_function("!document.querySelector('#board circle.liftring')")
     click(page, "g5")  # a defender jumps off its lines to h3: illegal (h4 would be a knock)
     click(page, "h3")
     page.wait_for_function("document.getElementById('msg').textContent.startsWith('Illegal')")
     text = message(page)
     assert "straight lines" in text and "put the piece back on g5" in text
     assert page.locator("#board rect.led.illegal").count() >= 1
+    assert page.locator("#board path.mark").count() >= 1
+    assert page.locator("#board circle.liftring").count() == 0
     assert "bad" in page.get_attribute("#msg", "class")
     page.screenshot(path=str(SHOTS / "tafl-e2e-illegal.png"), full_page=True)
     click(page, "h3")  # put it back: the mark clears
@@ -180,14 +184,19 @@ def test_play_a_short_game_by_clicking(browser, daemon) -> None:
     assert s["result"] == "defenders" and s["moves"][-1] == "d1-a1"
     assert s["moves"] == ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
     page.screenshot(path=str(SHOTS / "tafl-e2e-won.png"), full_page=True)
-    # the finished game is in the list and can be replayed
+    # the finished game is in the list and opens in the review
     page.click("#games summary")
-    page.wait_for_selector("#gamelist button[data-replay]")
-    page.click("#gamelist button[data-replay]")
-    page.wait_for_selector("#replaybar:not([hidden])")
-    page.click("button[data-rp=first]")
-    assert "move 0/6" in page.inner_text("#replaytext")
-    page.click("button[data-rp=next]")
-    assert "d1-e1" in page.inner_text("#replaytext")
+    page.wait_for_selector("#gamelist a[data-review]")
+    assert "6 moves" in page.inner_text("#gamelist")
+    page.click("#gamelist a[data-review]")
+    page.wait_for_selector("#review:not([hidden])")
+    assert page.url.endswith(f"/review/{s['game']}")
+    page.click("button[data-rv=first]")
+    assert page.inner_text("#rvpos") == "Move 0 of 6"
+    page.click("button[data-rv=next]")
+    assert "d1-e1" in page.inner_text("#rvmsg")
     page.screenshot(path=str(SHOTS / "tafl-e2e-replay.png"), full_page=True)
+    page.click("#rvclose")
+    page.wait_for_selector("#live:not([hidden])")
+    assert page.inner_text("#turntext") == "Game over"
     page.context.close()

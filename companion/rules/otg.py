@@ -507,3 +507,21 @@ def write_otg(game: Game, path: str, tags: Mapping[str, str] | None = None) -> N
     """Export a game to a file."""
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(export_otg(game, tags))
+
+
+def replay_otg(rules: RuleSet, text: str) -> dict:
+    """``rules replay`` for a game file: ``{"games": 1, "agree": 0|1, "disagree": [...]}`` as
+    for CSV records. Every move is replayed and checked by :func:`import_otg` (a failure names
+    its line; ``ply`` is then null); a file whose rules differ from ``rules`` (the preset named
+    on the command line) disagrees at ply 0, naming the fields that differ."""
+    try:
+        got = import_otg(text)
+    except OtgError as exc:
+        return {"games": 1, "agree": 0, "disagree": [{"game": 1, "ply": None, "reason": str(exc)}]}
+    mine = dataclasses.replace(got.rules, id=rules.id, name=rules.name)
+    if mine != rules:
+        fields = [f.name for f in dataclasses.fields(rules)
+                  if f.compare and getattr(mine, f.name) != getattr(rules, f.name)]
+        why = f"the file's rules differ from {rules.id} in: {', '.join(fields)}"
+        return {"games": 1, "agree": 0, "disagree": [{"game": 1, "ply": 0, "reason": why}]}
+    return {"games": 1, "agree": 1, "disagree": []}

@@ -25,9 +25,10 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
+from companion import i18n
 from companion.rules import PRESETS
 from companion.store import StoreError
-from companion.web import errors
+from companion.web import errors, review
 
 log = logging.getLogger("companion.web")
 
@@ -78,8 +79,8 @@ class PinGuard:
 
 def _asset_version() -> str:
     h = hashlib.sha1()
-    for name in ("app.js", "app.css"):
-        h.update((HERE / "static" / name).read_bytes())
+    for path in sorted((HERE / "static").iterdir()):
+        h.update(path.read_bytes())
     return h.hexdigest()[:10]
 
 
@@ -91,6 +92,8 @@ def create_app(daemon: Any) -> Flask:
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
     guard = PinGuard(daemon.pin)
+    i18n.init_app(app)  # the page's languages (companion/i18n)
+    app.register_blueprint(review.blueprint(daemon))  # review, import, rule cards, QR codes
     version = _asset_version()
 
     @app.errorhandler(ApiError)

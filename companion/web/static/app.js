@@ -1,14 +1,17 @@
-/* tafl-companion phone page. Live state by Server-Sent Events (fallback: polling /api/state),
-   the board drawn as SVG, controls behind the PIN. No framework, no build step. */
+/* tafl-companion page, the live game. Live state by Server-Sent Events (fallback: polling
+   /api/state), the board drawn as SVG, controls behind the PIN, settings of this browser.
+   Words come from window.T (core.js), in the page's language. */
 "use strict";
 (function () {
+  const T = window.T;
+  const { _, ngettext, esc, sideName, resultText, variantLabel, TO_MOVE, other } = T;
   const $ = (id) => document.getElementById(id);
   const SIDES = ["attackers", "defenders"];
-  const NAMES = { t: "attacker", T: "defender", K: "king" };
+  const A = T.announce;
   let S = null;            // latest state from the daemon
+  let reachable = false;   // is the daemon answering?
   let pin = localStorage.getItem("tafl-pin") || "";
-  let flip = localStorage.getItem("tafl-flip") === "1";
-  let replay = null;       // {id, positions, moves, i} while replaying a past game
+  let zoom = false;
   let es = null, pollTimer = null, lastMoves = "";
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
@@ -18,146 +21,107 @@
     history.replaceState(null, "", location.pathname + location.search);
   }
 
-  const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
-  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
-  const sqName = (f, r) => String.fromCharCode(97 + f) + (r + 1);
+  const playerName = (p) => (p && typeof p === "object" ? p.name : p) || "";
 
-  /* OTN: records separated by "/", the first record is rank 1; digits count empty squares. */
-  function parseOtn(otn, n) {
-    const out = {};
-    const rows = otn.split("/").filter((x, i, a) => !(x === "" && (i === 0 || i === a.length - 1)));
-    rows.forEach((row, r) => {
-      let f = 0;
-      for (const m of row.match(/\d+|[tTK]/g) || []) {
-        if (/\d/.test(m)) f += parseInt(m, 10);
-        else { if (f < n && r < n) out[sqName(f, r)] = m; f += 1; }
-      }
-    });
-    return out;
+  /* What the companion says now, in this page's language. Structured guidance is rendered from
+     its kind; the daemon's English message is the fallback for what has no entry yet. */
+  function message() {
+    const over = S.result !== "ongoing";
+    const m = S.message || "";
+    if (/^(Attackers|Defenders) to move\.?$/.test(m)) return _(TO_MOVE[S.turn]) + ".";
+    if (over && (!m || /^(Draw|Attackers win|Defenders win)\b/.test(m))) return resultText(S.result, S.reason) + ".";
+    return m;
   }
 
-  /* ---- drawing the board ---- */
-  function xy(sq, n) {
-    const f = sq.charCodeAt(0) - 97, r = parseInt(sq.slice(1), 10) - 1;
-    return flip ? [n - 1 - f, r] : [f, n - 1 - r];
+  function illegalNow() {
+    return Object.values(S.leds || {}).includes("illegal");
   }
 
+  /* ---- drawing ---- */
   function drawBoard() {
-    if (!S) return;
-    const live = !replay, G = live ? S : replay.geo, n = G.size;
-    const pos = parseOtn(live ? S.position : replay.positions[replay.i].position, n);
-    const occ = live ? new Set(S.occupied) : null;
-    const leds = live ? S.leds : {};
-    const special = new Set(G.corners.concat(G.throne ? [G.throne] : []));
-    const o = [];
-    for (let f = 0; f < n; f++) {
-      for (let r = 0; r < n; r++) {
-        const sq = sqName(f, r), [x, y] = xy(sq, n);
-        o.push(`<rect class="sq${special.has(sq) ? " special" : ""}" x="${x}" y="${y}" width="1" height="1"/>`);
-        if (special.has(sq)) {
-          o.push(`<path class="cross" d="M${x + .15} ${y + .15}L${x + .85} ${y + .85}M${x + .85} ${y + .15}L${x + .15} ${y + .85}"/>`);
-        }
-      }
-    }
-    for (let i = 0; i < n; i++) {   // coordinates
-      const f = flip ? n - 1 - i : i, r = flip ? i : n - 1 - i;
-      o.push(`<text class="coord" x="${i + .5}" y="${n + .25}">${String.fromCharCode(97 + f)}</text>`);
-      o.push(`<text class="coord" x="-.28" y="${i + .5}">${r + 1}</text>`);
-    }
-    const last = live ? S.last : lastOfReplay();
-    if (last) {
-      const [x1, y1] = xy(last.from, n), [x2, y2] = xy(last.to, n);
-      o.push(`<rect class="lmsq" x="${x1 + .06}" y="${y1 + .06}" width=".88" height=".88"/>`);
-      o.push(`<rect class="lmsq" x="${x2 + .06}" y="${y2 + .06}" width=".88" height=".88"/>`);
-      o.push(`<line class="lm" x1="${x1 + .5}" y1="${y1 + .5}" x2="${x2 + .5}" y2="${y2 + .5}"/>`);
-    }
-    for (const sq in leds) {          // the LED mirror
-      const [x, y] = xy(sq, n);
-      o.push(`<rect class="led ${esc(leds[sq])}" x="${x + .05}" y="${y + .05}" width=".9" height=".9" rx=".12"/>`);
-    }
-    const squares = new Set(Object.keys(pos));
-    if (occ) occ.forEach((s) => squares.add(s));
-    squares.forEach((sq) => {
-      const [x, y] = xy(sq, n), cx = x + .5, cy = y + .5;
-      let piece = pos[sq];
-      if (!piece && leds[sq] === "capture" && last && last.captured.indexOf(sq) >= 0) {
-        piece = last.text.indexOf("x" + sq) < 0 ? "K" : last.side === "attackers" ? "T" : "t";
-      } else if (!piece) {   // the sensors see a piece where the game has none
-        o.push(`<circle class="p ghost" cx="${cx}" cy="${cy}" r=".36"/><text class="q" x="${cx}" y="${cy}">?</text>`);
-        return;
-      }
-      const lifted = occ && !occ.has(sq) ? " lifted" : "";
-      o.push(`<circle class="p ${piece}${lifted}" cx="${cx}" cy="${cy}" r=".38"/>`);
-      if (piece === "K") {
-        o.push(`<path class="kc" d="M${cx - .18} ${cy}H${cx + .18}M${cx} ${cy - .18}V${cy + .18}"/>`);
-      }
-      if (leds[sq] === "capture") {
-        o.push(`<path class="mark" d="M${cx - .2} ${cy - .2}L${cx + .2} ${cy + .2}M${cx + .2} ${cy - .2}L${cx - .2} ${cy + .2}"/>`);
-      }
+    const show = A.settings.threats && S.result === "ongoing" ? S.threat : null;
+    T.drawBoard($("board"), {
+      size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
+      pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
+      last: S.last, threat: show,
+      taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });
-    for (const sq in leds) {
-      if (leds[sq] === "illegal" && !pos[sq]) {
-        const [x, y] = xy(sq, n);
-        o.push(`<path class="mark" d="M${x + .25} ${y + .25}L${x + .75} ${y + .75}M${x + .75} ${y + .25}L${x + .25} ${y + .75}"/>`);
-      }
-    }
-    for (let f = 0; f < n; f++) {     // click targets on top
-      for (let r = 0; r < n; r++) {
-        const sq = sqName(f, r), [x, y] = xy(sq, n);
-        const what = pos[sq] ? NAMES[pos[sq]] + " on " + sq : sq;
-        o.push(`<rect class="hit" data-sq="${sq}" x="${x}" y="${y}" width="1" height="1"><title>${what}</title></rect>`);
-      }
-    }
-    const b = $("board");
-    b.setAttribute("viewBox", `-.56 -.06 ${n + .62} ${n + .62}`);
-    b.innerHTML = o.join("");
+    $("zoom").hidden = S.size < 13;
+    $("boardwrap").classList.toggle("zoom", zoom && S.size >= 13);
   }
 
-  function lastOfReplay() {
-    if (!replay || replay.i === 0) return null;
-    const m = replay.moves[replay.i - 1];
-    return m ? { from: m.from, to: m.to } : null;
+  /* The kind of a piece the last move captured (the record marks soldiers "x<square>"; the
+     king is not marked, so a captured square missing from the text is the king's). */
+  function takenPiece(sq) {
+    const last = S.last;
+    if (last.text.indexOf("x" + sq) < 0) return "K";
+    return last.side === "attackers" ? "T" : "t";
   }
 
-  /* ---- the rest of the page ---- */
   function render() {
-    if (!S) return;
+    if (!S || (T.review && T.review.active())) return;
     drawBoard();
     const over = S.result !== "ongoing";
-    $("turndot").className = "dot " + (over ? "over" : S.turn);
-    $("turntext").textContent = over ? "Game over" : cap(S.turn) + " to move";
+    const board = S.board || {};
+    let head, dot;
+    if (!reachable) { head = _("Companion unreachable"); dot = "off"; }
+    else if (!board.connected) { head = _("Board not connected"); dot = "off"; }
+    else if (over) { head = _("Game over"); dot = "over"; }
+    else { head = _(TO_MOVE[S.turn]); dot = S.turn; }
+    $("turndot").className = "dot " + dot;
+    $("turntext").textContent = head;
     const msg = $("msg");
-    msg.textContent = S.message || "";
+    msg.textContent = message();
     const roles = Object.values(S.leds || {});
-    msg.className = "msg" + (roles.includes("illegal") || /^Illegal/i.test(S.message) ? " bad"
+    msg.className = "msg" + (illegalNow() ? " bad"
       : roles.includes("capture") || roles.includes("setup") ? " act" : "");
     const res = $("result");
     res.hidden = !over;
-    if (over) {
-      res.textContent = (S.result === "draw" ? "Draw" : cap(S.result) + " win") +
-        (S.reason ? " — " + S.reason : "");
-    }
+    if (over) res.textContent = resultText(S.result, S.reason);
+    const threat = $("threat");
+    const t = A.settings.threats && !over ? S.threat : null;
+    threat.hidden = !t;
+    if (t) threat.textContent = A.threatWords(t) + ".";
     for (const side of SIDES) {
       const el = $("side-" + side);
-      const foe = side === "attackers" ? "defenders" : "attackers";
       el.className = "side" + (!over && S.turn === side ? " now" : "");
-      el.innerHTML = `<b>${cap(side)}</b>${esc(S.players[side])} · captured ${S.captures[side]}` +
-        (S.draw_offer === side ? `<br>offers a draw to the ${foe}` : "");
+      const n = (S.captures || {})[side] || 0;
+      const took = side === "attackers" ? ngettext("took {n} defender", "took {n} defenders", n)
+        : ngettext("took {n} attacker", "took {n} attackers", n);
+      const name = playerName(S.players && S.players[side]);
+      el.innerHTML = `<b>${esc(sideName(side))}</b>${name ? esc(name) + "<br>" : ""}<span class="small">${esc(took)}</span>`;
     }
+    renderDrawBanner(over);
     const bs = $("boardstatus");
-    const b = S.board || {};
-    bs.textContent = (b.connected ? "Board connected" : "Board NOT connected") +
-      ` (${b.kind})` + (b.detail ? ": " + b.detail : "") + ` · ${S.variant_name} · game ${S.game}`;
-    bs.className = "small" + (b.connected ? "" : " bad");
+    if (!reachable) {
+      bs.textContent = _("No connection to the companion: the board's state is unknown.");
+    } else {
+      const detail = board.kind === "sim" ? _("a simulated board: click a square to lift or place a piece") : board.detail;
+      bs.textContent = (board.connected ? _("Board connected") : _("Board not connected")) +
+        ` (${board.kind})` + (detail ? ": " + detail : "") + " · " +
+        variantLabel(S.variant, S.size, S.variant_name) + " · " + _("game {id}", { id: S.game });
+    }
+    bs.className = "small" + (reachable && board.connected ? "" : " bad");
+    document.body.classList.toggle("stale", !reachable);
     renderMoves();
-    renderDraw();
+    renderDrawRow();
+  }
+
+  function renderDrawBanner(over) {
+    const b = $("drawbanner");
+    b.hidden = over || !S.draw_offer;
+    if (!b.hidden) {
+      b.textContent = S.draw_offer === "attackers"
+        ? _("The attackers offer a draw. The defenders may accept or decline.")
+        : _("The defenders offer a draw. The attackers may accept or decline.");
+    }
   }
 
   function renderMoves() {
     const key = S.game + ":" + S.moves.length + ":" + S.moves[S.moves.length - 1];
     if (key === lastMoves) return;
     lastMoves = key;
-    $("nmoves").textContent = S.moves.length ? `(${S.moves.length})` : "";
+    $("nmoves").textContent = S.moves.length ? "(" + S.moves.length + ")" : "";
     const first = S.first === "defenders" ? 1 : 0;
     const plies = first ? [null].concat(S.moves) : S.moves;
     const o = [];
@@ -171,29 +135,31 @@
     ol.scrollTop = ol.scrollHeight;
   }
 
-  function renderDraw() {
+  function renderDrawRow() {
     const row = $("drawrow");
     const key = (S.result !== "ongoing") + ":" + S.draw_offer;
     if (row.dataset.key === key) return;
     row.dataset.key = key;
     if (S.result !== "ongoing") { row.innerHTML = ""; return; }
+    const btn = (action, side, text) =>
+      `<button type="button" data-act="draw" data-action="${action}" data-side="${side}">${esc(text)}</button>`;
     if (S.draw_offer) {
-      const foe = S.draw_offer === "attackers" ? "defenders" : "attackers";
-      row.innerHTML = `<button type="button" data-act="draw" data-action="accept" data-side="${foe}">${cap(foe)} accept the draw</button>` +
-        `<button type="button" data-act="draw" data-action="decline" data-side="${foe}">Decline</button>`;
+      const foe = other(S.draw_offer);
+      row.innerHTML = btn("accept", foe, foe === "attackers" ? _("Attackers accept the draw") : _("Defenders accept the draw")) +
+        btn("decline", foe, _("Decline the draw"));
     } else {
-      row.innerHTML = SIDES.map((s) =>
-        `<button type="button" data-act="draw" data-action="offer" data-side="${s}">${cap(s)} offer a draw</button>`).join("");
+      row.innerHTML = btn("offer", "attackers", _("Attackers offer a draw")) +
+        btn("offer", "defenders", _("Defenders offer a draw"));
     }
   }
 
   function apply(state) {
-    const moved = S && state.moves.length > S.moves.length && state.game === S.game;
+    const prev = S;
+    const moved = prev && state.moves.length > prev.moves.length && state.game === prev.game;
     S = state;
     render();
-    if (moved && state.accepted_at) {
-      window.taflLatency.push(Date.now() - state.accepted_at * 1000);
-    }
+    if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
+    A.onState(prev, S, message(), illegalNow());
   }
 
   /* ---- live connection ---- */
@@ -201,13 +167,19 @@
     const c = $("conn");
     c.className = "conn " + kind;
     c.textContent = text;
+    setReachable(kind !== "off");
+  }
+
+  function setReachable(ok) {
+    if (ok !== reachable) { reachable = ok; render(); }
   }
 
   function poll() {
     fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then((s) => {
+      if (pollTimer) setConn("poll", _("polling"));
+      else reachable = true;
       apply(s);
-      if (pollTimer) setConn("poll", "polling");
-    }).catch(() => setConn("off", "offline"));
+    }).catch(() => setConn("off", _("offline")));
   }
 
   function startPolling() {
@@ -219,16 +191,16 @@
     es = new EventSource("/api/events");
     es.onopen = () => {
       if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
-      setConn("live", "live");
+      setConn("live", _("live"));
     };
-    es.onmessage = (e) => { setConn("live", "live"); apply(JSON.parse(e.data)); };
+    es.onmessage = (e) => { setConn("live", _("live")); apply(JSON.parse(e.data)); };
     es.onerror = () => {
       if (es.readyState === 2) {   // refused (e.g. too many live pages): poll, retry later
         es = null;
         startPolling();
         setTimeout(connect, 20000);
       } else {
-        setConn("off", "reconnecting");
+        setConn("off", _("reconnecting"));
       }
     };
   }
@@ -243,6 +215,7 @@
   function showUnlocked() {
     $("ctl").hidden = !pin;
     $("pinform").hidden = !!pin;
+    $("importform").hidden = !pin;
   }
 
   async function api(path, body) {
@@ -261,6 +234,7 @@
     }
     return j;
   }
+  T.api = api;
 
   function refused(e) {
     if (e.status === 403 && /PIN/.test(e.message)) {
@@ -269,21 +243,20 @@
       showUnlocked();
       $("controls").open = true;
       ctlMsg(e.message, true);
-      $("msg").textContent = "Read-only: enter the PIN under Controls to move pieces.";
-      $("msg").className = "msg bad";
+      $("msg").textContent = _("Read-only: enter the PIN under Controls to move pieces.");
     } else {
       ctlMsg(e.message, true);
       $("msg").textContent = e.message;
-      $("msg").className = "msg bad";
     }
+    $("msg").className = "msg bad";
   }
 
   $("board").addEventListener("click", (ev) => {
     const t = ev.target.closest("[data-sq]");
-    if (!t || replay || !S) return;
+    if (!t || !S) return;
     if (S.board.kind !== "sim") {
       $("msg").textContent = S.board.kind === "replay"
-        ? "This board is a recorded game being replayed." : "Move the pieces on the real board.";
+        ? _("This board is a recorded game being replayed.") : _("Move the pieces on the real board.");
       return;
     }
     api("/api/click", { square: t.dataset.sq }).catch(refused);
@@ -298,7 +271,7 @@
       localStorage.setItem("tafl-pin", pin);
       $("pin").value = "";
       showUnlocked();
-      ctlMsg("Controls unlocked.");
+      ctlMsg(_("Controls unlocked."));
       render();
     }).catch(refused);
   });
@@ -306,93 +279,107 @@
   $("controls").addEventListener("click", (ev) => {
     const b = ev.target.closest("button[data-act]");
     if (!b) return;
-    const act = b.dataset.act;
+    const act = b.dataset.act, side = b.dataset.side;
     let call;
     if (act === "lock") {
       pin = "";
       localStorage.removeItem("tafl-pin");
       showUnlocked();
-      ctlMsg("Controls locked.");
+      ctlMsg(_("Controls locked."));
       return;
     } else if (act === "new") {
-      const v = $("variant").value;
-      if (S && S.result === "ongoing" && S.moves.length && !confirm("Abandon this game and start a new one?")) return;
-      call = api("/api/new", { variant: v }).then(() => "New game started.");
+      if (S && S.result === "ongoing" && S.moves.length && !confirm(_("Abandon this game and start a new one?"))) return;
+      call = api("/api/new", { variant: $("variant").value }).then(() => _("New game started."));
     } else if (act === "takeback") {
-      call = api("/api/takeback").then((j) => `Took back ${j.undone}: put the pieces back as the lights show.`);
+      call = api("/api/takeback").then((j) => _("Took back {move}: put the pieces back as the lights show.", { move: j.undone }));
     } else if (act === "swap") {
-      call = api("/api/swap").then((j) => `Attackers: ${j.players.attackers}, defenders: ${j.players.defenders}.`);
+      call = api("/api/swap").then((j) => _("Attackers: {a}, defenders: {d}.",
+        { a: playerName(j.players.attackers), d: playerName(j.players.defenders) }));
     } else if (act === "draw") {
-      call = api("/api/draw", { action: b.dataset.action, side: b.dataset.side }).then(() => "Done.");
+      call = api("/api/draw", { action: b.dataset.action, side: side }).then(() => _("Done."));
     } else if (act === "resign") {
-      if (!confirm(cap(b.dataset.side) + " resign?")) return;
-      call = api("/api/resign", { side: b.dataset.side }).then(() => "Resigned.");
+      if (!confirm(side === "attackers" ? _("Do the attackers resign?") : _("Do the defenders resign?"))) return;
+      call = api("/api/resign", { side: side }).then(() => _("Resigned."));
     }
     if (call) call.then((m) => ctlMsg(m)).catch(refused);
   });
 
   $("controls").addEventListener("toggle", () => {
     if (!$("controls").open || $("variant").options.length) return;
-    fetch("/api/variants").then((r) => r.json()).then((j) => {
+    T.getJSON("/api/variants").then((j) => {
       $("variant").innerHTML = j.variants.map((v) =>
-        `<option value="${esc(v.id)}">${esc(v.name)} (${v.size}×${v.size})</option>`).join("");
+        `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join("");
       if (S) $("variant").value = S.variant;
     });
   });
 
-  /* ---- past games and replay ---- */
+  $("invite").addEventListener("toggle", () => {
+    if (!$("invite").open) return;
+    const local = /^(localhost|127\.|\[::1\])/.test(location.hostname);
+    (local ? T.getJSON("/api/links").then((j) => j.urls) : Promise.resolve([location.origin + "/"]))
+      .then((urls) => {
+        const url = urls[0], alt = _("QR code of {link}", { link: url });
+        $("links").innerHTML = `<img class="qr" alt="${esc(alt)}" src="/api/qr.svg?text=${encodeURIComponent(url)}">` +
+          urls.map((u) => `<div><a href="${esc(u)}">${esc(u)}</a></div>`).join("");
+      });
+  });
+
+  /* ---- past games ---- */
   function loadGames() {
-    fetch("/api/games?limit=30").then((r) => r.json()).then((j) => {
+    T.getJSON("/api/games?limit=30").then((j) => {
+      const none = _("No games yet.");
       $("gamelist").innerHTML = j.games.map((g) => {
-        const when = new Date(g.started * 1000).toLocaleString();
-        const res = g.result === "ongoing" ? (g.finished ? "abandoned" : "in play")
-          : g.result === "draw" ? "draw" : g.result + " win";
-        return `<li>#${g.id} ${esc(g.variant)} · ${g.plies} moves · ${esc(res)}<br><span class="small">${esc(when)}</span><br>` +
-          `<button type="button" data-replay="${g.id}">Replay</button>` +
-          `<a href="/api/games/${g.id}/record.csv" download>CSV</a> <a href="/api/games/${g.id}/game.otg" download>.otg</a></li>`;
-      }).join("") || "<li>No games yet.</li>";
+        const res = g.result === "ongoing"
+          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
+          : resultText(g.result, g.reason);
+        const title = _("Game {id}", { id: g.id });
+        const what = T.variantName(g.variant) + " · " + ngettext("{n} move", "{n} moves", g.plies);
+        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what)}<br>` +
+          `<span class="small">${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+      }).join("") || `<li>${esc(none)}</li>`;
     });
   }
-
   $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
-  $("gamelist").addEventListener("click", (ev) => {
-    const b = ev.target.closest("button[data-replay]");
-    if (!b) return;
-    fetch("/api/games/" + b.dataset.replay).then((r) => r.json()).then((g) => {
-      replay = { id: g.id, positions: g.positions, moves: g.moves, i: g.positions.length - 1,
-        geo: { size: g.size, throne: g.throne, corners: g.corners } };
-      showReplay();
-      window.scrollTo(0, 0);
-    });
+
+  $("importfile").addEventListener("change", () => {
+    const file = $("importfile").files[0];
+    if (!file) return;
+    const csv = !/\.otg$/i.test(file.name);
+    T.review.importFile(file, csv && S ? S.variant : undefined).then(() => {
+      $("importfile").value = "";
+      loadGames();
+    }).catch((e) => { $("importfile").value = ""; alert(e.message); });
   });
 
-  function showReplay() {
-    $("replaybar").hidden = !replay;
-    if (replay) {
-      const m = replay.i ? replay.moves[replay.i - 1].text : "start";
-      $("replaytext").textContent = `Replay of game ${replay.id}: move ${replay.i}/${replay.positions.length - 1} (${m})`;
+  /* ---- settings of this browser ---- */
+  $("settings").addEventListener("change", (ev) => {
+    const el = ev.target;
+    if (el.dataset.set) { A.set(el.dataset.set, el.checked); render(); if (T.review) T.review.redraw(); }
+    if (el.id === "lang") {
+      document.cookie = "tafl-lang=" + el.value + "; path=/; max-age=31536000; samesite=lax";
+      location.reload();
     }
-    drawBoard();
-  }
-
-  $("replaybar").addEventListener("click", (ev) => {
-    const b = ev.target.closest("button[data-rp]");
-    if (!b || !replay) return;
-    const last = replay.positions.length - 1;
-    const k = b.dataset.rp;
-    if (k === "close") replay = null;
-    else replay.i = k === "first" ? 0 : k === "last" ? last
-      : Math.max(0, Math.min(last, replay.i + (k === "next" ? 1 : -1)));
-    showReplay();
+    if (el.id === "theme") {
+      document.cookie = "tafl-theme=" + el.value + "; path=/; max-age=" + (el.value ? 31536000 : 0) + "; samesite=lax";
+      if (el.value) document.documentElement.dataset.theme = el.value;
+      else delete document.documentElement.dataset.theme;
+    }
   });
+  document.querySelectorAll("[data-set]").forEach((el) => { el.checked = !!A.settings[el.dataset.set]; });
 
   $("flip").addEventListener("click", () => {
-    flip = !flip;
-    localStorage.setItem("tafl-flip", flip ? "1" : "0");
-    drawBoard();
+    T.flip = !T.flip;
+    T.store.set("flip", T.flip);
+    if (S) drawBoard();
+    if (T.review) T.review.redraw();
   });
+  $("zoom").addEventListener("click", () => { zoom = !zoom; if (S) drawBoard(); });
+  $("rulesbtn").addEventListener("click", () => { if (S) T.showRules(S.variant); });
+  $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
+  T.live = { render: () => render() };
   showUnlocked();
   poll();
   connect();
+  T.review.route();
 })();

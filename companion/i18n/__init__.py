@@ -1,0 +1,196 @@
+"""The languages of the phone page: gettext catalogues maintained with Babel.
+
+Every sentence players see on the page is written in English in the page's sources
+(``web/static/*.js`` with ``_()``, ``ngettext()``, ``pgettext()`` and ``N_()`` markers, and
+``web/templates/*.html`` with ``{{ _("...") }}``). ``pybabel extract`` collects them into
+``messages.pot``; each language is ONE file, ``locales/<code>/LC_MESSAGES/messages.po``
+(``pybabel init`` creates it, ``pybabel update`` refreshes it; see docs/page.md). Sentences
+about what happened on the board are built from structured data (event kinds and codes,
+squares, pieces), never parsed from English.
+
+The ``.po`` files ship as they are: when the web app starts, :func:`catalogue` reads each with
+Babel's ``read_po`` (no compile step, so a fresh ``pip install`` works) and keeps
+
+- the translations for the server-side template (Jinja's i18n extension), and
+- a small script ``/i18n/<code>.js`` (``window.TAFL_I18N = {...}``) that the page loads before
+  its own scripts: the translations plus a table from CLDR plural categories (what the
+  browser's ``Intl.PluralRules`` answers) to the ``.po`` file's plural forms.
+
+The language is chosen per request: ``?lang=xx``, then the ``tafl-lang`` cookie (the page's
+switch sets it), then the browser's ``Accept-Language``; English when nothing matches. The
+Python side (log, command line) stays English.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext as _gettext
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+LOCALES = HERE / "locales"
+DOMAIN = "messages"
+DEFAULT = "en"
+COOKIE = "tafl-lang"
+#: CLDR plural categories, in the order the table is filled
+_CATEGORIES = ("zero", "one", "two", "few", "many", "other")
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """One language: its code, its own name for itself, translations and plural table."""
+
+    lang: str
+    name: str
+    #: msgid (``ctx\\x04msgid`` with a context) -> translation, or the list of plural forms
+    messages: dict[str, str | list[str]] = field(default_factory=dict)
+    #: CLDR plural category -> index into a plural message's forms
+    plural: dict[str, int] = field(default_factory=dict)
+    plural_fn: Any = None
+
+    def gettext(self, msgid: str) -> str:
+        got = self.messages.get(msgid)
+        return got if isinstance(got, str) and got else msgid
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        forms = self.messages.get(singular)
+        if isinstance(forms, list) and self.plural_fn is not None:
+            index = int(self.plural_fn(n))
+            if 0 <= index < len(forms) and forms[index]:
+                return forms[index]
+        return singular if n == 1 else plural
+
+    def pgettext(self, context: str, msgid: str) -> str:
+        got = self.messages.get(f"{context}\x04{msgid}")
+        return got if isinstance(got, str) and got else msgid
+
+    @functools.cached_property
+    def script(self) -> bytes:
+        """The page's catalogue as a script defining ``window.TAFL_I18N``."""
+        doc = {"lang": self.lang, "name": self.name, "plural": self.plural,
+               "m": self.messages}
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        # "</" cannot end a script here (it is served as a file), but keep it inert anyway
+        return ("window.TAFL_I18N=" + text.replace("</", "<\\/") + ";\n").encode()
+
+    @functools.cached_property
+    def version(self) -> str:
+        return hashlib.sha1(self.script).hexdigest()[:10]
+
+
+def languages() -> list[str]:
+    """Codes of every language the page speaks: English and each ``.po`` file's."""
+    found = sorted(p.parent.parent.name for p in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
+    return [DEFAULT] + [code for code in found if code != DEFAULT]
+
+
+def _own_name(lang: str) -> str:
+    from babel import Locale
+
+    name = Locale.parse(lang).get_display_name(lang) or lang
+    return name[:1].upper() + name[1:]
+
+
+@functools.cache
+def catalogue(lang: str) -> Catalogue:
+    """The catalogue of ``lang`` (read once). KeyError for a language without a ``.po``."""
+    if lang not in languages():
+        raise KeyError(f"no catalogue for language {lang!r}")
+    if lang == DEFAULT:
+        return Catalogue(DEFAULT, _own_name(DEFAULT), {}, {"one": 0, "other": 1},
+                         _gettext.c2py("n != 1"))
+    from babel.messages.pofile import read_po
+
+    path = LOCALES / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    with path.open("rb") as fh:
+        po = read_po(fh, locale=lang)
+    messages: dict[str, str | list[str]] = {}
+    for msg in po:
+        if not msg.id or msg.fuzzy:
+            continue
+        if isinstance(msg.id, tuple | list):  # a plural message: keyed by its singular
+            forms = [str(s) for s in msg.string or ()]
+            if all(forms):
+                messages[_key(msg.context, msg.id[0])] = forms
+        elif msg.string:
+            messages[_key(msg.context, msg.id)] = str(msg.string)
+    plural_fn = _gettext.c2py(po.plural_expr)
+    return Catalogue(lang, _own_name(lang), messages, _plural_table(lang, plural_fn), plural_fn)
+
+
+def _key(context: str | None, msgid: str) -> str:
+    return f"{context}\x04{msgid}" if context else msgid
+
+
+def _plural_table(lang: str, plural_fn: Any) -> dict[str, int]:
+    """CLDR category -> gettext plural index, found by asking both for the same numbers."""
+    from babel import Locale
+
+    locale = Locale.parse(lang)
+    table: dict[str, int] = {}
+    for n in range(0, 1000):
+        table.setdefault(locale.plural_form(n), int(plural_fn(n)))
+    return {c: table[c] for c in _CATEGORIES if c in table}
+
+
+def choose(query: str | None, cookie: str | None, accept: Any) -> str:
+    """The language of a request: ``?lang=``, the cookie, then the Accept-Language header
+    (werkzeug's ``request.accept_languages``); English by default."""
+    known = languages()
+    for wish in (query, cookie):
+        if wish and wish in known:
+            return wish
+    if accept is not None:
+        best = accept.best_match(known)
+        if best:
+            return str(best)
+    return DEFAULT
+
+
+def init_app(app: Any) -> None:
+    """Give a Flask app the page's languages: the ``/i18n/<code>.js`` catalogues, ``_()``
+    in templates (in the request's language) and ``lang``/``languages`` in their context."""
+    from flask import Response, abort, g, request
+
+    app.jinja_env.add_extension("jinja2.ext.i18n")
+
+    def current() -> Catalogue:
+        lang = getattr(g, "tafl_lang", None)
+        if lang is None:
+            lang = g.tafl_lang = choose(request.args.get("lang"), request.cookies.get(COOKIE),
+                                        request.accept_languages)
+        return catalogue(lang)
+
+    app.jinja_env.install_gettext_callables(
+        lambda s: current().gettext(s),
+        lambda s, p, n: current().ngettext(s, p, n),
+        pgettext=lambda c, s: current().pgettext(c, s),
+        newstyle=True,
+    )
+
+    @app.context_processor
+    def _language() -> dict:
+        cat = current()
+        return {"lang": cat.lang, "i18n_v": cat.version,
+                "languages": [(code, catalogue(code).name) for code in languages()]}
+
+    @app.get("/i18n/<lang>.js")
+    def i18n_script(lang: str) -> Response:
+        if lang not in languages():
+            abort(404, f"no catalogue for language {lang!r}")
+        cat = catalogue(lang)
+        resp = Response(cat.script, mimetype="text/javascript")
+        resp.headers["Cache-Control"] = "public, max-age=31536000, immutable" \
+            if request.args.get("v") == cat.version else "no-cache"
+        return resp
+
+    @app.after_request
+    def _vary(resp: Response) -> Response:
+        if resp.mimetype == "text/html":
+            resp.headers.add("Vary", "Accept-Language, Cookie")
+            resp.headers["Content-Language"] = current().lang
+        return resp

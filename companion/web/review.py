@@ -1,0 +1,233 @@
+"""The page's own routes (a Flask blueprint): game review, imports, rule cards, QR codes.
+
+- ``GET /review/<id>``: the page, opened on the review of a stored game (a shareable link;
+  ``/review/<id>#12`` opens it at ply 12).
+- ``GET /api/review/<id>``: everything the review view shows: players, date, variant and its
+  rules, result and reason, the start position and the position after every move, each move
+  with the pieces it captured (kind and square), escape threats, the times stored with the
+  moves, and notable events (takebacks, draw offers, resignations, imports).
+- ``POST /api/import`` (owner only, like every control): an OpenTafl ``.otg`` file or records
+  in the CSV form (``{"name": "game.otg", "text": "...", "variant": "brandubh"}``; CSV needs the
+  variant). Every move is replayed and checked through the rules; the games are stored as
+  closed games (never resumed as the live game) and can then be reviewed and exported.
+- ``GET /api/rules``: every preset's rules, for the page's rule cards.
+- ``GET /api/links`` and ``GET /api/qr.svg?text=URL``: the addresses a phone can use and a QR
+  code of a link, for the owner view.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from typing import Any, Protocol
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import BadRequest, NotFound, UnprocessableEntity
+
+from companion import qr
+from companion.rules import PRESETS, get_variant
+from companion.rules.game import Game
+from companion.rules.otg import OtgError, import_otg
+from companion.rules.records import RecordError, read_records, replay_record
+from companion.rules.threats import threat_json
+
+#: At most this many games from one CSV file.
+MAX_IMPORT_GAMES = 50
+#: The page's light/dark switch (unset: as the device prefers)
+THEME_COOKIE = "tafl-theme"
+#: Event kinds a review lists (the rest are the tracker's board-level details).
+REVIEW_EVENTS = ("takeback", "draw", "resign", "swap", "imported")
+
+
+class HasStore(Protocol):
+    """What the review needs from the running companion: its game store."""
+
+    store: Any
+
+
+def rules_json(rules: Any) -> dict:
+    """A rule set for the page (without the specification's source notes)."""
+    out = rules.to_json()
+    out.pop("source", None)
+    return out
+
+
+def review_json(store: Any, gid: int) -> dict:
+    """The review of stored game ``gid`` (NotFound if there is none)."""
+    from companion.store import StoreError
+
+    try:
+        row = store.game(gid)
+        moves = store.moves(gid)
+        events = store.events(gid, 2000)
+    except StoreError as exc:
+        raise NotFound(str(exc)) from None
+    rules = get_variant(row.variant)
+    game = Game(rules, row.start_position, row.start_turn)
+    geo = game.board.geo
+    positions = [game.board.otn()]
+    threats = [threat_json(game.board)]
+    out_moves = []
+    for m in moves:
+        board = game.board
+        pieces = {sq: board.piece_at(sq) for sq in m["captured"]}
+        game.play(f"{m['from']}-{m['to']}")
+        out_moves.append({
+            "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
+            "text": m["text"], "t": m["t"],
+            "captured": [{"square": sq, "piece": pieces[sq]} for sq in m["captured"]],
+        })
+        positions.append(game.board.otn())
+        threats.append(threat_json(game.board))
+    imported = next((e for e in events if e["kind"] == "imported"), None)
+    return {
+        "id": row.id,
+        "variant": row.variant,
+        "rules": rules_json(rules),
+        "size": rules.size,
+        "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
+        "corners": [geo.names[s] for s in geo.iter_bits(geo.corner)],
+        "first": row.start_turn,
+        "players": {"attackers": row.attackers, "defenders": row.defenders},
+        "started": row.started,
+        "ended": row.ended,
+        "result": row.result,
+        "reason": row.reason,
+        "imported": imported,
+        "moves": out_moves,
+        "positions": positions,
+        "threats": threats,
+        "events": [e for e in events if e["kind"] in REVIEW_EVENTS],
+    }
+
+
+# -- imports ------------------------------------------------------------------------------------
+
+
+Ending = tuple[str, str] | None
+
+
+def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, dict, Ending]]:
+    """The games of an uploaded file (``.otg`` or CSV records), each with what the store keeps
+    about its origin and, for a record that ended on time, its ending ``(result, "time")``.
+    BadRequest/UnprocessableEntity name what is wrong."""
+    if text.lstrip().startswith("[") or name.lower().endswith(".otg"):
+        try:
+            got = import_otg(text)
+        except OtgError as exc:
+            raise UnprocessableEntity(f"{name}: {exc}") from None
+        if got.rules.id not in PRESETS:
+            raise UnprocessableEntity(
+                f"{name}: its rules ({got.rules.name}) are not one of the presets; only games "
+                "of the presets can be stored")
+        tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
+        return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
+    if variant is None:
+        raise BadRequest('a CSV record needs "variant" (the file does not say it)')
+    if variant not in PRESETS:
+        raise BadRequest(f"unknown variant {variant!r}")
+    try:
+        records = read_records(text)
+    except RecordError as exc:
+        raise UnprocessableEntity(f"{name}: {exc}") from None
+    if not records:
+        raise UnprocessableEntity(f"{name}: no game records in the file")
+    if len(records) > MAX_IMPORT_GAMES:
+        raise UnprocessableEntity(f"{name}: {len(records)} games; import at most "
+                                  f"{MAX_IMPORT_GAMES} at a time")
+    rules = get_variant(variant)
+    out = []
+    for i, record in enumerate(records, 1):
+        game, problem = replay_record(rules, record)
+        if problem:
+            raise UnprocessableEntity(f"{name}: game {i}, move {problem[0]}: {problem[1]}")
+        data: dict = {"format": "csv", "name": name, "record": i, "status": record.status}
+        ending: Ending = None
+        if not game.is_over() and record.result in ("attackers", "defenders"):
+            # the record says who won but the rules did not end the game: a loss on time
+            # (a "timeout" record) or a resignation
+            if record.timeout:
+                ending = (record.result, "time")
+            else:
+                game.resign("defenders" if record.result == "attackers" else "attackers")
+        elif not game.is_over() and record.result == "draw":
+            game.agree_draw()
+        out.append((game, data, ending))
+    return out
+
+
+def _started(tags: dict) -> float:
+    """The game's date from an ``.otg`` date tag (``2024.05.01``), noon local time; now
+    without one."""
+    with_date = tags.get("date", "")
+    try:
+        day = _dt.datetime.strptime(with_date.strip(), "%Y.%m.%d")
+    except ValueError:
+        return time.time()
+    return day.replace(hour=12).timestamp()
+
+
+# -- the blueprint ------------------------------------------------------------------------------
+
+
+def blueprint(source: HasStore) -> Blueprint:
+    """The page's routes, reading games from ``source.store``."""
+    bp = Blueprint("review", __name__)
+
+    @bp.app_context_processor
+    def _theme() -> dict:
+        theme = request.cookies.get(THEME_COOKIE, "")
+        return {"theme": theme if theme in ("light", "dark") else ""}
+
+    @bp.get("/review/<int:gid>")
+    def review_page(gid: int) -> Any:
+        return current_app.view_functions["index"]()
+
+    @bp.get("/api/review/<int:gid>")
+    def review(gid: int) -> Any:
+        if gid > 2**62:
+            raise NotFound(f"no game {gid}")
+        return jsonify(review_json(source.store, gid))
+
+    @bp.post("/api/import")
+    def import_file() -> Any:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise BadRequest("send the file as JSON: {\"name\": ..., \"text\": ...}")
+        name, text, variant = data.get("name", "upload"), data.get("text"), data.get("variant")
+        if not isinstance(name, str) or not isinstance(text, str) or not text.strip():
+            raise BadRequest('"text" (the file\'s content) is required, a string')
+        if variant is not None and not isinstance(variant, str):
+            raise BadRequest('"variant" must be a string')
+        games = parse_upload(name[:100], text, variant)
+        ids = []
+        for game, origin, ending in games:
+            tags = origin.get("tags", {})
+            players = (tags.get("attackers", ""), tags.get("defenders", ""))
+            ids.append(source.store.import_game(game, players, _started(tags), origin, ending))
+        return jsonify(games=ids)
+
+    @bp.get("/api/rules")
+    def rules() -> Any:
+        return jsonify(rules={rid: rules_json(r) for rid, r in PRESETS.items()})
+
+    @bp.get("/api/links")
+    def links() -> Any:
+        host = getattr(getattr(source, "cfg", None), "host", "0.0.0.0")
+        port = getattr(source, "port", None)
+        if not isinstance(port, int):
+            given = request.host.rpartition(":")[2]
+            port = int(given) if given.isdigit() else 80
+        return jsonify(urls=qr.page_urls(host, port))
+
+    @bp.get("/api/qr.svg")
+    def qr_svg() -> Response:
+        text = request.args.get("text", "")
+        if not text.startswith(("http://", "https://")) or len(text) > qr.MAX_TEXT:
+            raise BadRequest(f"text must be an http(s) link of at most {qr.MAX_TEXT} characters")
+        resp = Response(qr.svg(text), mimetype="image/svg+xml")
+        resp.headers["Cache-Control"] = "private, max-age=3600"
+        return resp
+
+    return bp
+

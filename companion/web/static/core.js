@@ -1,0 +1,228 @@
+/* tafl-companion page, shared part (window.T): the page's language, words built from data,
+   and the board drawing used by the live view and the review. No framework, no build step.
+   Sentences come from the catalogue the server sends (/i18n/<lang>.js, gettext .po files):
+   _("..."), ngettext(...), pgettext(ctx, ...) and N_ (mark only) are what `pybabel extract`
+   collects; placeholders are {name}. */
+"use strict";
+(function () {
+  const I = window.TAFL_I18N || { lang: "en", plural: { one: 0, other: 1 }, m: {} };
+  const M = I.m;
+  const PR = window.Intl && Intl.PluralRules ? new Intl.PluralRules(I.lang) : null;
+  const fmt = (s, a) => (a ? s.replace(/\{(\w+)\}/g, (m, k) => (k in a ? a[k] : m)) : s);
+  const tr = (k, s) => (typeof M[k] === "string" ? M[k] : s);
+  const _ = (s, a) => fmt(tr(s, s), a);
+  const N_ = (s) => s;
+  const pgettext = (c, s, a) => fmt(tr(c + "\u0004" + s, s), a);
+  function ngettext(s, p, n, a) {
+    const forms = M[s];
+    let t = n === 1 ? s : p;
+    if (Array.isArray(forms)) {
+      const i = I.plural[PR ? PR.select(n) : n === 1 ? "one" : "other"];
+      t = forms[i === undefined ? forms.length - 1 : i];
+    }
+    return fmt(t, Object.assign({ n: n }, a));
+  }
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+  const sqName = (f, r) => String.fromCharCode(97 + f) + (r + 1);
+  const other = (side) => (side === "attackers" ? "defenders" : "attackers");
+
+  /* ---- words from data ---- */
+  const SIDE = { attackers: N_("Attackers"), defenders: N_("Defenders") };
+  const sideName = (side) => (SIDE[side] ? _(SIDE[side]) : side);
+  const TO_MOVE = { attackers: N_("Attackers to move"), defenders: N_("Defenders to move") };
+  const WIN = { attackers: N_("Attackers win"), defenders: N_("Defenders win") };
+  const REASON = {
+    king_captured: N_("the king was captured"),
+    escape: N_("the king escaped"),
+    exit_fort: N_("the king built an unbreakable exit fort"),
+    encirclement: N_("the attackers encircled every defender"),
+    repetition: N_("the position occurred a third time"),
+    no_moves: N_("the side to move had no legal move"),
+    agreement: N_("both players agreed to a draw"),
+    abandoned: N_("abandoned: a new game was started"),
+    imported: N_("imported, unfinished"),
+  };
+  const RESIGNED = { attackers: N_("the attackers resigned"), defenders: N_("the defenders resigned") };
+  const TIMED_OUT = { attackers: N_("the attackers ran out of time"), defenders: N_("the defenders ran out of time") };
+  const PIECE = { t: N_("attacker"), T: N_("defender"), K: N_("king") };
+
+  /* Why a game ended, from the reason code (older daemons sent English: shown as it is). */
+  function reasonText(reason, result) {
+    if (!reason) return "";
+    const loser = result === "attackers" ? "defenders" : "attackers";
+    if (reason === "resignation") return result === "draw" ? "" : _(RESIGNED[loser]);
+    if (reason === "time") return _(TIMED_OUT[loser]);
+    return REASON[reason] ? _(REASON[reason]) : reason;
+  }
+
+  /* "Defenders win: the king escaped" / "Draw: ..." / "" while the game goes on. */
+  function resultText(result, reason) {
+    if (!result || result === "ongoing") return reason ? reasonText(reason, result) : "";
+    const head = result === "draw" ? _("Draw") : _(WIN[result]);
+    const why = reasonText(reason, result);
+    return why ? _("{result}: {reason}", { result: head, reason: why }) : head;
+  }
+
+  function pieceCount(piece, n) {
+    if (piece === "K") return _("the king");
+    return piece === "t" ? ngettext("{n} attacker", "{n} attackers", n)
+      : ngettext("{n} defender", "{n} defenders", n);
+  }
+
+  /* "2 defenders and the king" from piece letters */
+  function piecesText(letters) {
+    const count = { t: 0, T: 0, K: 0 };
+    letters.forEach((p) => { count[p] = (count[p] || 0) + 1; });
+    const parts = ["t", "T", "K"].filter((p) => count[p]).map((p) => pieceCount(p, count[p]));
+    return listText(parts);
+  }
+
+  function listText(parts) {
+    if (parts.length < 2) return parts.join("");
+    return _("{first} and {last}", { first: parts.slice(0, -1).join(", "), last: parts[parts.length - 1] });
+  }
+
+  const VARIANT = {
+    copenhagen: N_("Copenhagen Hnefatafl"), fetlar: N_("Fetlar Hnefatafl"),
+    koenigszabel: N_("Königszabel Hnefatafl"), "helmfrid-11": N_("Helmfrid Hnefatafl"),
+    "helmfrid-9": N_("Helmfrid Hnefatafl"), tablut: N_("Tablut"),
+    "tablut-linnaeus": N_("Tablut, weak king"), brandubh: N_("Brandubh"), "ard-ri": N_("Ard Rí"),
+    tawlbwrdd: N_("Tawlbwrdd"), "copenhagen-13": N_("Copenhagen Hnefatafl"),
+    "alea-evangelii": N_("Alea Evangelii"),
+  };
+  const variantName = (id, fallback) => (VARIANT[id] ? _(VARIANT[id]) : fallback || id);
+  const variantLabel = (id, size, fallback) => variantName(id, fallback) + (size ? " · " + size + "×" + size : "");
+
+  /* ---- positions ---- */
+  /* OTN: records separated by "/", the first record is rank 1; digits count empty squares. */
+  function parseOtn(otn, n) {
+    const out = {};
+    const rows = otn.split("/").filter((x, i, a) => !(x === "" && (i === 0 || i === a.length - 1)));
+    rows.forEach((row, r) => {
+      let f = 0;
+      for (const m of row.match(/\d+|[tTK]/g) || []) {
+        if (/\d/.test(m)) f += parseInt(m, 10);
+        else { if (f < n && r < n) out[sqName(f, r)] = m; f += 1; }
+      }
+    });
+    return out;
+  }
+
+  /* ---- the board drawing ----
+     g: {size, throne, corners, pos (square -> piece), occ (Set of sensed squares, live only),
+         leds {square: role}, last {from, to}, taken [{square, piece}] (pieces the last move
+         captured, drawn faded), threat {king, squares}, flip} */
+  function drawBoard(svg, g) {
+    const n = g.size, flip = g.flip;
+    const xy = (sq) => {
+      const f = sq.charCodeAt(0) - 97, r = parseInt(sq.slice(1), 10) - 1;
+      return flip ? [n - 1 - f, r] : [f, n - 1 - r];
+    };
+    const pos = g.pos, leds = g.leds || {}, occ = g.occ;
+    const special = new Set(g.corners.concat(g.throne ? [g.throne] : []));
+    const o = [];
+    for (let f = 0; f < n; f++) {
+      for (let r = 0; r < n; r++) {
+        const sq = sqName(f, r), [x, y] = xy(sq);
+        o.push(`<rect class="sq${special.has(sq) ? " special" : ""}" x="${x}" y="${y}" width="1" height="1"/>`);
+        if (special.has(sq)) {
+          o.push(`<path class="cross" d="M${x + .15} ${y + .15}L${x + .85} ${y + .85}M${x + .85} ${y + .15}L${x + .15} ${y + .85}"/>`);
+        }
+      }
+    }
+    for (let i = 0; i < n; i++) {   // coordinates
+      const f = flip ? n - 1 - i : i, r = flip ? i : n - 1 - i;
+      o.push(`<text class="coord" x="${i + .5}" y="${n + .25}">${String.fromCharCode(97 + f)}</text>`);
+      o.push(`<text class="coord" x="-.28" y="${i + .5}">${r + 1}</text>`);
+    }
+    const last = g.last;
+    if (last) {
+      const [x1, y1] = xy(last.from), [x2, y2] = xy(last.to);
+      o.push(`<rect class="lmsq" x="${x1 + .06}" y="${y1 + .06}" width=".88" height=".88"/>`);
+      o.push(`<rect class="lmsq" x="${x2 + .06}" y="${y2 + .06}" width=".88" height=".88"/>`);
+      o.push(`<line class="lm" x1="${x1 + .5}" y1="${y1 + .5}" x2="${x2 + .5}" y2="${y2 + .5}"/>`);
+    }
+    if (g.threat) {                   // raichi / tuichi: the king's free lines
+      const [kx, ky] = xy(g.threat.king);
+      for (const sq of g.threat.squares) {
+        const [x, y] = xy(sq);
+        o.push(`<line class="threat" x1="${kx + .5}" y1="${ky + .5}" x2="${x + .5}" y2="${y + .5}"/>`);
+        o.push(`<circle class="threat" cx="${x + .5}" cy="${y + .5}" r=".3"/>`);
+      }
+    }
+    for (const sq in leds) {          // the LED mirror
+      if (leds[sq] === "capture") continue;   // drawn with the piece (a ring: lift it)
+      const [x, y] = xy(sq);
+      o.push(`<rect class="led ${esc(leds[sq])}" x="${x + .05}" y="${y + .05}" width=".9" height=".9" rx=".12"/>`);
+    }
+    const squares = new Set(Object.keys(pos));
+    if (occ) occ.forEach((s) => squares.add(s));
+    const taken = {};
+    (g.taken || []).forEach((c) => { taken[c.square] = c.piece; });
+    squares.forEach((sq) => {
+      const [x, y] = xy(sq), cx = x + .5, cy = y + .5;
+      let piece = pos[sq];
+      if (!piece && leds[sq] === "capture" && taken[sq]) {
+        piece = taken[sq];          // captured, still standing on the board: lift it
+      } else if (!piece) {          // the sensors see a piece where the game has none
+        o.push(`<circle class="p ghost" cx="${cx}" cy="${cy}" r=".36"/><text class="q" x="${cx}" y="${cy}">?</text>`);
+        return;
+      }
+      const lifted = occ && !occ.has(sq) ? " lifted" : "";
+      o.push(`<circle class="p ${piece}${lifted}" cx="${cx}" cy="${cy}" r=".38"/>`);
+      if (piece === "K") o.push(`<path class="kc" d="M${cx - .18} ${cy}H${cx + .18}M${cx} ${cy - .18}V${cy + .18}"/>`);
+      if (leds[sq] === "capture") {
+        o.push(`<circle class="liftring" cx="${cx}" cy="${cy}" r=".46"/>` +
+          `<path class="lift" d="M${cx} ${cy + .2}V${cy - .2}M${cx - .13} ${cy - .07}L${cx} ${cy - .2}L${cx + .13} ${cy - .07}"/>`);
+      }
+    });
+    if (!occ) {                       // review: the pieces the move took, faded and struck
+      for (const sq in taken) {
+        if (pos[sq]) continue;
+        const [x, y] = xy(sq), cx = x + .5, cy = y + .5;
+        o.push(`<circle class="p ${taken[sq]} gone" cx="${cx}" cy="${cy}" r=".38"/>` +
+          `<path class="gonemark" d="M${cx - .22} ${cy + .22}L${cx + .22} ${cy - .22}"/>`);
+      }
+    }
+    for (const sq in leds) {          // illegal: a cross on the square
+      if (leds[sq] !== "illegal") continue;
+      const [x, y] = xy(sq);
+      o.push(`<path class="mark" d="M${x + .25} ${y + .25}L${x + .75} ${y + .75}M${x + .75} ${y + .25}L${x + .25} ${y + .75}"/>`);
+    }
+    for (let f = 0; f < n; f++) {     // click targets on top
+      for (let r = 0; r < n; r++) {
+        const sq = sqName(f, r), [x, y] = xy(sq);
+        const what = pos[sq] ? _("{piece} on {square}", { piece: _(PIECE[pos[sq]]), square: sq }) : sq;
+        o.push(`<rect class="hit" data-sq="${sq}" x="${x}" y="${y}" width="1" height="1"><title>${esc(what)}</title></rect>`);
+      }
+    }
+    svg.setAttribute("viewBox", `-.56 -.06 ${n + .62} ${n + .62}`);
+    svg.innerHTML = o.join("");
+  }
+
+  /* ---- small helpers shared by the views ---- */
+  function getJSON(url) {
+    return fetch(url, { cache: "no-store" }).then((r) => r.json().catch(() => ({})).then((j) => {
+      if (!r.ok) throw new Error(j.error || r.status + " " + r.statusText);
+      return j;
+    }));
+  }
+
+  const store = {
+    get(k, d) { try { const v = localStorage.getItem("tafl-" + k); return v === null ? d : JSON.parse(v); } catch (e) { return d; } },
+    set(k, v) { try { localStorage.setItem("tafl-" + k, JSON.stringify(v)); } catch (e) { /* private mode */ } },
+  };
+
+  function dateText(t) {
+    if (!t) return "";
+    try {
+      return new Date(t * 1000).toLocaleString(I.lang, { dateStyle: "medium", timeStyle: "short" });
+    } catch (e) { return new Date(t * 1000).toLocaleString(); }
+  }
+
+  window.T = {
+    I, _, N_, ngettext, pgettext, fmt, esc, sqName, other, sideName, TO_MOVE, reasonText,
+    resultText, pieceCount, piecesText, listText, PIECE, variantName, variantLabel, parseOtn,
+    drawBoard, getJSON, store, dateText, flip: store.get("flip", false),
+  };
+})();

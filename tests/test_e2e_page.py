@@ -1,0 +1,253 @@
+"""The page in headless Chromium against the real daemon (simulated board, real tracker, real
+store): the review of a finished game step by step, an imported .otg, German, dark mode,
+phone and desktop layouts without horizontal scroll, a 19×19 board on a phone, the rules card,
+and the raichi warning with its announcement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import test_e2e_browser as e2e
+from test_daemon_support import PIN, control, state, wait_for
+from test_e2e_browser import PHONE, SHOTS, move
+
+from companion.rules import get_variant
+from companion.rules.game import Game
+from companion.rules.otg import export_otg
+
+browser = e2e.browser  # the fixtures of the browser tests: one Chromium, a daemon per test
+daemon = e2e.daemon
+DESKTOP = {"width": 1280, "height": 800}
+BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
+
+
+def new_page(browser, url: str, viewport=PHONE, **kw):
+    ctx = browser.new_context(viewport=viewport, bypass_csp=True, **kw)
+    page = ctx.new_page()
+    page.on("dialog", lambda d: d.accept())
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
+    page.goto(url)
+    page.wait_for_selector("#board .hit, #rvboard .hit")
+    return page
+
+
+def scroll_width(page) -> int:
+    return page.evaluate("document.documentElement.scrollWidth")
+
+
+def new_game(base: str, variant: str) -> None:
+    status, _ = control(base, "api/new", {"variant": variant})
+    assert status == 200
+    wait_for(lambda: (s := state(base))["variant"] == variant and s["tracking"] == "ready",
+             what=f"a new {variant} game to be set up")
+
+
+def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
+    new_game(daemon, "brandubh")
+    page = new_page(browser, daemon + f"#pin={PIN}")
+    for m in BRANDUBH_WIN:
+        move(page, *m.split("-"))
+    page.wait_for_selector("#result:not([hidden])")
+    gid = state(daemon)["game"]
+    page.goto(daemon + f"review/{gid}")           # the shareable link
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    assert page.is_hidden("#live")
+    info = page.inner_text("#rvinfo")
+    assert "Brandubh · 7×7" in info and "Defenders win: the king escaped" in info
+    assert page.inner_text("#rvpos") == "Move 6 of 6"
+    page.keyboard.press("Home")
+    assert page.inner_text("#rvpos") == "Move 0 of 6"
+    assert page.is_disabled("button[data-rv=prev]")
+    page.keyboard.press("ArrowRight")
+    assert page.inner_text("#rvpos") == "Move 1 of 6"
+    assert "Attackers: d1-e1" in page.inner_text("#rvmsg")
+    assert page.url.endswith(f"/review/{gid}#1")
+    page.click("#rvmoves button[data-ply='4']")   # the king's move to d1: a raichi
+    assert "Defenders: d4-d1" in page.inner_text("#rvmsg")
+    assert "Raichi" in page.inner_text("#rvmsg")
+    assert page.locator("#rvboard circle.p.K").count() == 1
+    page.click("button[data-rv=last]")
+    assert page.is_disabled("button[data-rv=next]")
+    assert page.locator("#rvmoves .mv.now").inner_text() == "d1-a1"
+    assert page.get_attribute("#rvotg", "href") == f"/api/games/{gid}/game.otg"
+    page.screenshot(path=str(SHOTS / "tafl-e2e-review.png"), full_page=True)
+    # a reload keeps the position; leaving returns to the live game
+    page.goto(daemon + f"review/{gid}#3")
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    assert page.inner_text("#rvpos") == "Move 3 of 6"
+    page.click("#rvclose")
+    page.wait_for_selector("#live:not([hidden])")
+    assert page.url == daemon and page.inner_text("#turntext") == "Game over"
+    assert page.errors == []
+    page.context.close()
+
+
+def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> None:
+    game = Game(get_variant("copenhagen"))
+    for m in ("d1-d4", "f4-e4", "f2-f4xe4"):
+        game.play(m)
+    game.resign("defenders")
+    path = tmp_path / "from-opentafl.otg"
+    path.write_text(export_otg(game, tags={"attackers": "Ragnar", "defenders": "Sigrid"}))
+    page = new_page(browser, daemon + f"#pin={PIN}")
+    page.click("#games summary")
+    page.set_input_files("#importfile", str(path))
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    info = page.inner_text("#rvinfo")
+    assert "Ragnar" in info and "Sigrid" in info and "the defenders resigned" in info
+    assert "imported from from-opentafl.otg" in info
+    page.click("#rvmoves button[data-ply='3']")
+    assert "captured 1 defender" in page.inner_text("#rvmsg")
+    assert "Attackers captured: 1 defender" in page.inner_text("#rvcaps")
+    assert page.locator("#rvboard circle.p.gone").count() == 1  # the taken piece, faded
+    page.context.close()
+
+
+def test_german_browser_gets_a_german_page(browser, daemon) -> None:
+    page = new_page(browser, daemon, locale="de-DE")
+    page.wait_for_selector("#conn.live")
+    assert page.get_attribute("html", "lang") == "de"
+    assert page.inner_text("#turntext") == "Angreifer am Zug"
+    assert page.inner_text("#msg") == "Angreifer am Zug."
+    assert "Züge" in page.inner_text(".moves h2")
+    assert "hat 0 Verteidiger geschlagen" in page.inner_text("#side-attackers")
+    page.click("#rulesbtn")
+    page.wait_for_selector("#rulescard[open]")
+    card = page.inner_text("#rulescard")
+    assert "Kopenhagener Hnefatafl" in card and "Die Angreifer ziehen zuerst." in card
+    page.click("#rulesclose")
+    # the switch: English, kept for the next visit
+    page.click("#settings summary")
+    page.select_option("#lang", "en")
+    page.wait_for_function("document.documentElement.lang === 'en'")
+    page.wait_for_selector("#conn.live")
+    assert page.inner_text("#turntext") == "Attackers to move"
+    page.context.close()
+
+
+def test_dark_mode_follows_the_device_and_the_switch(browser, daemon) -> None:
+    page = new_page(browser, daemon, color_scheme="dark")
+    bg = "getComputedStyle(document.body).backgroundColor"
+    assert page.evaluate(bg) == "rgb(21, 19, 15)"
+    # the board stays readable: the attackers' fill and the defenders' outline stand out from
+    # every square at least 3:1 (WCAG's contrast for graphical objects)
+    style = "(sel, prop) => getComputedStyle(document.querySelector(sel))[prop]"
+    for square in ("#board .sq:not(.special)", "#board .sq.special"):
+        sq = page.evaluate(f"({style})('{square}', 'fill')")
+        assert contrast(sq, page.evaluate(f"({style})('#board .p.t', 'fill')")) >= 3
+        assert contrast(sq, page.evaluate(f"({style})('#board .p.T', 'stroke')")) >= 3
+    page.screenshot(path=str(SHOTS / "tafl-e2e-dark.png"), full_page=True)
+    page.click("#settings summary")
+    page.select_option("#theme", "light")
+    assert page.evaluate(bg) == "rgb(244, 239, 230)"
+    page.reload()                       # the choice is kept (a cookie: no flash on load)
+    page.wait_for_selector("#board .hit")
+    assert page.evaluate(bg) == "rgb(244, 239, 230)"
+    page.context.close()
+    light = new_page(browser, daemon, color_scheme="light")
+    assert light.evaluate(bg) == "rgb(244, 239, 230)"
+    light.context.close()
+
+
+def contrast(a: str, b: str) -> float:
+    def lum(css: str) -> float:
+        r, g, bl = (int(x) / 255 for x in css[css.index("(") + 1:-1].split(",")[:3])
+        f = [(c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4) for c in (r, g, bl)]
+        return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_layout_without_horizontal_scroll(browser, daemon, viewport) -> None:
+    page = new_page(browser, daemon + f"#pin={PIN}", viewport=viewport)
+    page.click("#controls summary")
+    page.wait_for_function("document.getElementById('variant').options.length > 5")
+    for d in ("#games", "#settings"):
+        page.click(d + " summary")
+    assert scroll_width(page) <= viewport["width"]
+    sel = page.locator("#variant").bounding_box()
+    assert sel["x"] >= 0 and sel["x"] + sel["width"] <= viewport["width"]
+    labels = page.eval_on_selector_all("#variant option", "os => os.map(o => o.textContent)")
+    assert "Tablut · 9×9" in labels and not any("seed" in x or x.count("×") > 2 for x in labels)
+    board = page.locator("#board").bounding_box()
+    moves = page.locator("#moves").bounding_box()
+    if viewport is DESKTOP:             # side by side
+        assert board["x"] + board["width"] <= moves["x"] and board["height"] > 500
+    else:
+        assert moves["y"] > board["y"] + board["height"]
+    page.context.close()
+
+
+def test_nineteen_by_nineteen_on_a_phone(browser, daemon) -> None:
+    new_game(daemon, "alea-evangelii")
+    page = new_page(browser, daemon + f"#pin={PIN}")
+    page.wait_for_function(
+        "document.getElementById('board').getAttribute('viewBox').endsWith('19.62 19.62')")
+    assert page.is_visible("#zoom")
+    page.click("#zoom")
+    wrap = page.locator("#boardwrap")
+    assert page.evaluate("(() => { const w = document.getElementById('boardwrap');"
+                         " return w.scrollWidth > w.clientWidth * 1.8; })()")
+    assert scroll_width(page) <= PHONE["width"]
+    square = page.locator('#board [data-sq="a1"]').bounding_box()
+    assert square["width"] >= 38          # a finger-sized square when zoomed
+    assert wrap.bounding_box()["width"] <= PHONE["width"]
+    page.context.close()
+
+
+def test_raichi_warning_shown_and_announced(browser, daemon) -> None:
+    new_game(daemon, "brandubh")
+    page = new_page(browser, daemon + f"#pin={PIN}")
+    page.wait_for_selector("#conn.live")
+    for m in BRANDUBH_WIN[:3]:
+        move(page, *m.split("-"))
+    assert page.is_hidden("#threat")
+    move(page, "d4", "d1")                # the king on d1: a free line to a1
+    page.wait_for_selector("#threat:not([hidden])")
+    assert page.inner_text("#threat") == "Raichi: the king has a free line to a1."
+    assert page.locator("#board line.threat").count() == 1
+    said = page.evaluate("window.taflAnnounced")
+    assert {"kind": "threat", "text": "Raichi: the king has a free line to a1"} in said
+    assert any(a["kind"] == "move" and a["text"] == "Defenders: d4 to d1" for a in said)
+    assert state(daemon)["threat"] == {"kind": "raichi", "king": "d1", "squares": ["a1"]}
+    page.screenshot(path=str(SHOTS / "tafl-e2e-raichi.png"), full_page=True)
+    # configurable off
+    page.click("#settings summary")
+    page.uncheck("input[data-set=threats]")
+    assert page.is_hidden("#threat") and page.locator("#board line.threat").count() == 0
+    page.context.close()
+
+
+def test_unreachable_daemon_is_never_shown_as_connected(browser, tmp_path: Path) -> None:
+    from test_daemon_support import spawn_daemon
+
+    config = tmp_path / "config.toml"
+    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
+    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")])
+    page = new_page(browser, base)
+    page.wait_for_selector("#conn.live")
+    assert page.inner_text("#boardstatus").startswith("Board connected")
+    proc.stop()
+    page.wait_for_selector("#conn.off")
+    assert page.inner_text("#turntext") == "Companion unreachable"
+    assert "Board connected" not in page.inner_text("#boardstatus")
+    assert "Attackers to move" not in page.inner_text("header")
+    page.context.close()
+
+
+def test_page_weight_german(browser, daemon) -> None:
+    sizes: list[int] = []
+    ctx = browser.new_context(viewport=PHONE, locale="de-DE")
+    page = ctx.new_page()
+    page.on("response", lambda r: sizes.append(len(r.body())) if r.request.resource_type in (
+        "document", "script", "stylesheet") else None)
+    page.goto(daemon)
+    page.wait_for_selector("#conn.live")
+    assert sum(sizes) < 100 * 1024, sizes
+    print(json.dumps({"first_load_bytes_de": sum(sizes)}))
+    ctx.close()
