@@ -13,6 +13,9 @@ clicking the simulated board through the API, and reports per count:
   second, counted inside the child).
 
 ``--stalled N`` adds N clients that connect and never read (their memory must stay bounded).
+``--slowloris N`` first opens N connections (ten per address) that trickle a request head, one
+header line every second, and reports how fast the page answers meanwhile and when the server has
+cut them all (the request-head deadline).
 Run with ``nice -n 10 python3 bench/load.py``; ``--json`` prints the figures as JSON too.
 """
 
@@ -217,6 +220,46 @@ class Daemon:
         self.proc.wait(15)
 
 
+def slowloris(d: Daemon, n: int) -> dict:
+    """N trickling connections; the page's answer times meanwhile; when they were all cut."""
+    base = d.url
+    assert base is not None
+    socks: list[socket.socket] = []
+    refused = 0
+    t_open = time.monotonic()
+    for i in range(n):
+        s = socket.socket()
+        s.bind((f"127.0.{10 + i // 2500}.{1 + (i // 10) % 250}", 0))
+        try:
+            s.connect(("127.0.0.1", d.port))
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            socks.append(s)
+        except OSError:
+            refused += 1
+            s.close()
+    times = []
+    for _ in range(50):
+        t0 = time.monotonic()
+        urllib.request.urlopen(base + "api/state", timeout=10).read()
+        times.append(time.monotonic() - t0)
+    alive = set(range(len(socks)))
+    end = time.monotonic() + 60
+    while alive and time.monotonic() < end:
+        time.sleep(1)
+        for i in list(alive):
+            try:
+                socks[i].sendall(b"X-Slow: 1\r\n")
+            except OSError:
+                alive.discard(i)
+    for s in socks:
+        s.close()
+    return {"connections": n, "refused_at_connect": refused,
+            "state_p50_ms": round(1000 * percentile(times, 50), 1),
+            "state_max_ms": round(1000 * max(times), 1),
+            "all_cut_after_s": round(time.monotonic() - t_open, 1) if not alive else None,
+            "rss_mb": memory_mb(d.proc.pid)[0]}
+
+
 def percentile(values: list[float], p: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(p / 100 * len(values)))]
@@ -276,6 +319,7 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=20, help="moves per viewer count")
     p.add_argument("--pause", type=float, default=0.3, help="seconds between moves")
     p.add_argument("--stalled", type=int, default=0, help="extra clients that never read")
+    p.add_argument("--slowloris", type=int, default=0, help="trickling connections to try first")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     counts = [int(x) for x in a.viewers.split(",")]
@@ -285,6 +329,7 @@ def main() -> None:
         d = Daemon(Path(work))
         try:
             idle_rss = memory_mb(d.proc.pid)[0]
+            slow = slowloris(d, a.slowloris) if a.slowloris else None
             for i, n in enumerate(counts):
                 chunk = plan[i * a.moves:(i + 1) * a.moves]
                 rows.append(asyncio.run(measure(d, n, chunk, a.stalled, a.pause)))
@@ -299,8 +344,13 @@ def main() -> None:
         print(f"{r['viewers']:>8} {r['stalled']:>7} {r['held']:>5} {r['missed']:>6} "
               f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>7} "
               f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8}")
+    if slow:
+        print(f"slowloris: {slow['connections']} trickling connections "
+              f"({slow['refused_at_connect']} refused at once); /api/state meanwhile p50 "
+              f"{slow['state_p50_ms']} ms, max {slow['state_max_ms']} ms; all cut after "
+              f"{slow['all_cut_after_s']} s; RSS {slow['rss_mb']} MB")
     if a.json:
-        print(json.dumps({"idle_rss_mb": idle_rss, "rows": rows}))
+        print(json.dumps({"idle_rss_mb": idle_rss, "slowloris": slow, "rows": rows}))
 
 
 if __name__ == "__main__":
