@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import ast
-import os
 import random
-import shutil
-import subprocess
 import zlib
 from pathlib import Path
 
@@ -174,29 +171,3 @@ def test_firmware_sources_stay_micropython_compatible(path):
         if isinstance(node, ast.FunctionDef):
             assert node.returns is None and all(a.annotation is None for a in node.args.args)
         assert not isinstance(node, ast.AnnAssign), f"annotation at line {node.lineno}"
-
-
-MP_WASM = os.environ.get("MICROPYTHON_WASM_MJS", "")
-MP_DIR = Path(__file__).parent / "hw_shims" / "micropython"
-
-
-@pytest.mark.skipif(
-    not (MP_WASM and shutil.which("node")),
-    reason="set MICROPYTHON_WASM_MJS to micropython.mjs of the npm package "
-    "@micropython/micropython-webassembly-pyscript to run the firmware under real MicroPython",
-)
-def test_protocol_and_firmware_run_under_real_micropython():
-    files = [
-        ROOT / "firmware_bridge" / "protocol.py",
-        ROOT / "firmware_bridge" / "main.py",
-        MP_DIR / "check.py",
-        MP_DIR / "machine.py",
-        MP_DIR / "neopixel.py",
-    ]
-    r = subprocess.run(
-        ["node", str(MP_DIR / "run.mjs"), MP_WASM, *map(str, files)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert r.returncode == 0 and "ALL OK" in r.stdout, r.stdout + r.stderr

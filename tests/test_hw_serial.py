@@ -20,7 +20,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "hw_shims"))
 
-from pico_rig import Rig, ScriptedDevice, reading, wait_for  # noqa: E402
+from pico_rig import (  # noqa: E402
+    INTERPRETERS,
+    Rig,
+    ScriptedDevice,
+    firmware_interpreter,
+    reading,
+    wait_for,
+)
 
 from companion.drivers.base import colour_changes  # noqa: E402
 from companion.drivers.serial_bridge import SerialBridge, find_pico  # noqa: E402
@@ -31,10 +38,11 @@ from firmware_bridge.sim import write_board  # noqa: E402
 EXAMPLES = Path(__file__).resolve().parents[1] / "hardware" / "examples"
 
 
-@pytest.fixture
-def rig(tmp_path):
-    """(pico, bridge, poller) factory; torn down and checked for phantom scans."""
-    r = Rig(tmp_path)
+@pytest.fixture(params=INTERPRETERS)
+def rig(request, tmp_path):
+    """(pico, bridge, poller) factory, the firmware under CPython and under MicroPython's unix
+    port; torn down and checked for phantom scans."""
+    r = Rig(tmp_path, firmware_interpreter(request.param))
     yield r
     r.close()
 

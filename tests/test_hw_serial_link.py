@@ -18,7 +18,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "hw_shims"))
 
 from link_fuzz import replay_fuzz  # noqa: E402
-from pico_rig import Rig, ScriptedDevice, reading, wait_for  # noqa: E402
+from pico_rig import (  # noqa: E402
+    INTERPRETERS,
+    Rig,
+    ScriptedDevice,
+    firmware_interpreter,
+    reading,
+    wait_for,
+)
 
 from companion.drivers.serial_bridge import SerialBridge  # noqa: E402
 from firmware_bridge import protocol as P  # noqa: E402
@@ -26,9 +33,10 @@ from firmware_bridge import protocol as P  # noqa: E402
 START = {"a4", "a5", "a6", "d1", "e1", "f6", "g3", "k7"}
 
 
-@pytest.fixture
-def rig(tmp_path):
-    r = Rig(tmp_path)
+@pytest.fixture(params=INTERPRETERS)
+def rig(request, tmp_path):
+    """The firmware under CPython and under MicroPython's unix port."""
+    r = Rig(tmp_path, firmware_interpreter(request.param))
     yield r
     r.close()
 
@@ -214,25 +222,20 @@ def test_replayed_hello_of_this_boot_changes_nothing(rig):
     assert bridge.status()["hellos"] == hellos and bridge.led_frames_sent == sent
 
 
-def test_an_out_of_step_host_asks_for_a_hello_and_recovers(tmp_path):
+def test_an_out_of_step_host_asks_for_a_hello_and_recovers(rig):
     """Lines keep coming but none is in step (here: the host was fed an old boot's HELLO, so
     the real lines fail their CRC): the host asks for a HELLO and is back within ~2 s."""
-    r = Rig(tmp_path)
-    try:
-        pico, bridge, poller = r(initial={"a1"}, relay=True, resync_after=0.5)
-        wait_for(lambda: reading(bridge) == {"a1"}, what="first snapshot")
-        hellos = bridge.status()["hellos"]
-        pico.relay.replay(
-            P.device_line(0, P.HELLO, "fw=1.1 proto=2 size=11 sensors=switch leds=121 boot=1",
-                          "1")
-        )
-        wait_for(lambda: bridge.status()["hellos"] > hellos, what="the fake hello taken")
-        t0 = time.monotonic()
-        wait_for(lambda: bridge.status()["boot"] != "1" and reading(bridge) == {"a1"},
-                 what="back in step")
-        assert time.monotonic() - t0 < 3.0
-    finally:
-        r.close()
+    pico, bridge, poller = rig(initial={"a1"}, relay=True, resync_after=0.5)
+    wait_for(lambda: reading(bridge) == {"a1"}, what="first snapshot")
+    hellos = bridge.status()["hellos"]
+    fake = "fw=1.1 proto=2 size=11 sensors=switch leds=121 boot=1"
+    pico.relay.replay(P.device_line(0, P.HELLO, fake, "1"))
+    wait_for(lambda: bridge.status()["hellos"] > hellos, what="the fake hello taken")
+    t0 = time.monotonic()
+    wait_for(
+        lambda: bridge.status()["boot"] != "1" and reading(bridge) == {"a1"}, what="back in step"
+    )
+    assert time.monotonic() - t0 < 3.0
 
 
 # -- firmware faults (issue 12, item 15) ---------------------------------------------------------

