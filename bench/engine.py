@@ -3,12 +3,18 @@ times per move, from a fixed set of positions of copenhagen, brandubh and tablut
 
     nice -n 10 python3 bench/engine.py            # 1 s and 5 s per move
     nice -n 10 python3 bench/engine.py --times 1  # quicker
+    nice -n 15 python3 bench/engine.py --level 6  # a level's CPU time per move, every preset
 
 The positions are the start and two middlegame positions per variant, reached by seeded
 self-play of level 4 (so the benchmark needs no data files and is the same every run). The
 time per move is wall-clock time, as in a game; ``cpu`` is the CPU time the search got (on a
 busy machine it is less), and ``/cpu-s`` the nodes per CPU second, the engine's own speed.
 With ``--cpu`` the time per move is CPU time instead: the figures one free core would give.
+
+``--level N`` instead plays the level as it plays in a game (its own limits) from the start and
+two middlegame positions of every preset and prints the CPU time of each move and the worst: a
+Raspberry Pi Zero 2 W is about ten times slower than one core here, so ten times the worst is
+what a player waits there at most (the level's time cap bounds it anyway).
 """
 
 from __future__ import annotations
@@ -44,13 +50,37 @@ def positions(variant: str) -> list[tuple[str, Board]]:
     return out
 
 
+def level_times(level: int, variants: list[str]) -> None:
+    """The CPU time per move of ``level`` in every position of ``variants``."""
+    worst = (0.0, "")
+    print(f"{'variant':16} {'position':8} {'cpu s':>6} {'depth':>5} {'nodes':>8}  move")
+    for variant in variants:
+        rules = PRESETS[variant]
+        for label, board in positions(variant):
+            engine = Engine(rules, level)
+            engine.searcher.clock = time.process_time
+            cpu0 = time.process_time()
+            choice = engine.choose(board)
+            cpu = time.process_time() - cpu0
+            print(f"{variant:16} {label:8} {cpu:6.2f} {choice.depth:5} {choice.nodes:8}  "
+                  f"{choice.move}", flush=True)
+            worst = max(worst, (cpu, f"{variant} {label}"))
+    print(f"worst: {worst[0]:.2f} CPU s ({worst[1]}); a Pi Zero 2 W (x10): {worst[0] * 10:.1f} s"
+          f" (capped at {Engine(PRESETS['brandubh'], level).level.seconds:g} s + 10 %)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--times", type=float, nargs="+", default=[1.0, 5.0])
     ap.add_argument("--variants", nargs="+", default=list(VARIANTS))
     ap.add_argument("--cpu", action="store_true",
                     help="measure the time per move in CPU time: what one free core gives")
+    ap.add_argument("--level", type=int, help="time the moves of this level, every preset")
     args = ap.parse_args()
+    if args.level:
+        level_times(args.level, sorted(PRESETS) if args.variants == list(VARIANTS)
+                    else args.variants)
+        return
     print(f"{'variant':12} {'position':8} {'budget':>6} {'used':>6} {'cpu':>6} {'depth':>5} "
           f"{'nodes':>8} {'nodes/s':>8} {'/cpu-s':>8}  score   move")
     for variant in args.variants:
