@@ -5,6 +5,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     variant = "copenhagen"          # preset id (``tafl-companion rules variants``)
     data_dir = "/var/lib/tafl-companion"
     pin = "4821"                    # controls PIN; generated and printed at start when absent
+    raichi = true                   # LEDs light the escape squares the king has a free line to
     [web]
     host = "0.0.0.0"
     port = 8080
@@ -37,7 +38,7 @@ from companion.hardware_config import (
 )
 from companion.rules import PRESETS
 
-TOP_KEYS = ("variant", "data_dir", "pin", "web", "board", "leds")
+TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "web", "board", "leds")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
@@ -57,6 +58,7 @@ class DaemonConfig:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: tuple[str, ...] = ()  # extra Host names the page answers to (web.auth)
+    raichi: bool = True  # LED role raichi on the king's free escape squares (docs/page.md)
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
     source: str = "(defaults)"
@@ -154,6 +156,10 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             cfg = replace(cfg, data_dir=Path(d).expanduser())
         if "pin" in doc:
             cfg = replace(cfg, pin=check_pin(doc["pin"]))
+        if "raichi" in doc:
+            if not isinstance(doc["raichi"], bool):
+                raise ConfigError(f"raichi must be true or false, not {doc['raichi']!r}")
+            cfg = replace(cfg, raichi=doc["raichi"])
         if "port" in web:
             cfg = replace(cfg, port=check_port(web["port"]))
         if "host" in web:

@@ -24,6 +24,7 @@ from typing import Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.sim import ReplayBoard, SimBoard
+from companion.feedback import with_role
 from companion.messages import event_text
 from companion.notify import Notifier
 from companion.qr import print_startup
@@ -270,7 +271,7 @@ class Daemon:
                 self._handle(events)
             elif self._unsynced:
                 self._sync([])
-            self.leds.show(self.tracker.leds, now)
+            self.leds.show(self._led_frame(), now)
             self._publish(now)
         return bool(getattr(self.board, "due", False))
 
@@ -309,7 +310,6 @@ class Daemon:
 
     def _publish(self, now: float, force: bool = False) -> None:
         tracker = self.tracker
-        leds = dict(tracker.leds) if tracker is not None else {}
         msg = tracker.message if tracker is not None else ""
         tracking = str(getattr(tracker, "state", "")) if tracker is not None else ""
         if now - self._status_at > 0.5 or force:
@@ -322,22 +322,34 @@ class Daemon:
             if status != self._status:
                 self._status = status
                 self._dirty = True
-        if self._dirty or force:
+        refresh = self._dirty or force
+        if refresh:
             self._dirty = False
             self._game_json = self._game_state()
-        elif (leds == self._last_leds and msg == self._last_msg and tracking == self._last_tracking
-              and not self._occ_changed()):
+        leds = self._led_frame() if tracker is not None else {}
+        if not refresh and (leds == self._last_leds and msg == self._last_msg
+                            and tracking == self._last_tracking and not self._occ_changed()):
             return
         self._last_leds, self._last_msg, self._last_tracking = leds, msg, tracking
         self._published_occ = self._occupied
         self.hub.publish({
             **self._game_json, "leds": leds, "message": msg or self._default_message(),
+            "guidance": _guidance(tracker),
             "tracking": tracking,
             "occupied": sorted(self._occupied or ()),
             "board": {k: self._status.get(k) for k in ("kind", "connected", "detail")},
         })
 
     _published_occ: frozenset[str] | None = None
+
+    def _led_frame(self) -> dict:
+        """The tracker's LED frame, plus the raichi role on the escape squares the king has a
+        free line to (``raichi = false`` in the config turns that off)."""
+        frame = dict(self.tracker.leds)
+        threat = self._game_json.get("threat") if self.cfg.raichi else None
+        if threat:
+            frame = with_role(frame, threat["squares"], "raichi")
+        return frame
 
     def _occ_changed(self) -> bool:
         return self._occupied is not self._published_occ
@@ -510,6 +522,13 @@ class Daemon:
 
 
 # -- the command ---------------------------------------------------------------------------------
+
+
+def _guidance(tracker: Any) -> dict | None:
+    """The tracker's structured guidance (docs/events.md) for the page, which words it in the
+    viewer's language."""
+    guidance = getattr(tracker, "guidance", None)
+    return guidance.to_json() if guidance is not None else None
 
 
 def _setup_logging() -> None:

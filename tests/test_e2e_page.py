@@ -6,12 +6,13 @@ and the raichi warning with its announcement."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
 from test_daemon_support import PIN, control, state, wait_for
-from test_e2e_browser import PHONE, SHOTS, move
+from test_e2e_browser import PHONE, SHOTS, click, move
 
 from companion.rules import get_variant
 from companion.rules.game import Game
@@ -108,11 +109,22 @@ def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> No
 
 
 def test_german_browser_gets_a_german_page(browser, daemon) -> None:
-    page = new_page(browser, daemon, locale="de-DE")
+    page = new_page(browser, daemon + f"#pin={PIN}", locale="de-DE")
     page.wait_for_selector("#conn.live")
     assert page.get_attribute("html", "lang") == "de"
     assert page.inner_text("#turntext") == "Angreifer am Zug"
-    assert page.inner_text("#msg") == "Angreifer am Zug."
+    assert page.inner_text("#msg") == "Angreifer am Zug"
+    # an illegal move: the tracker's structured guidance, worded in German
+    move(page, "d1", "d4")
+    click(page, "g5")
+    click(page, "h3")
+    page.wait_for_function("document.getElementById('msg').textContent.startsWith('Nicht erlaubt')")
+    assert page.inner_text("#msg") == ("Nicht erlaubt: Steine ziehen gerade entlang einer Reihe "
+                                       "oder Spalte, nie diagonal – stell den Stein zurück auf g5")
+    assert "bad" in page.get_attribute("#msg", "class")
+    click(page, "h3")
+    click(page, "g5")
+    page.wait_for_function("document.getElementById('msg').textContent === 'Verteidiger am Zug'")
     assert "Züge" in page.inner_text(".moves h2")
     assert "hat 0 Verteidiger geschlagen" in page.inner_text("#side-attackers")
     page.click("#rulesbtn")
@@ -125,7 +137,7 @@ def test_german_browser_gets_a_german_page(browser, daemon) -> None:
     page.select_option("#lang", "en")
     page.wait_for_function("document.documentElement.lang === 'en'")
     page.wait_for_selector("#conn.live")
-    assert page.inner_text("#turntext") == "Attackers to move"
+    assert page.inner_text("#turntext") == "Defenders to move"
     page.context.close()
 
 
@@ -251,3 +263,34 @@ def test_page_weight_german(browser, daemon) -> None:
     assert sum(sizes) < 100 * 1024, sizes
     print(json.dumps({"first_load_bytes_de": sum(sizes)}))
     ctx.close()
+
+
+# English exceptions: where the page's own wording differs from companion/messages.py on purpose
+PAGE_WORDING = {"game_over": "the reason in the past tense", "suspended": "says when play resumes",
+                "lift_captured:K": "groups pieces by kind, the king last"}
+
+
+def test_every_guidance_kind_and_code_is_worded_in_both_languages(browser, daemon) -> None:
+    """Every kind and fault code of docs/events.md (samples in guidance_samples.json): German
+    is a full translation and English says what companion/messages.py says."""
+    from companion.messages import guidance_text
+
+    samples = json.loads((Path(__file__).parent / "guidance_samples.json").read_text())
+    kinds = {g["kind"] for g in samples} | {g["code"] for g in samples if "code" in g}
+    doc = (Path(__file__).parent.parent / "docs" / "events.md").read_text()
+    for lang in ("en", "de"):
+        page = new_page(browser, daemon + f"?lang={lang}")
+        texts = page.evaluate("gs => gs.map(g => window.T.guidanceText(g))", samples)
+        for g, text in zip(samples, texts):
+            assert text and "{" not in text and "undefined" not in text, (lang, g, text)
+            key = g["kind"] + (":K" if "K" in g.get("pieces", []) and len(g["pieces"]) > 1 else "")
+            if lang == "en" and key not in PAGE_WORDING and g["kind"] not in PAGE_WORDING:
+                assert text == guidance_text(g), g
+            if lang == "de":
+                assert text != guidance_text(g), g
+        page.context.close()
+    table = re.compile(r"^\| `(\w+)` \|", re.M)
+    guidance = doc.split("## Guidance")[1].split("## Fault codes")[0]
+    codes = doc.split("## Fault codes")[1].split("## LED")[0]
+    documented = set(table.findall(guidance)) | set(table.findall(codes))
+    assert documented <= kinds, f"no sample for {documented - kinds}"

@@ -118,3 +118,40 @@ def test_no_threat_once_the_game_is_over() -> None:
     move = next(m for m in board.legal_moves() if board.name(m.to) == "a7")
     board.push(move)
     assert board.outcome() is not None and escape_threat(board) is None
+
+
+def test_raichi_is_a_config_switch() -> None:
+    from companion.config import ConfigError, parse_config
+
+    assert parse_config({}).raichi is True
+    assert parse_config({"raichi": False}).raichi is False
+    with pytest.raises(ConfigError, match="raichi must be true or false"):
+        parse_config({"raichi": "no"})
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_raichi_leds_on_the_escape_squares(tmp_path: Path, on: bool) -> None:
+    """The king reaches d1 with a free line to a1: the LEDs light a1 in the raichi role
+    (unless the config turns it off); the page state carries the threat either way."""
+    from dataclasses import replace
+
+    from test_daemon_support import control, state, test_config, wait_for
+
+    from companion.daemon import Daemon
+    from companion.tracker import Tracker
+
+    cfg = replace(test_config(tmp_path, variant="brandubh"), raichi=on)
+    d = Daemon(cfg, tracker_factory=Tracker)
+    d.start()
+    try:
+        base = f"http://127.0.0.1:{d.port}/"
+        wait_for(lambda: state(base)["tracking"] == "ready", what="ready")
+        for n, m in enumerate(["d1-e1", "d3-e3", "d2-e2", "d4-d1"], 1):
+            for sq in m.split("-"):
+                assert control(base, "api/click", {"square": sq})[0] == 200
+            wait_for(lambda n=n: len(state(base)["moves"]) == n, what=f"move {m}")
+        s = wait_for(lambda: (s := state(base))["threat"] and s, what="the threat")
+        assert s["threat"] == {"kind": "raichi", "king": "d1", "squares": ["a1"]}
+        wait_for(lambda: (state(base)["leds"].get("a1") == "raichi") == on, what="the LED")
+    finally:
+        d.stop()

@@ -26,6 +26,8 @@
   /* What the companion says now, in this page's language. Structured guidance is rendered from
      its kind; the daemon's English message is the fallback for what has no entry yet. */
   function message() {
+    const said = T.guidanceText(S.guidance);
+    if (said) return said;
     const over = S.result !== "ongoing";
     const m = S.message || "";
     if (/^(Attackers|Defenders) to move\.?$/.test(m)) return _(TO_MOVE[S.turn]) + ".";
@@ -34,7 +36,8 @@
   }
 
   function illegalNow() {
-    return Object.values(S.leds || {}).includes("illegal");
+    const kind = S.guidance && S.guidance.kind;
+    return kind === "illegal" || Object.values(S.leds || {}).includes("illegal");
   }
 
   /* ---- drawing ---- */
@@ -73,8 +76,9 @@
     const msg = $("msg");
     msg.textContent = message();
     const roles = Object.values(S.leds || {});
-    msg.className = "msg" + (illegalNow() ? " bad"
-      : roles.includes("capture") || roles.includes("setup") ? " act" : "");
+    const kind = S.guidance ? S.guidance.kind : "";
+    msg.className = "msg" + (illegalNow() || kind === "suspended" ? " bad"
+      : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     const res = $("result");
     res.hidden = !over;
     if (over) res.textContent = resultText(S.result, S.reason);

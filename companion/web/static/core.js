@@ -221,7 +221,7 @@
   }
 
   window.T = {
-    I, _, N_, ngettext, pgettext, fmt, esc, sqName, other, sideName, TO_MOVE, reasonText,
+    I, _, N_, ngettext, pgettext, fmt, esc, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, PIECE, variantName, variantLabel, parseOtn,
     drawBoard, getJSON, store, dateText, flip: store.get("flip", false),
   };
