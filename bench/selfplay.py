@@ -6,7 +6,8 @@
 A player is ``level=N`` (the built-in engine in this process, optionally ``,time=S`` per move,
 ``,nodes=N`` per move instead of the level's limits, evaluation weights changed with
 ``,w.NAME=VALUE``, e.g. ``,w.king_threats=80``, and search features switched off with
-``,s.lmp=off`` / ``s.futility=off`` / ``s.null=off`` / ``s.lmr=off``) or
+``,s.lmp=off`` / ``s.futility=off`` / ``s.null=off`` / ``s.lmr=off``, and ``,cpu=1`` to
+measure its time in CPU seconds, fair on a busy machine) or
 ``otep=COMMAND`` (any OTEP engine, driven through companion.engine.otep_host). Every opening (a
 few seeded random plies) is played twice with the colours swapped; games longer than
 ``--max-plies`` are adjudicated draws. Prints each pair, then the score of A, the Elo difference
@@ -44,6 +45,7 @@ class Spec:
     weights: dict[str, int] | None = None
     nodes: int | None = None
     switches: dict[str, str] | None = None
+    cpu: bool = False
     command: list[str] | None = None
 
 
@@ -58,6 +60,8 @@ def parse_spec(text: str) -> Spec:
             spec.level = int(value)
         elif key == "time":
             spec.seconds = float(value)
+        elif key == "cpu":
+            spec.cpu = value not in ("0", "no", "off")
         elif key == "nodes":
             spec.nodes = int(value)
         elif key.startswith("s."):
@@ -86,6 +90,8 @@ class Player:
             if spec.nodes:
                 level = Level(0, "nodes", None, spec.nodes, 120.0)
             self.engine = Engine(rules, level, seed=seed, weights=weights)
+            if spec.cpu:
+                self.engine.searcher.clock = time.process_time
             for name, value in (spec.switches or {}).items():
                 if value != "off":
                     raise SystemExit(f"search switch {name}: only 'off' is known")

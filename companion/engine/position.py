@@ -48,21 +48,23 @@ def parse_move(geo: Geometry, text: str) -> int:
 
 
 class _Lines:
-    """Destination tables for one kind of mover, one rank or file at a time.
+    """Destination tables for one kind of mover, one square at a time.
 
-    ``rows[r][occ_bits | p << n]`` is the tuple of moves of the piece on file ``p`` of rank
-    ``r``, given that rank's occupancy; ``cols`` is the same for files (indexed by the
-    transposed occupancy). Filled lazily; the masks say which squares may not be passed,
+    ``rmoves[s][occ]`` is the tuple of moves along its rank of the piece on ``s`` given that
+    rank's occupancy bits (``(occupied >> rshift[s]) & mask``); ``cmoves`` is the same along
+    its file, indexed by the transposed occupancy (``cshift``); ``rbits``/``cbits`` are the
+    destinations as bitboards. Filled lazily; the masks say which squares may not be passed,
     may not be stopped on, or end a move (the king on a restricted corner)."""
 
-    __slots__ = ("n", "rows", "cols", "row_masks", "col_masks", "rowbits", "colbits")
+    __slots__ = ("n", "rmoves", "cmoves", "rbits", "cbits", "row_masks", "col_masks")
 
     def __init__(self, geo: Geometry, mover: core.Mover) -> None:
         n = self.n = geo.n
-        self.rows: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
-        self.cols: list[dict[int, tuple[int, ...]]] = [{} for _ in range(n)]
-        self.rowbits: list[dict[int, int]] = [{} for _ in range(n)]
-        self.colbits: list[dict[int, int]] = [{} for _ in range(n)]
+        count = geo.count
+        self.rmoves: list[dict[int, tuple[int, ...]]] = [{} for _ in range(count)]
+        self.cmoves: list[dict[int, tuple[int, ...]]] = [{} for _ in range(count)]
+        self.rbits: list[dict[int, int]] = [{} for _ in range(count)]
+        self.cbits: list[dict[int, int]] = [{} for _ in range(count)]
         self.row_masks = []
         self.col_masks = []
         for line in range(n):
@@ -96,20 +98,22 @@ class _Lines:
                 q += step
         return out
 
-    def row(self, r: int, occ: int, p: int) -> tuple[int, ...]:
+    def row(self, s: int, occ: int) -> tuple[int, ...]:
+        """Fill (and return) the rank moves of the piece on ``s`` for rank occupancy ``occ``."""
         n = self.n
-        frm = r * n + p
-        moves = tuple(frm << 9 | (r * n + q) for q in self._targets(self.row_masks[r], occ, p))
-        self.rows[r][occ | p << n] = moves
-        self.rowbits[r][occ | p << n] = sum(1 << (m & 511) for m in moves)
+        r, p = divmod(s, n)
+        moves = tuple(s << 9 | (r * n + q) for q in self._targets(self.row_masks[r], occ, p))
+        self.rmoves[s][occ] = moves
+        self.rbits[s][occ] = sum(1 << (m & 511) for m in moves)
         return moves
 
-    def col(self, f: int, occ: int, p: int) -> tuple[int, ...]:
+    def col(self, s: int, occ: int) -> tuple[int, ...]:
+        """Fill (and return) the file moves of the piece on ``s`` for file occupancy ``occ``."""
         n = self.n
-        frm = p * n + f
-        moves = tuple(frm << 9 | (q * n + f) for q in self._targets(self.col_masks[f], occ, p))
-        self.cols[f][occ | p << n] = moves
-        self.colbits[f][occ | p << n] = sum(1 << (m & 511) for m in moves)
+        p, f = divmod(s, n)
+        moves = tuple(s << 9 | (q * n + f) for q in self._targets(self.col_masks[f], occ, p))
+        self.cmoves[s][occ] = moves
+        self.cbits[s][occ] = sum(1 << (m & 511) for m in moves)
         return moves
 
 
@@ -125,6 +129,8 @@ class Tables:
         self.tbit = [1 << ((i % n) * n + i // n) for i in range(geo.count)]
         self.rank = [i // n for i in range(geo.count)]
         self.file = [i % n for i in range(geo.count)]
+        self.rshift = [(i // n) * n for i in range(geo.count)]  # occupied >> rshift: its rank
+        self.cshift = [(i % n) * n for i in range(geo.count)]  # transposed >> cshift: its file
         self.soldier = _Lines(geo, core.Mover(geo, rules, False, False))
         self.king_open = _Lines(geo, core.Mover(geo, rules, True, True))
         self.king_closed = _Lines(geo, core.Mover(geo, rules, True, False))
@@ -242,35 +248,33 @@ class Position:
         return t.king_closed
 
     def piece_moves(self, s: int, lines: _Lines, occ: int, occT: int) -> tuple[int, ...]:
-        """Moves of the piece on ``s`` (row then file)."""
+        """Moves of the piece on ``s`` (rank then file)."""
         t = self.t
-        n, m = t.n, t.mask
-        r, f = t.rank[s], t.file[s]
-        key = ((occ >> (r * n)) & m) | f << n
-        out = lines.rows[r].get(key)
+        m = t.mask
+        ro = (occ >> t.rshift[s]) & m
+        out = lines.rmoves[s].get(ro)
         if out is None:
-            out = lines.row(r, (occ >> (r * n)) & m, f)
-        key = ((occT >> (f * n)) & m) | r << n
-        more = lines.cols[f].get(key)
+            out = lines.row(s, ro)
+        co = (occT >> t.cshift[s]) & m
+        more = lines.cmoves[s].get(co)
         if more is None:
-            more = lines.col(f, (occT >> (f * n)) & m, r)
+            more = lines.col(s, co)
         return out + more
 
     def destinations_bb(self, s: int, lines: _Lines, occ: int, occT: int) -> int:
         """Bitboard of the destinations of the piece on ``s``."""
         t = self.t
-        n, m = t.n, t.mask
-        r, f = t.rank[s], t.file[s]
-        ro = (occ >> (r * n)) & m
-        bb = lines.rowbits[r].get(ro | f << n)
+        m = t.mask
+        ro = (occ >> t.rshift[s]) & m
+        bb = lines.rbits[s].get(ro)
         if bb is None:
-            lines.row(r, ro, f)
-            bb = lines.rowbits[r][ro | f << n]
-        co = (occT >> (f * n)) & m
-        cb = lines.colbits[f].get(co | r << n)
+            lines.row(s, ro)
+            bb = lines.rbits[s][ro]
+        co = (occT >> t.cshift[s]) & m
+        cb = lines.cbits[s].get(co)
         if cb is None:
-            lines.col(f, co, r)
-            cb = lines.colbits[f][co | r << n]
+            lines.col(s, co)
+            cb = lines.cbits[s][co]
         return bb | cb
 
     def occT(self) -> int:
@@ -283,7 +287,7 @@ class Position:
         if self.result is not None:
             return []
         t = self.t
-        n, m = t.n, t.mask
+        m = t.mask
         king = self.king
         occ = self.att | self.dfn
         occT = self.attT | self.dfnT
@@ -291,24 +295,23 @@ class Position:
             occ |= 1 << king
             occT |= t.tbit[king]
         lines = t.soldier
-        rows, cols = lines.rows, lines.cols
-        rank, file = t.rank, t.file
+        rmoves, cmoves = lines.rmoves, lines.cmoves
+        rshift, cshift = t.rshift, t.cshift
         out: list[int] = []
         bb = self.att if self.side == ATT else self.dfn
         while bb:
             low = bb & -bb
             s = low.bit_length() - 1
             bb ^= low
-            r, f = rank[s], file[s]
-            ro = (occ >> (r * n)) & m
-            mv = rows[r].get(ro | f << n)
+            ro = (occ >> rshift[s]) & m
+            mv = rmoves[s].get(ro)
             if mv is None:
-                mv = lines.row(r, ro, f)
+                mv = lines.row(s, ro)
             out += mv
-            co = (occT >> (f * n)) & m
-            mv = cols[f].get(co | r << n)
+            co = (occT >> cshift[s]) & m
+            mv = cmoves[s].get(co)
             if mv is None:
-                mv = lines.col(f, co, r)
+                mv = lines.col(s, co)
             out += mv
         if self.side == DEF and king >= 0:
             out += self.piece_moves(king, self.king_lines(), occ, occT)

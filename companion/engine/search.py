@@ -102,6 +102,7 @@ class Searcher:
         self.rules = rules
         self.evaluator = Evaluator(rules, weights)
         self.eval_cache: dict[int, int] = {}
+        self.kd_cache: dict[int, tuple[int, int]] = {}
         self.tt: dict[int, tuple[int, int, int, int]] = {}
         self.tt_entries = tt_entries
         self.qdepth = qdepth
@@ -133,6 +134,8 @@ class Searcher:
         self.futility: tuple[int, ...] = FUTILITY
         self.null_move = True
         self.lmr = True
+        # the clock the time limit is measured on (benchmarks on a shared machine use CPU time)
+        self.clock: Callable[[], float] = time.monotonic
         self.nodes = 0
         self.deadline = 0.0
         self.node_limit = 0
@@ -153,6 +156,7 @@ class Searcher:
         """Forget what was learnt about the previous game."""
         self.tt.clear()
         self.eval_cache.clear()
+        self.kd_cache.clear()
         self.history = [0] * (self.t.count << 9)
 
     # -- helpers ------------------------------------------------------------------------------
@@ -179,12 +183,21 @@ class Searcher:
         return sq & self.full & ~occ
 
     def king_escape_info(self, pos: Position) -> tuple[int, int]:
-        """``(king destinations, escape squares among them)`` (0, 0 without a king)."""
-        king = pos.king
-        if king < 0:
-            return 0, 0
-        kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
-        return kd, kd & self.t.escape_mask
+        """``(king destinations, escape squares among them)`` (0, 0 without a king); cached
+        by position key."""
+        key = pos.key
+        info = self.kd_cache.get(key)
+        if info is None:
+            king = pos.king
+            if king < 0:
+                info = (0, 0)
+            else:
+                kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
+                info = (kd, kd & self.t.escape_mask)
+            if len(self.kd_cache) > 300_000:
+                self.kd_cache.clear()
+            self.kd_cache[key] = info
+        return info
 
     def block_mask(self, king: int, esc: int) -> int:
         """Squares that block every open line from the king to the escape squares ``esc``."""
@@ -206,7 +219,7 @@ class Searcher:
     def check_time(self) -> None:
         if self.stop is not None and self.stop.is_set():
             raise Abort
-        if self.deadline and time.monotonic() >= self.deadline:
+        if self.deadline and self.clock() >= self.deadline:
             raise Abort
         if self.node_limit and self.nodes >= self.node_limit:
             raise Abort
@@ -219,7 +232,7 @@ class Searcher:
         """Iterative deepening from ``pos`` within ``limits``. With ``noise`` (a weaker level)
         every root move is scored exactly and the choice is made among them with a seeded
         random error of that size."""
-        start = time.monotonic()
+        start = self.clock()
         self.nodes = 0
         self.deadline = start + limits.seconds if limits.seconds else 0.0
         self.node_limit = limits.nodes or 0
@@ -295,7 +308,7 @@ class Searcher:
             )
             best_score = root_scores[best_move]
             pv = [best_move]
-        elapsed = time.monotonic() - start
+        elapsed = self.clock() - start
         if best_score == -INF:
             best_score = 0
         return Result(best_move, best_score, depth_done, self.nodes, elapsed, pv, root_scores)
@@ -303,7 +316,7 @@ class Searcher:
     def report(self, depth: int, score: int, pv: list[int], start: float) -> None:
         if self.on_info is not None:
             geo = self.t.geo
-            self.on_info(Info(depth, score, pv, self.nodes, time.monotonic() - start,
+            self.on_info(Info(depth, score, pv, self.nodes, self.clock() - start,
                               [move_text(geo, m) for m in pv]))
 
     def principal_variation(self, pos: Position, first: int) -> list[int]:
@@ -366,7 +379,7 @@ class Searcher:
         self, pos: Position, depth: int, alpha: int, beta: int, ply: int, allow_null: bool
     ) -> int:
         self.nodes += 1
-        if not self.nodes & 255:
+        if not self.nodes & 127:
             self.check_time()
         if pos.result is not None:
             return self.terminal(pos, ply)
@@ -502,7 +515,7 @@ class Searcher:
 
     def quiesce(self, pos: Position, alpha: int, beta: int, ply: int, qd: int) -> int:
         self.nodes += 1
-        if not self.nodes & 255:
+        if not self.nodes & 127:
             self.check_time()
         if pos.result is not None:
             return self.terminal(pos, ply)
