@@ -601,7 +601,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    """Add ``run`` to the command line (options as in shared/spec/INTERFACES.md)."""
+    """Add ``run`` to the command line (options as in docs/interfaces.md)."""
     p = sub.add_parser("run", help="run the companion: board, LEDs, game store, phone page")
     p.add_argument("--config", help="TOML config file (see docs/raspberry-pi.md)")
     p.add_argument("--board", help="sim | gpio | serial | replay:TRACE.jsonl")

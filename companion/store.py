@@ -344,7 +344,7 @@ class Store:
         return out
 
     def export_csv(self, gid: int) -> str:
-        """The game as one CSV record line (the form of ``shared/corpus/``)."""
+        """The game as one CSV record line (the form docs/interfaces.md describes)."""
         game = self.load_game(gid)
         return game_to_record_line(game) + "\n"
 
