@@ -17,16 +17,14 @@ result and the illegal/warning counts) is what a correct tracker reports for the
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 
 from .rules import ATTACKERS, RuleSet
 from .rules.game import Game
-from .rules.geometry import geometry_for
 from .rules.records import Record
 from .scan import Scan
-from .squares import coords_name, parse_coords
+from .sim_hand import FLAGGED, HOLD, QUICK, Hand
 from .trace import format_trace
 
 
@@ -49,6 +47,16 @@ class Profile:
     knock_move: float = 0.0     # a neighbouring piece knocked onto another square
     takeback: float = 0.0       # restore the position (captures too), then play the move again
     setup_error: float = 0.0    # the start setup has a missing and/or extra piece
+    # the player to move moves an opponent's piece one square (fast or slow, lifted or slid),
+    # leaves it there until it is flagged, then puts it back
+    opponent_step: float = 0.0
+    # the player to move moves one of his soldiers one square onto the throne or a corner
+    restricted_step: float = 0.0
+    # 3-15 s after a move, the opponent lifts the piece just moved and puts it back (at once, or
+    # after a while), or moves it one square and leaves it until it is flagged
+    nudge: float = 0.0
+    reseat: float = 0.0         # re-seat the piece just placed (off 50-300 ms, same square)
+    knock_place: float = 0.0    # a neighbour knocked onto another square as the piece is placed
     think: tuple[float, float] = (0.6, 2.0)
 
 
@@ -62,16 +70,11 @@ PROFILES: dict[str, Profile] = {
     "clumsy": Profile(
         slide=0.6, bounce=0.6, crosstalk=0.3, hesitate=0.15, pause=0.25, overshoot=0.15,
         wrong_piece=0.2, late=0.3, early=0.08, pending_move=0.06, illegal=0.08,
-        knock_back=0.1, knock_move=0.05, takeback=0.05, setup_error=1.0, think=(0.4, 1.5),
+        knock_back=0.1, knock_move=0.05, takeback=0.05, setup_error=1.0, opponent_step=0.04,
+        restricted_step=0.04, nudge=0.04, reseat=0.1, knock_place=0.04, think=(0.4, 1.5),
     ),
 }
 
-# Timing the simulated player keeps relative to the tracker's defaults (settle 0.2 s, hold 0.5 s,
-# knock window 0.2 s): a flagged state is kept well past HOLD; a state that must not be flagged
-# is left well before it.
-HOLD = 0.5
-QUICK = (0.15, 0.35)   # a hand that must not trigger a warning
-FLAGGED = (HOLD + 0.4, HOLD + 1.2)
 SLOW_LIFT = (0.28, 0.4)  # lift to place of a deliberate move: longer than the knock window
 
 
@@ -79,165 +82,23 @@ def _colour(letter: str) -> str:
     return "a" if letter == "t" else "d"
 
 
-class _Player:
+class _Player(Hand):
     """The simulated players and board: physical state, the sensor timeline, expected counts."""
 
     def __init__(self, rules: RuleSet, profile: Profile, rng: random.Random) -> None:
-        self.rules, self.p, self.rng = rules, profile, rng
+        super().__init__(rules, rng, bounce=profile.bounce, crosstalk=profile.crosstalk,
+                         knock_back=profile.knock_back)
+        self.p = profile
         self.game = Game(rules)
-        self.geo = geometry_for(rules)
         board = self.game.board
-        self.phys: dict[str, str] = {s: _colour(board.piece_at(s)) for s in board.occupied_names()}
+        self.phys = {s: _colour(board.piece_at(s)) for s in board.occupied_names()}
         self.initial = dict(self.phys)
-        self.events: list[tuple[float, int, str, str | None]] = []
-        self.t = 0.0
         self.illegal = 0
         self.warnings = 0
         self.deferred: tuple[str, ...] = ()
         self.defer_mode = ""
-        self.busy: set[str] = set()  # squares a slide must not disturb
+        self.done: dict[str, int] = {}  # how often each flagged or special behaviour happened
         self.log: list[tuple[float, str]] = []  # what the players did that must be flagged
-
-    # -- sensor primitives --------------------------------------------------------------
-    def _ev(self, t: float, sq: str, colour: str | None) -> None:
-        self.events.append((t, len(self.events), sq, colour))
-
-    def _switch(self, sq: str, final: str | None, other: str | None, bounce: bool) -> None:
-        t = self.t
-        if bounce and self.rng.random() < self.p.bounce:
-            for _ in range(self.rng.randint(1, 2)):
-                self._ev(t, sq, final)
-                t += self.rng.uniform(0.006, 0.025)
-                self._ev(t, sq, other)
-                t += self.rng.uniform(0.006, 0.025)
-        self._ev(t, sq, final)
-        self.t = t
-
-    def wait(self, lo: float, hi: float | None = None) -> None:
-        """Let ``lo`` seconds (or a random time in ``lo..hi``) pass."""
-        self.t += lo if hi is None else self.rng.uniform(lo, hi)
-
-    def lift(self, sq: str, bounce: bool = True) -> str:
-        """Lift the piece on ``sq``; returns its colour."""
-        colour = self.phys.pop(sq)
-        self._switch(sq, None, colour, bounce)
-        return colour
-
-    def place(self, sq: str, colour: str, bounce: bool = True) -> None:
-        """Put a piece of ``colour`` down on the empty ``sq``."""
-        assert sq not in self.phys, sq
-        self.phys[sq] = colour
-        self._switch(sq, colour, None, bounce)
-
-    def shift(self, frm: str, to: str, hold: tuple[float, float], bounce: bool = True) -> None:
-        """Lift a piece and put it down on ``to`` after ``hold`` seconds."""
-        colour = self.lift(frm, bounce)
-        self.wait(*hold)
-        self.place(to, colour, bounce)
-
-    # -- geometry -----------------------------------------------------------------------
-    def _xy(self, sq: str) -> tuple[int, int]:
-        return parse_coords(sq, self.geo.n)
-
-    def _name(self, f: int, r: int) -> str | None:
-        n = self.geo.n
-        return coords_name(f, r, n) if 0 <= f < n and 0 <= r < n else None
-
-    def _ring(self, sq: str, diagonal: bool = True) -> list[str]:
-        f, r = self._xy(sq)
-        steps = [(0, 1), (0, -1), (1, 0), (-1, 0)]
-        if diagonal:
-            steps += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
-        return [s for df, dr in steps if (s := self._name(f + df, r + dr))]
-
-    def _line(self, frm: str, to: str) -> list[str]:
-        (f0, r0), (f1, r1) = self._xy(frm), self._xy(to)
-        df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
-        n = max(abs(f1 - f0), abs(r1 - r0))
-        return [self._name(f0 + i * df, r0 + i * dr) for i in range(n + 1)]  # type: ignore[misc]
-
-    def _beyond(self, frm: str, to: str) -> str | None:
-        (f0, r0), (f1, r1) = self._xy(frm), self._xy(to)
-        return self._name(f1 + (f1 > f0) - (f1 < f0), r1 + (r1 > r0) - (r1 < r0))
-
-    def _special(self, sq: str) -> bool:
-        i = self.geo.index[sq]
-        return bool(self.geo.corner >> i & 1) or i == self.geo.throne
-
-    def _cheb(self, a: str, b: str) -> int:
-        (fa, ra), (fb, rb) = self._xy(a), self._xy(b)
-        return max(abs(fa - fb), abs(ra - rb))
-
-    # -- a slide ------------------------------------------------------------------------
-    def slide(self, squares: list[str], stops: list[tuple[int, float]], end: int,
-              knock: tuple[str, str] | None = None) -> None:
-        """Slide the piece on ``squares[0]`` along ``squares``: visit each ``(index, dwell)`` of
-        ``stops`` in turn, then come to rest on ``squares[end]``. A switch is closed while the
-        magnet is within ``r`` squares of its centre. ``knock``: a piece the hand knocks onto
-        a neighbouring square just after the slide starts."""
-        rng = self.rng
-        colour = self.phys.pop(squares[0])
-        speed = rng.uniform(4.0, 10.0)
-        r = rng.uniform(0.35, 0.6)
-        waypoints = [(0.0, self.t)]
-        for index, dwell in [*stops, (end, 0.0)]:
-            x, t = waypoints[-1]
-            t += abs(index - x) / speed
-            waypoints.append((float(index), t))
-            if dwell:
-                waypoints.append((float(index), t + dwell))
-        on = {0}
-        mark = len(self.events)
-        first_pass: dict[int, float] = {}
-        for (xa, ta), (xb, tb) in zip(waypoints, waypoints[1:]):
-            if xa == xb:
-                continue
-            lo, hi = min(xa, xb), max(xa, xb)
-            cross = sorted(
-                ta + (b - xa) / (xb - xa) * (tb - ta)
-                for i in range(len(squares)) for b in (i - r, i + r) if lo < b < hi
-            )
-            for i in range(len(squares)):
-                if lo <= i <= hi and i not in first_pass:
-                    first_pass[i] = ta + (i - xa) / (xb - xa) * (tb - ta)
-            for k, tc in enumerate(cross):
-                tn = cross[k + 1] if k + 1 < len(cross) else tb
-                x = xa + (xb - xa) * ((tc + tn) / 2 - ta) / (tb - ta)
-                now = {i for i in range(len(squares)) if abs(x - i) < r}
-                for i in sorted(on - now):
-                    self._ev(tc, squares[i], None)
-                for i in sorted(now - on):
-                    self._ev(tc, squares[i], colour)
-                on = now
-        assert on == {end}, (on, end)
-        if knock:
-            left = min(t for t, _, sq, c in self.events[mark:] if sq == squares[0] and c is None)
-            self._knock(*knock, left + rng.uniform(0.01, 0.05))
-        self.phys[squares[end]] = colour
-        self._disturb(squares, first_pass, colour)
-        self.t = waypoints[-1][1]
-
-    def _disturb(self, squares: list[str], passes: dict[int, float], colour: str) -> None:
-        """Crosstalk on empty neighbours and knocked pieces falling back, along a slide."""
-        rng, p = self.rng, self.p
-        path = set(squares)
-        for i, t in sorted(passes.items()):
-            if i == 0:
-                continue
-            near = [
-                s for s in self._ring(squares[i], diagonal=False)
-                if s not in path and s not in self.busy
-            ]
-            empty = [s for s in near if s not in self.phys]
-            if empty and rng.random() < p.crosstalk:
-                s = rng.choice(empty)
-                self._ev(t, s, colour)
-                self._ev(t + rng.uniform(0.015, 0.06), s, None)
-            full = [s for s in near if s in self.phys]
-            if full and rng.random() < p.knock_back:
-                s = rng.choice(full)
-                self._ev(t, s, None)
-                self._ev(t + rng.uniform(0.03, 0.12), s, self.phys[s])
 
     # -- behaviours ---------------------------------------------------------------------
     def setup(self) -> None:
@@ -307,6 +168,84 @@ class _Player:
         self.log.append((self.t, f"illegal {frm}-{to}"))
         return True
 
+    def _did(self, what: str) -> None:
+        self.done[what] = self.done.get(what, 0) + 1
+
+    def _rate(self, rate: float) -> bool:
+        """A behaviour with this rate happens now (no random draw for a rate of 0, so adding a
+        behaviour leaves the traces of profiles without it unchanged)."""
+        return bool(rate) and self.rng.random() < rate
+
+    def step_attempt(self, restricted: bool) -> bool:
+        """One square, flagged as illegal: an opponent's piece moved by the player to move, or
+        (``restricted``) one of his soldiers moved onto the throne or a corner. Fast (lifted and
+        put down within 0.2 s, or slid) or slow; left until flagged, then put back."""
+        game, rng = self.game, self.rng
+        board = game.board
+        last = game.played[-1].to if game.played else None
+        options = []
+        for s in sorted(board.occupied_names()):
+            own = board.side_of(s) == game.turn
+            if s == last or own != restricted or (restricted and board.piece_at(s) == "K"):
+                continue
+            for n in self._ring(s, diagonal=False):
+                if n in self.phys or self._special(n) != restricted:
+                    continue
+                if board.illegal_reason(board.parse_move(f"{s}-{n}")[0]) is not None:
+                    options.append((s, n))
+        if not options:
+            return False
+        frm, to = rng.choice(options)
+        self.wait(*self.p.think)
+        self._step_piece(frm, to)
+        self.wait(*FLAGGED)
+        self._step_piece(to, frm)
+        self.wait(0.4, 1.0)
+        self.illegal += 1
+        what = "restricted_step" if restricted else "opponent_step"
+        self._did(what)
+        self.log.append((self.t, f"{what} {frm}-{to}"))
+        return True
+
+    def _step_piece(self, frm: str, to: str) -> None:
+        """Move a piece one square: lifted fast or slowly, or slid."""
+        how = self.rng.choice(("fast", "slow", "slide"))
+        if how == "slide":
+            self.slide([frm, to], [], 1)
+        else:
+            # slow: longer than the knock window, shorter than the tracker's lift hold
+            self.shift(frm, to, (0.05, 0.18) if how == "fast" else (0.3, 0.65))
+
+    def nudge_moved(self, frm: str, to: str) -> None:
+        """3-15 s after the move ``frm``-``to`` settled, the opponent touches its piece: lifts
+        it and puts it back at once (nothing to flag) or after a while (a warning), or moves it
+        one square, along the move's line if he can, and leaves it (illegal), then puts it
+        back."""
+        rng = self.rng
+        self.wait(3.0, 15.0)
+        how = rng.choice(("quick", "held", "moved"))
+        if how == "moved":
+            line = [s for s in (self._beyond(frm, to), self._line(to, frm)[1]) if s]
+            near = [s for s in self._ring(to, diagonal=False)  # not frm: that is a takeback
+                    if s not in self.phys and not self._special(s) and s != frm]
+            free = [s for s in line if s in near] or near
+            if not free:
+                how = "held"
+            else:
+                n = rng.choice(free)
+                self._step_piece(to, n)
+                self.wait(*FLAGGED)
+                self._step_piece(n, to)
+                self.illegal += 1
+                self.log.append((self.t, f"nudged {to}-{n}"))
+        if how != "moved":
+            self.shift(to, to, QUICK if how == "quick" else FLAGGED)
+            if how == "held":
+                self.warnings += 1
+                self.log.append((self.t, f"lifted {to} out of turn"))
+        self._did(f"nudge_{how}")
+        self.wait(0.4, 1.0)
+
     def _knock_plan(self, frm: str, to: str, path: list[str], caps: set[str]
                     ) -> tuple[str, str] | None:
         """A neighbouring piece the hand can knock onto a free square without making the move
@@ -339,6 +278,10 @@ class _Player:
         if deferred:
             self._with_pending(frm, to, deferred)
         else:
+            if self._rate(p.opponent_step):
+                self.step_attempt(restricted=False)
+            if self._rate(p.restricted_step):
+                self.step_attempt(restricted=True)
             if rng.random() < p.illegal:
                 self.illegal_attempt()
             if rng.random() < p.hesitate:
@@ -356,13 +299,19 @@ class _Player:
             self.remove(caps)
         if not last and rng.random() < p.takeback:
             self.take_back(frm, to, caps, text)
+        elif not last and self._rate(p.nudge):
+            self.nudge_moved(frm, to)
 
     def _plain_move(self, frm: str, to: str, caps: set[str], knock_ok: bool = True) -> None:
         rng, p, board = self.rng, self.p, self.game.board
         line = self._line(frm, to)
         knock = None  # after the game has ended the tracker no longer flags knocked pieces
+        at_place = False
         if knock_ok and rng.random() < p.knock_move:
             knock = self._knock_plan(frm, to, line, caps)
+        elif knock_ok and self._rate(p.knock_place):
+            knock = self._knock_plan(frm, to, line, caps)
+            at_place = True
         if knock:
             k, k2 = knock
             self.busy = {k, k2}
@@ -371,7 +320,7 @@ class _Player:
             if not self._special(line[i]) and board.is_legal(board.parse_move(
                 f"{frm}-{line[i]}")[0])
         ]
-        if rng.random() < p.slide:
+        if rng.random() < p.slide and not at_place:
             squares, stops, end = list(line), [], len(line) - 1
             if stops_ok and not knock and rng.random() < p.pause:
                 stops.append((rng.choice(stops_ok), rng.uniform(0.1, 0.45)))
@@ -383,7 +332,7 @@ class _Player:
             self.slide(squares, stops, end, knock)
         else:
             colour = self.lift(frm)
-            if knock:
+            if knock and not at_place:
                 self._knock(k, k2, self.t + rng.uniform(0.02, 0.1))
             self.wait(0.25, 0.8)
             others = [
@@ -397,8 +346,15 @@ class _Player:
                 self.wait(0.3, 0.8)
                 self.lift(first)
                 self.wait(*QUICK)
+            if knock and at_place:  # the hand brushes a neighbour as it puts the piece down
+                self._knock(k, k2, self.t + rng.uniform(-0.08, 0.08))
             self.place(to, colour)
+        if not knock and self._rate(p.reseat):  # off 50-300 ms, back within a second
+            self.wait(0.05, 0.6)
+            self.shift(to, to, (0.05, 0.3))
+            self._did("reseat")
         if knock:
+            self._did("knock_place" if at_place else "knock_move")
             self.wait(HOLD + 0.6, HOLD + 1.4)
             self.warnings += 1
             self.log.append((self.t, f"knocked {k}-{k2}"))
@@ -414,12 +370,6 @@ class _Player:
         if f0 == f1 == f2:
             return (r1 - r0) * (r2 - r0) > 0
         return r0 == r1 == r2 and (f1 - f0) * (f2 - f0) > 0
-
-    def _knock(self, k: str, k2: str, t: float) -> None:
-        colour = self.phys.pop(k)
-        self._ev(t, k, None)
-        self.phys[k2] = colour
-        self._ev(t + self.rng.uniform(0.02, 0.08), k2, colour)
 
     def _with_pending(self, frm: str, to: str, pending: tuple[str, ...]) -> None:
         """The opponent moves before the captured pieces are off the board."""
@@ -486,33 +436,6 @@ class _Player:
         if caps:
             self.remove(caps, quiet=True)
 
-    # -- output -------------------------------------------------------------------------
-    def scans(self, hz: float, polarity: bool) -> list[Scan]:
-        """The timeline sampled by a scanner at ``hz``: one Scan per reading that differs."""
-        state = dict(self.initial)
-        out = [Scan(0.0, frozenset(state), dict(state) if polarity else None)]
-        current = None
-        for t, _, sq, colour in sorted(self.events):
-            k = max(1, math.ceil(t * hz - 1e-9))
-            if current is not None and k != current:
-                self._flush(out, state, current / hz, polarity)
-            current = k
-            if colour is None:
-                state.pop(sq, None)
-            else:
-                state[sq] = colour
-        if current is not None:
-            self._flush(out, state, current / hz, polarity)
-        return out
-
-    @staticmethod
-    def _flush(out: list[Scan], state: dict[str, str], t: float, polarity: bool) -> None:
-        prev = out[-1]
-        colours = dict(state) if polarity else None
-        if frozenset(state) != prev.occupied or (polarity and colours != prev.colours):
-            out.append(Scan(round(t, 4), frozenset(state), colours))
-
-
 def simulate_moves(
     rules: RuleSet, moves: list[str] | tuple[str, ...], *, seed: int = 0,
     noise: str | Profile = "typical", scan_hz: float = 100.0, polarity: bool = False,
@@ -540,6 +463,7 @@ def simulate_moves(
             "moves": list(game.moves), "result": game.result,
             "illegal": player.illegal, "warnings": player.warnings,
         },
+        **({"behaviours": dict(sorted(player.done.items()))} if player.done else {}),
     }
     return list(format_trace(header, player.scans(scan_hz, polarity), end=round(player.t, 2)))
 

@@ -24,7 +24,8 @@ def test_there_are_traces_for_each_behaviour():
                    "lift_and_replace", "knock_falls_back", "knock_onto_square", "illegal_kinds",
                    "capture_removed_late_wrong_piece", "capture_not_removed_before_reply",
                    "move_while_capture_pending", "setup_fixed", "game_over", "takeback",
-                   "colours_polarity"):
+                   "colours_polarity", "opponent_piece_one_square", "late_nudge_not_revised",
+                   "reseat"):
         assert needed in names
 
 

@@ -8,7 +8,8 @@ keeps a private model of the game (it never changes the caller's ``Game``) and *
 the move to make (:meth:`Tracker.expect`) and suspend judging (:meth:`Tracker.suspend`).
 docs/events.md documents every event, guidance kind and fault code.
 
-How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``hold`` to 0.5 s):
+How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``hold`` to 0.5 s,
+``knock_window`` to 0.2 s, ``revise_window`` to 1.2 s, ``lift_hold`` to 0.75 s):
 
 * The *base* is what the board should show: the game's position plus captured pieces that are
   still standing on the board ("pending"). The *diff* is the current scan against the base:
@@ -18,30 +19,50 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
   transit squares, or a knocked piece that falls straight back never produce an event.
 * A move is accepted once its squares have settled, nothing along its path (one square before the
   start to one past the destination) has changed for ``settle`` seconds, and the diff is
-  explained by exactly one legal move of the side to move. Its captured pieces may already be
-  gone; a piece knocked onto a neighbouring square in the same instant is tolerated (flagged
-  afterwards), but a candidate whose destination a knocked piece could have reached is not
-  accepted. The piece must have been lifted after the previous move settled. So a move is
-  accepted ``settle`` after its piece comes to rest.
+  explained by exactly one legal move of the side to move (pieces knocked meanwhile aside, see
+  below; their squares need not have settled). Its captured pieces may already be gone. The
+  piece must have left its square more than ``knock_window`` after the previous move's piece
+  came to rest (earlier, it was the previous mover's hand). So a move is accepted ``settle``
+  after its piece comes to rest.
+* **Knocks.** A piece that leaves its square and lands on a touching one (diagonals included)
+  within ``knock_window`` is *knocked* only if a hand was busy with another piece at that
+  moment: a piece was in the air (lifted before it, or within the knock window after it, and
+  not yet put down), a piece was being put down on a new square, the last move's piece was
+  being carried (from leaving its square until ``knock_window`` after coming to rest), or a
+  captured piece was being lifted off. Speed alone never makes a knock: an opponent's piece, or
+  one's own soldier onto the throne or a corner, moved one square quickly while nothing else is
+  touched is an illegal move like any other. A knocked piece is tolerated while the move is
+  accepted and flagged afterwards (``warning`` ``knocked``); a candidate move whose destination
+  a knocked piece could have reached is not accepted.
 * A move accepted while the piece was only pausing (a slow slide, an overshoot, a piece put down
-  and picked up again) is *revised* when the same piece moves on along the same line before the
-  opponent touches anything: event ``revised`` (the move that replaces the last one, with
-  ``replaces``); captures are recomputed, so a capture flagged on the transit square is
-  withdrawn. The revision keeps the first placement time (``placed_at``).
+  and picked up again) is *revised* when the same piece moves on along the same line while the
+  mover's hand is still on it: it left its resting square at most ``revise_window`` after
+  coming to rest there, it was put down again without a pause longer than that, and the
+  opponent has not touched a piece of his own meanwhile. Event ``revised`` (the move that
+  replaces the last one, with ``replaces``); captures are recomputed, so a capture flagged on
+  the transit square is withdrawn. The revision keeps the first placement time
+  (``placed_at``). Later touches of that piece are the opponent's: lifted and put back is
+  nothing (held for ``hold``: a ``lifted_out_of_turn`` warning), moved and left is illegal
+  (``not_your_turn``). Re-seating the piece just placed (lifted and put back on its square) is
+  nothing.
 * Restoring the position before the last move (captured pieces put back too, in any order) takes
   it back (event ``takeback``); one move at a time. A captured piece put back
   while the capturing piece still stands becomes pending again (event ``restored``).
-* Anything else that stays while nobody touches the board for ``hold`` seconds is a fault:
+* Anything else that stays while nobody touches the board for ``hold`` seconds is a fault
+  (``lift_hold``, 0.75 s, for a piece of the side not to move that is only lifted: a slow
+  hand moving it somewhere is judged once it is put down):
   ``illegal`` (a move the rules forbid, a move while captured pieces still stand, several pieces
   moved) or ``warning`` (wrong piece lifted, a piece knocked to another square, a piece lifted out
   of turn, a piece of the wrong colour on polarity boards). Each fault is flagged once and clears
-  when the board is back in a legal state; a legal move made from an illegal state counts.
+  when the board is back in a legal state; while the board is on its way back (part of the
+  fault undone, say the piece lifted to be put back) nothing new is flagged; a legal move made
+  from an illegal state counts.
 * After the game has ended only captured pieces being lifted off, revisions and takebacks count.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import messages
@@ -53,7 +74,8 @@ from . import events as ev
 from .display import DisplayMixin
 from .events import Event, EventKind, Guidance, GuidanceKind, TrackerState
 from .faults import COLOUR_OF, NEVER, Fault, FaultsMixin, side_colour
-from .squares import captured_letters, path, same_line
+from .revisions import RevisionsMixin
+from .squares import captured_letters, path
 
 __all__ = ["NEVER", "Candidate", "Expected", "Fault", "Tracker", "path"]
 
@@ -85,20 +107,25 @@ class Expected:
         return f"{self.frm}-{self.to}"
 
 
-class Tracker(FaultsMixin, DisplayMixin):
+class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
     """Turns a stream of scans into the moves that were played (see the module docstring)."""
 
     def __init__(
-        self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2
+        self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
+        revise_window: float = 1.2, lift_hold: float = 0.75,
     ) -> None:
         if not 0 < settle <= hold:
             raise ValueError("need 0 < settle <= hold")
         self.settle = settle
         self.hold = hold
         self.knock_window = knock_window
+        self.revise_window = revise_window
+        self.lift_hold = lift_hold
         self._cur: frozenset[str] = frozenset()
         self._colours: dict[str, str] = {}
         self._lc: dict[str, float] = {}  # last change time per square
+        self._away: frozenset[str] = frozenset()  # squares whose piece is off the board now
+        self._arrived: frozenset[str] = frozenset()  # squares with a piece not in the game
         self._last_change = NEVER
         self._now = NEVER
         self._seen = False
@@ -239,8 +266,10 @@ class Tracker(FaultsMixin, DisplayMixin):
         self._mode = "setup"
         self._announced = False
         self._pending: dict[str, str] = {}
+        self._removed: dict[str, float] = {}  # captured pieces of the last move lifted off, when
         self._revisable = False
         self._prev_settle = NEVER
+        self._carried = (NEVER, NEVER)  # when the last move's piece left its square, came to rest
         self._placed_at = NEVER
         self._fault: Fault | None = None
         self._new_fault: Fault | None = None
@@ -261,10 +290,15 @@ class Tracker(FaultsMixin, DisplayMixin):
 
     def _position_changed(self) -> None:
         self._pos = self._game.board.occupied_names()
+        self._ended: tuple[Outcome | None] | None = None
 
     @property
     def _outcome(self) -> Outcome | None:
-        return self._game.outcome()
+        """The model's outcome, cached until its position changes (it is private: only the
+        tracker changes it, always through :meth:`_position_changed`)."""
+        if self._ended is None:
+            self._ended = (self._game.outcome(),)
+        return self._ended[0]
 
     def _emit(self, kind: EventKind, **data: Any) -> None:
         self._out.append(Event(self._now, kind, data))
@@ -324,6 +358,7 @@ class Tracker(FaultsMixin, DisplayMixin):
         cur = self._cur
         base = self._pos | pend.keys()
         gone, new = base - cur, cur - base
+        self._away, self._arrived = gone, new
         if not gone and not new:
             self._view()
             self._set_fault(self._colour_fault(now))
@@ -332,6 +367,7 @@ class Tracker(FaultsMixin, DisplayMixin):
         if done:
             for s in done:
                 del pend[s]
+                self._removed[s] = lc.get(s, NEVER)
                 self._emit(ev.REMOVED, square=s)
             self._revisable = False
             self._view()
@@ -351,11 +387,13 @@ class Tracker(FaultsMixin, DisplayMixin):
             if any(board.side_of(s) == game.turn and lc.get(s, NEVER) >= self._prev_settle
                    for s in gone_x):
                 self._revisable = False  # the opponent has started
-            elif self._try_revise(gone_x, new):
+            elif self._revision_open() and self._try_revise(gone_x, new):
                 return True
         if new and not over and not pend:
             own = [s for s in gone_x if board.side_of(s) == game.turn]
-            ts_move = max(lc.get(s, NEVER) for s in (*own, *new))
+            # wait for the mover's squares to settle, not for pieces knocked meanwhile
+            landed = [n for n in new if not any(self._is_knock(g, n) for g in gone_x)] or new
+            ts_move = max(lc.get(s, NEVER) for s in (*own, *landed))
             if now >= ts_move + self.settle:
                 cands = self._candidates(gone_x, new)
                 exp = self._expected
@@ -399,21 +437,28 @@ class Tracker(FaultsMixin, DisplayMixin):
         if not rest_new and len(rest_gone) == 1:
             (s,) = rest_gone
             if (not pend and board.side_of(s) == game.turn) or (
-                self._revisable and last is not None and s == last.to
+                last is not None and s == last.to and self._revision_open()
             ):
                 lifted = s
         self._view(lifted=lifted)
         if lifted and not knocks:
             self._set_fault(None)
             return False
+        fault = self._fault
+        if fault is not None and gone_x <= fault.gone and new <= fault.new:
+            return False  # being put right: the fault stands (flagged once), nothing new
         quiet = max(ts_all, self._last_change)  # faults wait until nobody touches the board
-        if now < quiet + self.hold:
-            self._want(quiet + self.hold)
+        hold = self.hold
+        if not new and not pend and len(gone_x) == 1 and not lifted:
+            hold = max(hold, self.lift_hold)  # a piece of the other side, only lifted
+        if now < quiet + hold:
+            self._want(quiet + hold)
             return False
         if knocks and (lifted or not (rest_gone or rest_new)):
-            self._set_fault(self._knock_fault(knocks))
+            fault = self._knock_fault(knocks)
         else:
-            self._set_fault(self._classify(rest_gone, rest_new))
+            fault = self._classify(rest_gone, rest_new)
+        self._set_fault(replace(fault, gone=gone_x, new=new))
         return False
 
     def _view(self, lifted: str | None = None, guide: dict[str, str] | None = None) -> None:
@@ -446,8 +491,9 @@ class Tracker(FaultsMixin, DisplayMixin):
             if not self._colour_ok(t, turn):
                 continue
             for f in sorted(gone):
-                if board.side_of(f) != turn or lc.get(f, NEVER) < self._prev_settle:
-                    continue
+                if (board.side_of(f) != turn
+                        or lc.get(f, NEVER) < self._prev_settle + self.knock_window):
+                    continue  # not lifted clearly after the last move's piece came to rest
                 move = Move(board.square(f), board.square(t))
                 if not board.is_legal(move):
                     continue
@@ -480,8 +526,10 @@ class Tracker(FaultsMixin, DisplayMixin):
         self._position_changed()
         caps = captured_letters(played)
         self._pending = {s: caps[s] for s in played.captured if s not in removed}
+        self._removed = {s: self._lc.get(s, NEVER) for s in removed}
         self._revisable = True
         self._prev_settle = self._lc.get(played.to, NEVER)
+        self._carried = (self._lc.get(played.frm, NEVER), self._prev_settle)
         self._view()
 
     def _accept(self, c: Candidate) -> None:
@@ -500,66 +548,3 @@ class Tracker(FaultsMixin, DisplayMixin):
         outcome = self._outcome
         if outcome is not None:
             self._emit(ev.GAME_OVER, **outcome.to_json())
-
-    def _revise_target(self, gone: frozenset[str], new: frozenset[str]) -> str | None:
-        """The square the last move's piece moved on to along its line, if the diff shows
-        exactly that (pieces knocked meanwhile aside); None otherwise."""
-        played = self._game.played
-        if not played or played[-1].to not in gone:
-            return None
-        last = played[-1]
-        rest_gone = set(gone) - {last.to}
-        found = [
-            t for t in new
-            if t != last.frm and same_line(last.frm, t)
-            and not any(self._is_knock(g, t) for g in rest_gone)  # a knocked piece landed on t?
-            and self._knocks_explain(rest_gone, set(new) - {t}, self._game.turn)
-        ]
-        return found[0] if len(found) == 1 else None
-
-    def _try_revise(self, gone: frozenset[str], new: frozenset[str]) -> bool:
-        """The last move's piece moved on along its line: replace the move."""
-        game = self._game
-        to = self._revise_target(gone, new)
-        if to is None:
-            return False
-        last = game.played[-1]
-        if set(self._pending) != set(last.captured) or not self._colour_ok(to, last.side):
-            return False
-        was_over = self._outcome is not None
-        game.undo()
-        board = game.board
-        move = Move(board.square(last.frm), board.square(to))
-        if not board.is_legal(move):
-            game.play(Move(board.square(last.frm), board.square(last.to)))
-            return False
-        self._preview.clear()
-        played = game.play(move)
-        self._after_move(played, ())
-        self._emit(ev.REVISED, replaces=last.text, **self._move_data(played))
-        outcome = self._outcome
-        if outcome is not None:
-            self._emit(ev.GAME_OVER, **outcome.to_json())
-        elif was_over:
-            self._emit(ev.GAME_OVER, result="ongoing", reason="revised")
-        return True
-
-    def _try_takeback(self, ts: float) -> bool:
-        """The board shows the position before the last move: take it back. (One move at a
-        time: occupancy alone cannot tell two moves taken back from some illegal moves.)"""
-        stack = self._stack
-        if stack and self._cur == stack[-1]:
-            played = self._game.undo()
-            stack.pop()
-            self._emit(ev.TAKEBACK, move=played.text, side=played.side,
-                       ply=len(self._game.played) + 1)
-            self._expected = None
-            self._preview.clear()
-            self._position_changed()
-            self._pending = {}
-            self._revisable = False
-            self._prev_settle = ts
-            self._fault = None
-            self._view()
-            return True
-        return False

@@ -12,7 +12,7 @@ from typing import Any
 from .. import messages
 from ..rules import ATTACKERS, Move
 from . import events as ev
-from .squares import same_line, touching
+from .squares import on_line, touching
 
 NEVER = -math.inf
 
@@ -42,6 +42,10 @@ class Fault:
     illegal: tuple[str, ...] = ()
     setup: tuple[str, ...] = ()
     key: tuple = ()
+    # the board's difference from the game when it was flagged (a smaller one that is a part of
+    # it is the fault being put right)
+    gone: frozenset[str] = frozenset()
+    new: frozenset[str] = frozenset()
 
     @property
     def reason(self) -> str:
@@ -59,10 +63,34 @@ class FaultsMixin:
     the state these methods read: ``_game``, ``_lc``, ``_pending``, ``_colours``, ...)."""
 
     def _is_knock(self, frm: str, to: str) -> bool:
+        """Whether the piece that left ``frm`` may have been knocked onto ``to``: a touching
+        square, filled at about the same time, while the hand was busy with another piece."""
         lc = self._lc
-        return touching(frm, to) and (
-            abs(lc.get(frm, NEVER) - lc.get(to, NEVER)) <= self.knock_window
-        )
+        t = lc.get(frm, NEVER)
+        return (touching(frm, to) and abs(t - lc.get(to, NEVER)) <= self.knock_window
+                and self._busy(t, frm, to))
+
+    def _busy(self, t: float, *exclude: str) -> bool:
+        """Whether a hand was busy with another piece (not on ``exclude``) at time ``t``, give
+        or take the knock window: a piece is off its square since before then (in the air), a
+        piece was put down on a new square then, the last move's piece was being carried then
+        (from leaving its square to coming to rest), or a captured piece was lifted off then."""
+        kw = self.knock_window
+        lc = self._lc
+        for s in self._away:
+            if s not in exclude and lc.get(s, NEVER) <= t + kw:
+                return True
+        for s in self._arrived:
+            if s not in exclude and abs(lc.get(s, NEVER) - t) <= kw:
+                return True
+        played = self._game.played
+        if played:
+            last = played[-1]
+            lifted, rested = self._carried
+            if last.frm not in exclude and last.to not in exclude and \
+                    lifted - kw <= t <= rested + kw:
+                return True
+        return any(s not in exclude and abs(tr - t) <= kw for s, tr in self._removed.items())
 
     def _knocks_explain(self, gone: set[str], new: set[str], turn: str) -> bool:
         """Whether the leftover squares are knocked pieces: every new square matched to a gone
@@ -103,17 +131,12 @@ class FaultsMixin:
     def _knock_pairs(self, gone: frozenset[str], new: frozenset[str]) -> list[tuple[str, str]]:
         """Pieces that look knocked: a new square touching a gone one that emptied at about the
         same time (greedy, each square used once)."""
-        board, turn = self._game.board, self._game.turn
-        own = [g for g in gone if board.side_of(g) == turn]
         pairs: list[tuple[str, str]] = []
         used: set[str] = set()
         for n in sorted(new):
             for g in sorted(gone):
                 if g in used or not self._is_knock(g, n):
                     continue
-                if (own == [g] and self._lc.get(g, NEVER) >= self._prev_settle
-                        and board.is_legal(Move(board.square(g), board.square(n)))):
-                    continue  # a quick one-square move (no other piece in hand), not a knock
                 pairs.append((g, n))
                 used.add(g)
                 break
@@ -190,7 +213,8 @@ class FaultsMixin:
                 "expected": expected.text, "expected_from": expected.frm,
                 "expected_to": expected.to}
         last = game.played[-1] if game.played else None
-        if (last is not None and f == last.to and same_line(last.frm, t) and t != last.frm
+        if (last is not None and f == last.to and on_line(last.frm, last.to, t)
+                and t != last.frm and self._revision_open()
                 and set(self._pending) == set(last.captured) and self._outcome is None):
             game.undo()
             why = game.board.illegal_code(

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from ..rules import ATTACKERS
 from ..rules.game import PlayedMove
-from ..squares import line, same_line, touching
+from ..squares import line, parse_coords, same_line, touching
 
-__all__ = ["captured_letters", "path", "same_line", "touching"]
+__all__ = ["captured_letters", "line", "on_line", "path", "same_line", "touching"]
+
+
+def on_line(a: str, b: str, c: str) -> bool:
+    """Whether ``c`` lies on the straight line through the different squares ``a`` and ``b``
+    (a rank or file)."""
+    (fa, ra), (fb, rb), (fc, rc) = parse_coords(a), parse_coords(b), parse_coords(c)
+    return (fa == fb == fc) or (ra == rb == rc)
 
 
 def path(frm: str, to: str, size: int) -> list[str]:
