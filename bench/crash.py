@@ -2,6 +2,9 @@
 
     python bench/crash.py                 # 200 kill points, prints a JSON report
     python bench/crash.py --kills 20 --seed 7
+    python bench/crash.py --session       # mid-match and mid-clock: a two-game match with a
+                                          # 30+5 clock; every restart must bring back the match,
+                                          # the game, the clocks as stored and the players
 
 The daemon runs for real (``tafl-companion run --board replay:TRACE --speed X``) on a data
 directory that survives the kills. While it runs, a poller reads ``/api/state`` as fast as it
@@ -73,6 +76,7 @@ class Run:
         self.url: str | None = None
         self.listening = threading.Event()
         self.seen: dict[int, list[str]] = {}  # game -> longest move list seen on the page
+        self.first_state: dict | None = None  # the first state the page showed after start
         self.stop = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._poll, daemon=True).start()
@@ -91,6 +95,8 @@ class Run:
             try:
                 with urllib.request.urlopen(self.url + "api/state", timeout=1) as resp:
                     s = json.loads(resp.read())
+                if self.first_state is None:
+                    self.first_state = s
                 moves = s["moves"]
                 if len(moves) > len(self.seen.get(s["game"], [])):
                     self.seen[s["game"]] = moves
@@ -131,28 +137,82 @@ def stored_moves(db: Path, gid: int) -> list[str]:
         con.close()
 
 
+def stored_session(db: Path) -> dict | None:
+    """What a restart must bring back: the latest game, its match, players and the clocks as
+    stored at its last move."""
+    if not db.exists():
+        return None
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT id, match_id, players FROM games WHERE ended IS NULL "
+                          "ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        last = con.execute("SELECT left_attackers, left_defenders FROM moves WHERE game_id = ? "
+                           "ORDER BY ply DESC LIMIT 1", (row[0],)).fetchone()
+        names = {s: p["name"] for s, p in json.loads(row[2]).items()}
+        return {"game": row[0], "match": row[1], "players": names,
+                "left": list(last) if last else None}
+    finally:
+        con.close()
+
+
+def restore_problems(expect: dict, shown: dict) -> list[str]:
+    """Differences between the stored session and the first state after a restart."""
+    out = []
+    if shown["game"] != expect["game"]:
+        out.append(f"game {shown['game']} != stored {expect['game']}")
+    if expect["match"] is not None and (shown.get("match") or {}).get("id") != expect["match"]:
+        out.append(f"match {shown.get('match')} != stored {expect['match']}")
+    names = {s: p["name"] for s, p in shown["players"].items()}
+    if names != expect["players"]:
+        out.append(f"players {names} != stored {expect['players']}")
+    if expect["left"] is not None:
+        clock = shown.get("clock") or {}
+        got = [clock.get("attackers"), clock.get("defenders")]
+        if any(g is None or abs(g - e) > 0.05 for g, e in zip(got, expect["left"])):
+            out.append(f"clocks {got} != stored {expect['left']}")
+    return out
+
+
 def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
-              workdir: Path | None = None, max_delay: float = 2.5, log=print) -> dict:
-    """Run ``kills`` kill -9 points; returns the report (``lost`` must be empty)."""
+              workdir: Path | None = None, max_delay: float = 2.5, log=print,
+              session: bool = False) -> dict:
+    """Run ``kills`` kill -9 points; returns the report (``lost`` must be empty). With
+    ``session`` the daemon plays a two-game match with a clock, and every restart is checked
+    to bring back the match, the game, the players and the clocks as stored."""
     rng = random.Random(seed)
     work = Path(workdir or tempfile.mkdtemp(prefix="tafl-crash-"))
     moves = random_game(seed, plies)
     trace = work / "trace.jsonl"
     end = write_trace(trace, moves)
     config = work / "config.toml"
-    config.write_text('pin = "0000"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
+    text = 'pin = "0000"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+    if session:
+        text = ('time_control = "30+5"\n' + text + '[players]\nattackers_name = "Ann"\n'
+                'defenders_name = "Bo"\n[match]\nenabled = true\n')
+    config.write_text(text)
     cycle = 0
     data = work / f"data{cycle}"
     args = lambda: ["--config", str(config), "--board", f"replay:{trace}",  # noqa: E731
                     "--speed", str(speed), "--data-dir", str(data)]
-    report = {"kills": 0, "announced_moves_checked": 0, "lost": [], "cycles_completed": 0,
-              "trace_moves": len(moves), "speed": speed}
+    report: dict = {"kills": 0, "announced_moves_checked": 0, "lost": [], "cycles_completed": 0,
+                    "trace_moves": len(moves), "speed": speed, "session": session,
+                    "restarts_checked": 0, "restore_problems": []}
     started = time.monotonic()
     for i in range(kills):
+        expect = stored_session(data / "games.sqlite3") if session else None
         run = Run(args())
+        run.listening.wait(60)  # kill points count from the moment it serves (start-up varies)
         time.sleep(rng.uniform(0.05, max_delay))
         run.kill()
         report["kills"] += 1
+        if expect is not None and run.first_state is not None:
+            report["restarts_checked"] += 1
+            problems = restore_problems(expect, run.first_state)
+            if problems:
+                report["restore_problems"].append({"kill": i, "problems": problems})
+                log(f"kill {i}: NOT RESTORED: {problems}")
         db = data / "games.sqlite3"
         announced = run.announced()
         for gid, seen in announced.items():
@@ -196,11 +256,14 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--speed", type=float, default=20.0)
     p.add_argument("--plies", type=int, default=40)
+    p.add_argument("--session", action="store_true",
+                   help="mid-match and mid-clock: a two-game match with a 30+5 clock")
     a = p.parse_args()
     report = crash_run(a.kills, a.seed, a.speed, a.plies,
-                       log=lambda m: print(m, file=sys.stderr))
+                       log=lambda m: print(m, file=sys.stderr), session=a.session)
     print(json.dumps(report, indent=1))
-    sys.exit(1 if report["lost"] or not report["final_game_matches_trace"] else 0)
+    bad = report["lost"] or report["restore_problems"] or not report["final_game_matches_trace"]
+    sys.exit(1 if bad else 0)
 
 
 if __name__ == "__main__":

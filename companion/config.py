@@ -6,10 +6,22 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     data_dir = "/var/lib/tafl-companion"
     pin = "4821"                    # controls PIN; generated and printed at start when absent
     raichi = true                   # LEDs light the escape squares the king has a free line to
+    time_control = "5+3"            # none | MAIN | MAIN+INC | MAIN+INC/PxS (docs/session.md)
     [web]
-    host = "0.0.0.0"
+    host = "0.0.0.0"                # all interfaces, so phones can open the page (the default)
     port = 8080
     allowed_hosts = ["tafl.example.org"]   # extra names the page answers to (DNS rebinding)
+    [players]
+    attackers = "board"             # board | page | computer[:LEVEL] | engine:COMMAND
+    defenders = "page"
+    attackers_name = "Ann"
+    defenders_name = "Bo"
+    [rules]                         # house rules on top of the variant (docs/session.md)
+    chain_capture = true
+    escape = "edge"
+    [match]
+    enabled = true                  # start with a two-game match
+    tie_break = ["moves", "time"]   # how a tied match is decided; [] = drawn
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
 
@@ -38,8 +50,11 @@ from companion.hardware_config import (
 )
 from companion.rules import PRESETS
 
-TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "web", "board", "leds")
+TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
+            "players", "rules", "match")
 WEB_KEYS = ("host", "port", "allowed_hosts")
+PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
+MATCH_KEYS = ("enabled", "tie_break")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
 
@@ -62,6 +77,13 @@ class DaemonConfig:
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
     source: str = "(defaults)"
+    time_control: str = "none"
+    players: tuple[str, str] = ("board", "board")
+    names: tuple[str, str] = ("Player 1", "Player 2")
+    rules: tuple[tuple[str, object], ...] = ()
+    match: bool = False
+    tie_break: tuple[str, ...] = ("moves", "time")
+    reset_store: bool = False
 
 
 def default_data_dir() -> Path:
@@ -166,6 +188,7 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             cfg = replace(cfg, host=check_host(web["host"]))
         if "allowed_hosts" in web:
             cfg = replace(cfg, allowed_hosts=check_allowed_hosts(web["allowed_hosts"]))
+        cfg = _session_fields(cfg, doc)
         try:
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
@@ -177,6 +200,61 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
     except ConfigError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     return cfg
+
+
+def _table(doc: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    table = doc.get(name, {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[{name}] must be a table, not {type(table).__name__}")
+    _unknown(table, keys, f"[{name}] ")
+    return table
+
+
+def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
+    """``time_control``, ``[players]``, ``[rules]`` and ``[match]``."""
+    from companion.session.match import check_tie_break
+    from companion.session.players import PlayerSpec, check_name
+    from companion.session.settings import OPTIONS, parse_option
+
+    try:
+        if "time_control" in doc:
+            tc = doc["time_control"]
+            cfg = replace(cfg, time_control=check_time_control(tc, "time_control"))
+        players = _table(doc, "players", PLAYER_KEYS)
+        kinds = list(cfg.players)
+        names = list(cfg.names)
+        for i, side in enumerate(("attackers", "defenders")):
+            if side in players:
+                kinds[i] = PlayerSpec.parse(players[side], where=f"[players] {side}").spec
+            if f"{side}_name" in players:
+                names[i] = check_name(players[f"{side}_name"], f"[players] {side}_name")
+        cfg = replace(cfg, players=(kinds[0], kinds[1]), names=(names[0], names[1]))
+        rules = _table(doc, "rules", tuple(OPTIONS))
+        cfg = replace(cfg, rules=tuple(sorted(
+            (k, parse_option(k, v, "[rules] ")) for k, v in rules.items())))
+        match = _table(doc, "match", MATCH_KEYS)
+        if "enabled" in match:
+            if not isinstance(match["enabled"], bool):
+                raise ConfigError("[match] enabled must be true or false")
+            cfg = replace(cfg, match=match["enabled"])
+        if "tie_break" in match:
+            cfg = replace(cfg, tie_break=check_tie_break(match["tie_break"], "[match] tie_break"))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return cfg
+
+
+def check_time_control(value: object, where: str = "--time-control") -> str:
+    """A time control text (``none``, ``5``, ``5+3``, ``10+0/3x30``), canonical."""
+    from companion.session.clock import TimeControl, TimeControlError
+
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value = f"{value:g}"
+    try:
+        tc = TimeControl.parse(value if isinstance(value, str) else "")
+    except TimeControlError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    return tc.text if tc else "none"
 
 
 def check_board_fits(cfg: DaemonConfig) -> None:
@@ -210,13 +288,43 @@ def with_overrides(
     pin: str | None = None,
     board_kind: str | None = None,
     host: str | None = None,
+    attackers: str | None = None,
+    defenders: str | None = None,
+    time_control: str | None = None,
+    rules: list[str] | None = None,
+    match: bool | None = None,
+    reset_store: bool | None = None,
 ) -> DaemonConfig:
     """The config with command-line options applied (they win over the file)."""
+    from companion.session.players import PlayerError, PlayerSpec
+    from companion.session.settings import SettingsError, parse_option_arg
+
+    try:
+        kinds = list(cfg.players)
+        if attackers is not None:
+            kinds[0] = PlayerSpec.parse(attackers, where="--attackers").spec
+        if defenders is not None:
+            kinds[1] = PlayerSpec.parse(defenders, where="--defenders").spec
+        cfg = replace(cfg, players=(kinds[0], kinds[1]))
+        if rules:
+            opts = dict(cfg.rules)
+            opts.update(parse_option_arg(r) for r in rules)
+            cfg = replace(cfg, rules=tuple(sorted(opts.items())))
+    except (PlayerError, SettingsError) as exc:
+        raise ConfigError(str(exc)) from None
+    if time_control is not None:
+        cfg = replace(cfg, time_control=check_time_control(time_control))
+    if match is not None:
+        cfg = replace(cfg, match=match)
+    if reset_store is not None:
+        cfg = replace(cfg, reset_store=reset_store)
     if variant is not None:
         cfg = replace(cfg, variant=check_variant(variant, "--variant"))
     if port is not None:
         cfg = replace(cfg, port=check_port(port, "--port"))
     if data_dir is not None:
+        if not data_dir.strip():
+            raise ConfigError("--data-dir must be a directory path")
         cfg = replace(cfg, data_dir=Path(data_dir).expanduser())
     if pin is not None:
         cfg = replace(cfg, pin=check_pin(pin, "--pin"))

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from test_daemon_support import (
-    FakeTracker,
     clean_trace,
     control,
     running_daemon,
@@ -34,7 +33,7 @@ def base(d) -> str:
 
 
 def click_move(d, frm: str, to: str) -> None:
-    n = len(d.game.played)
+    n = len(d.session.game.played)
     control(base(d), "api/click", {"square": frm})
     control(base(d), "api/click", {"square": to})
     wait_for(lambda: len(state(base(d))["moves"]) > n, what=f"{frm}-{to}")
@@ -68,7 +67,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
         db = sqlite3.connect(tmp_path / "games.sqlite3", check_same_thread=False)
         lock = threading.Lock()
         checked, problems = [], []
-        publish = d.hub.publish
+        publish = d.session._announce
 
         def checking_publish(st: dict) -> bool:
             with lock:
@@ -79,7 +78,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
             checked.append(len(st["moves"]))
             return publish(st)
 
-        d.hub.publish = checking_publish
+        d.session._announce = checking_publish
         for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
             click_move(d, frm, to)
         db.close()
@@ -88,8 +87,8 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
 
 def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
-        real, fails, seen = d.store.sync_game, [3], []
-        publish = d.hub.publish
+        real, fails, seen = d.store.sync_game, [2], []
+        publish = d.session._announce
 
         def flaky(*args, **kw):
             if fails[0]:
@@ -98,15 +97,15 @@ def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -
             return real(*args, **kw)
 
         def watching_publish(st: dict) -> bool:
-            seen.append((list(st["moves"]), list(real.__self__.move_texts(d.gid))))
+            seen.append((list(st["moves"]), list(real.__self__.move_texts(d.session.gid))))
             return publish(st)
 
-        d.store.sync_game, d.hub.publish = flaky, watching_publish
+        d.store.sync_game, d.session._announce = flaky, watching_publish
         b = base(d)
         assert control(b, "api/click", {"square": "d1"})[0] == 200
         assert control(b, "api/click", {"square": "d4"})[0] == 200
         wait_for(lambda: state(b)["moves"] == ["d1-d4"], what="the move, once written")
-        assert d.store.move_texts(d.gid) == ["d1-d4"] and fails == [0]
+        assert d.store.move_texts(d.session.gid) == ["d1-d4"] and fails == [0]
         assert all(len(shown) <= len(stored) for shown, stored in seen)
 
 
@@ -114,20 +113,18 @@ def test_resume_after_restart(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
         click_move(d, "d1", "d4")
         click_move(d, "f4", "e4")
-        gid = d.gid
+        gid = d.session.gid
     with running_daemon(tmp_path) as d:
         s = state(base(d))
         assert s["game"] == gid and s["moves"] == ["d1-d4", "f4-e4"]
         # the simulated board stayed as the players left it
-        assert set(s["occupied"]) == d.game.board.occupied_names()
+        assert set(s["occupied"]) == d.session.game.board.occupied_names()
         click_move(d, "f2", "f4")
         assert d.store.move_texts(gid) == ["d1-d4", "f4-e4", "f2-f4xe4"]
 
 
 def test_a_differing_board_is_guided_back_before_play_continues(tmp_path: Path) -> None:
-    from companion.tracker import Tracker
-
-    with running_daemon(tmp_path, tracker=Tracker) as d:
+    with running_daemon(tmp_path) as d:
         pass  # creates the store with a new game
     game = Game(get_variant("copenhagen"))
     start = game.board.occupied_names()
@@ -139,7 +136,7 @@ def test_a_differing_board_is_guided_back_before_play_continues(tmp_path: Path) 
     store.sync_game(gid, game, [("move", {"move": "d1-d4"})])
     store.close()
     board = FixedBoard(11, start)  # the board still shows the opening
-    with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
+    with running_daemon(tmp_path, board=board) as d:
         s = wait_for(lambda: (st := state(base(d)))["tracking"] == "setup" and st["leds"] and st)
         assert s["moves"] == ["d1-d4"] and s["leds"].get("d4") == "setup"
         assert s["leds"].get("d1") == "setup" and "d4" in s["message"]
@@ -161,26 +158,24 @@ def test_disconnected_and_failing_boards_do_not_stop_the_loop(tmp_path: Path) ->
         wait_for(lambda: state(base(d))["board"]["connected"] is True, what="reconnected")
         board.fail = False
 
-        class Boom(FakeTracker):
-            def tick(self, t):
-                raise RuntimeError("tracker bug")
+        def boom(t):
+            raise RuntimeError("tracker bug")
 
-        d.tracker.__class__ = Boom
+        d.session.tracker.tick = boom
+        d.session.tracker.feed = boom
         wait_for(lambda: d.loop_errors > 3, what="loop errors")
         assert d._threads[0].is_alive()
-        assert state(base(d))["game"] == d.gid  # the page still answers
+        assert state(base(d))["game"] == d.session.gid  # the page still answers
 
 
 def test_replay_board_feeds_a_trace_with_the_real_tracker(tmp_path: Path) -> None:
-    from companion.tracker import Tracker
-
     moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3"]
     trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
     board = ReplayBoard(trace, speed=25)
-    with running_daemon(tmp_path / "data", tracker=Tracker, board=board) as d:
+    with running_daemon(tmp_path / "data", board=board) as d:
         wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
         wait_for(lambda: "finished" in state(base(d))["board"]["detail"], what="trace end")
-        assert d.store.move_texts(d.gid) == moves
+        assert d.store.move_texts(d.session.gid) == moves
 
 
 def test_notifier_sends_ready_and_watchdog(tmp_path: Path, monkeypatch) -> None:
@@ -271,7 +266,7 @@ def test_generated_pin_is_printed(tmp_path: Path) -> None:
     out = proc.stop()
     line = next(x for x in out.splitlines() if "controls PIN:" in x)
     pin = line.split("controls PIN:")[1].split()[0]
-    assert pin.isdigit() and len(pin) == 4
+    assert pin.isdigit() and len(pin) == 6
     assert f"#pin={pin}" in out
 
 
@@ -289,18 +284,79 @@ class PolarityBoard(FixedBoard):
 
 
 def test_a_colour_change_without_an_occupancy_change_reaches_the_tracker(tmp_path: Path) -> None:
-    from companion.tracker import Tracker
-
     game = Game(get_variant("copenhagen"))
     board = PolarityBoard(11, game)
-    with running_daemon(tmp_path, tracker=Tracker, board=board) as d:
-        # the tracker has seen the board and judged it (not only "Waiting for the board")
-        wait_for(lambda: state(base(d)).get("tracking") == "ready", what="ready")
-        assert not state(base(d))["leds"]
+    with running_daemon(tmp_path, board=board) as d:
+        # deterministic: the tracker's own state says the board is set up and play may start
+        wait_for(lambda: (st := state(base(d)))["tracking"] == "ready" and not st["leds"],
+                 what="ready")
         board.colours = {**board.colours, "d1": "d", "e5": "a"}  # two pieces swapped
+        st = wait_for(lambda: (st := state(base(d)))["tracking"] in ("warning", "illegal")
+                      and st, what="the colour fault")
+        assert "d1" in st["message"] or "d1" in st["leds"]
 
-        def flagged() -> bool:
-            s = state(base(d))
-            return "d1" in s["message"] or "d1" in s["leds"]
 
-        wait_for(flagged, what="the colour fault on d1")
+def test_the_watchdog_is_fed_only_by_completed_iterations(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        pings: list[float] = []
+        d.notifier.ping = pings.append  # type: ignore[method-assign]
+        wait_for(lambda: len(pings) > 5, what="pings while the loop works")
+
+        def boom(now):
+            raise RuntimeError("stuck failing")
+
+        d.session.step = boom  # type: ignore[method-assign]
+        wait_for(lambda: d.loop_errors > 2, what="failing iterations")
+        n = len(pings)
+        wait_for(lambda: d.loop_errors > 10, what="more failing iterations")
+        assert len(pings) == n  # systemd will restart a loop that is stuck failing
+
+
+def test_host_is_printed_and_lan_access_is_said_clearly(tmp_path: Path) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text('[web]\nport = 0\n')
+    proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d"),
+                              "--host", "127.0.0.1", "--pin", "2468"])
+    out = proc.stop()
+    assert "listening on 127.0.0.1:" in out and url.startswith("http://127.0.0.1:")
+    proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "e"),
+                              "--pin", "2468"])
+    out = proc.stop()
+    assert "listening on all network interfaces (0.0.0.0:" in out
+    assert "--host 127.0.0.1" in out
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda p: p.write_text("x"), "is a file, not a directory"),
+    (lambda p: (p.mkdir(), (p / "games.sqlite3").mkdir()), "is a directory, not a database"),
+    (lambda p: (p.mkdir(), (p / "games.sqlite3").write_bytes(b"garbage" * 100)),
+     "is not a SQLite database"),
+])
+def test_a_bad_data_dir_is_one_line_exit_2(tmp_path: Path, make, message) -> None:
+    data = tmp_path / "data"
+    make(data)
+    res = run_cli("--data-dir", str(data), "--port", "0", "--host", "127.0.0.1")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert message in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in res.stderr + res.stdout
+
+
+def test_a_busy_port_writes_nothing(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        res = run_cli("--port", str(port), "--host", "127.0.0.1", "--data-dir",
+                      str(tmp_path / "d"))
+    assert res.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in res.stderr
+    assert not (tmp_path / "d").exists()  # no store, no empty game left behind
+
+
+def test_the_computer_is_refused_clearly_until_it_is_wired(tmp_path: Path) -> None:
+    res = run_cli("--attackers", "computer:3", "--data-dir", str(tmp_path), "--port", "0")
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert "--attackers computer:3" in res.stderr and "Traceback" not in res.stderr
+    res = run_cli("--defenders", "robot", "--data-dir", str(tmp_path), "--port", "0")
+    assert res.returncode == 2 and "--defenders 'robot'" in res.stderr
+    res = run_cli("--time-control", "5+x", "--data-dir", str(tmp_path), "--port", "0")
+    assert res.returncode == 2 and "time control '5+x'" in res.stderr

@@ -1,6 +1,6 @@
 """Shared helpers for the daemon, web and crash tests (imported by them), plus tests of the
-helpers themselves: a fake tracker with the tracker's contract, a running in-process daemon,
-subprocess daemons, and clean sensor traces made from move lists."""
+helpers themselves: a running in-process daemon (with the real tracker), subprocess daemons,
+and clean sensor traces made from move lists."""
 
 from __future__ import annotations
 
@@ -20,78 +20,9 @@ from pathlib import Path
 
 from companion.config import DaemonConfig, with_overrides
 from companion.rules import get_variant
-from companion.rules.board import MoveError
-from companion.rules.game import Game
 from companion.simulator import tidy_trace
-from companion.tracker.events import Event
 
 PIN = "2468"
-
-
-class FakeTracker:
-    """A minimal tracker with the real one's contract, for tests of the daemon's wiring: one
-    lift plus one placement is a move; captured pieces must then be lifted; an illegal
-    placement lights ``illegal`` until the piece goes back; ``reset`` guides the set-up."""
-
-    def __init__(self, game: Game, settle: float = 0.0) -> None:
-        self.game = game.copy()  # a private model, like the real tracker's
-        self.leds: dict[str, str] = {}
-        self.message = ""
-        self.state = "idle"
-        self.pending: set[str] = set()
-        self.setup = False
-        self.resets = 0
-
-    def _expected(self) -> frozenset[str]:
-        return self.game.board.occupied_names() | self.pending
-
-    def reset(self, game: Game, t: float) -> list[Event]:
-        self.game, self.pending, self.setup, self.state = game.copy(), set(), True, "setup"
-        self.resets += 1
-        self.leds, self.message = {}, "Set up the position shown."
-        return [Event(t, "setup", {"message": self.message})]
-
-    def tick(self, t: float) -> list[Event]:
-        return []
-
-    def feed(self, scan) -> list[Event]:
-        occ, exp = scan.occupied, self._expected()
-        if self.setup:
-            if occ == exp:
-                self.setup, self.state, self.leds, self.message = False, "idle", {}, ""
-                return [Event(scan.t, "ready", {"turn": self.game.turn})]
-            self.leds = {s: "setup" for s in exp ^ occ}
-            return []
-        events = []
-        for sq in sorted(self.pending - occ):
-            self.pending.discard(sq)
-            events.append(Event(scan.t, "removed", {"square": sq}))
-            if not self.pending:
-                self.leds = {k: v for k, v in self.leds.items() if v != "capture"}
-                self.message = ""
-        exp = self._expected()
-        lifted, added = exp - occ, occ - exp
-        if len(lifted) == 1 and len(added) == 1 and not self.pending:
-            frm, to = next(iter(lifted)), next(iter(added))
-            try:
-                played = self.game.play(f"{frm}-{to}")
-            except MoveError as exc:
-                self.leds = {to: "illegal", frm: "target"}
-                self.message = f"Illegal: {exc} - put the piece back on {frm}"
-                return [*events, Event(scan.t, "illegal", {"reason": str(exc)})]
-            self.pending = set(played.captured) & occ
-            self.leds = {frm: "from", to: "to", **{c: "capture" for c in self.pending}}
-            self.message = f"Lift the captured piece on {', '.join(sorted(self.pending))}" \
-                if self.pending else ""
-            events.append(Event(scan.t, "move", {
-                "move": played.text, "side": played.side, "captured": list(played.captured),
-                "from": played.frm, "to": played.to, "ply": len(self.game.played),
-                "placed_at": scan.t}))
-            if self.game.is_over():
-                events.append(Event(scan.t, "game_over", {"result": self.game.result}))
-        elif not lifted and not added and "illegal" in self.leds.values():
-            self.leds, self.message = {}, ""
-        return events
 
 
 def wait_for(pred: Callable[[], object], timeout: float = 5.0, every: float = 0.01,
@@ -117,12 +48,12 @@ test_config.__test__ = False  # a helper, not a test
 
 
 @contextlib.contextmanager
-def running_daemon(tmp_path: Path, tracker=FakeTracker, **kw) -> Iterator:
-    """An in-process Daemon (real store, real web server on loopback) with ``tracker``."""
+def running_daemon(tmp_path: Path, **kw) -> Iterator:
+    """An in-process Daemon (real store, real tracker, real web server on loopback)."""
     from companion.daemon import Daemon
 
     board = kw.pop("board", None)
-    d = Daemon(test_config(tmp_path, **kw), board=board, tracker_factory=tracker)
+    d = Daemon(test_config(tmp_path, **kw), board=board)
     d.start()
     try:
         yield d
@@ -143,11 +74,14 @@ def http(url: str, method: str = "GET", body: object = None, headers: dict | Non
 
 
 def control(base: str, path: str, body: object = None, pin: str | None = PIN,
-            extra: dict | None = None) -> tuple[int, dict]:
-    """POST a control the way the page does; ``(status, json)``."""
+            extra: dict | None = None, player: str | None = None) -> tuple[int, dict]:
+    """POST a control the way the page does (as the owner, or with a player-link token as a
+    player, or with neither as a spectator); ``(status, json)``."""
     headers = {"Content-Type": "application/json", "X-Tafl-Request": "1"}
-    if pin is not None:
+    if pin is not None and player is None:
         headers["X-Tafl-Pin"] = pin
+    if player is not None:
+        headers["X-Tafl-Player"] = player
     headers.update(extra or {})
     status, _, data = http(base + path, "POST", body if body is not None else {}, headers)
     return status, json.loads(data or b"{}")
@@ -209,25 +143,6 @@ def spawn_daemon(args: list[str], env: dict | None = None) -> tuple[DaemonProces
             raise AssertionError("daemon did not start:\n" + d.output)
         time.sleep(0.02)
     return d, d.url
-
-
-def test_fake_tracker_plays_and_captures() -> None:
-    from companion.scan import Scan
-
-    game = Game(get_variant("copenhagen"))
-    tr = FakeTracker(game)
-    occ = set(game.board.occupied_names())
-    for text, t in (("d1-d4", 1), ("f4-e4", 2), ("f2-f4", 3)):
-        frm, to = text.split("-")
-        occ.discard(frm)
-        tr.feed(Scan(t, frozenset(occ)))
-        occ.add(to)
-        events = tr.feed(Scan(t + 0.5, frozenset(occ)))
-    assert [e.kind for e in events] == ["move"] and tr.game.moves[-1] == "f2-f4xe4"
-    assert game.moves == []  # the caller's game is never changed
-    assert tr.leds["e4"] == "capture"
-    occ.discard("e4")
-    assert [e.kind for e in tr.feed(Scan(4, frozenset(occ)))] == ["removed"]
 
 
 def test_clean_trace_is_well_formed(tmp_path: Path) -> None:

@@ -13,18 +13,13 @@ from companion.cli import main
 from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.rules.otg import export_otg
-from companion.tracker import Tracker
 
 BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
 
 
-def real_tracker(game: Game) -> Tracker:
-    return Tracker(game)
-
-
 @pytest.fixture()
 def daemon(tmp_path: Path):
-    with running_daemon(tmp_path, tracker=real_tracker) as d:
+    with running_daemon(tmp_path) as d:  # the real tracker
         yield d
 
 
@@ -119,7 +114,7 @@ def test_import_csv_records_needs_the_variant(daemon) -> None:
     _, resigned = get(daemon, f"api/review/{j['games'][1]}")
     assert resigned["result"] == "attackers" and resigned["reason"] == "resignation"
     # the live game is still the daemon's own
-    assert daemon.store.unfinished().id == daemon.gid
+    assert daemon.store.unfinished().id == daemon.session.gid
 
 
 @pytest.mark.parametrize(("body", "status", "words"), [

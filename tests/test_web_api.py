@@ -1,5 +1,5 @@
-"""The web API against a real in-process daemon (real web server on loopback, real SQLite), with a
-fake tracker so that moves are deterministic: state, SSE, controls, PIN, CSRF, errors."""
+"""The web API against a real in-process daemon (real web server on loopback, real SQLite, the
+real tracker): state, SSE, controls, actors (owner, player link, spectator), CSRF, errors."""
 
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def test_clicks_make_a_move_that_is_stored_and_streamed(daemon) -> None:
     events = [json.loads(line[6:]) for line in buf.decode().splitlines()
               if line.startswith("data: ")]
     assert events[0]["moves"] == [] and events[-1]["moves"] == ["d1-d4"]
-    assert daemon.store.move_texts(daemon.gid) == ["d1-d4"]
+    assert daemon.store.move_texts(daemon.session.gid) == ["d1-d4"]
     assert state(b)["last"] == {"from": "d1", "to": "d4", "captured": [], "side": "attackers",
                                 "text": "d1-d4"}
 
@@ -99,7 +99,8 @@ def test_capture_guidance_and_counts(daemon) -> None:
 def test_controls_refused_without_pin(daemon) -> None:
     b = base(daemon)
     status, doc = control(b, "api/click", {"square": "d1"}, pin=None)
-    assert status == 403 and "PIN" in doc["error"]
+    assert status == 403 and "spectators cannot act" in doc["error"]
+    assert doc["code"] == "forbidden"
     status, doc = control(b, "api/new", {}, pin="0000")
     assert status == 403 and doc["error"] == "wrong PIN"
     assert state(b)["occupied"].count("d1") == 1  # nothing changed
@@ -162,32 +163,98 @@ def test_takeback_draw_resign_swap_new_game(daemon) -> None:
     play(daemon, "d1", "d4")
     status, doc = control(b, "api/takeback")
     assert status == 200 and doc["undone"] == "d1-d4"
-    assert state(b)["moves"] == [] and daemon.store.move_texts(daemon.gid) == []
-    assert daemon.tracker.resets >= 1
-    # the fake tracker now guides the piece back: put it back on d1
+    assert state(b)["moves"] == [] and daemon.store.move_texts(daemon.session.gid) == []
+    # the tracker now guides the piece back: put it back on d1
+    wait_for(lambda: state(b)["tracking"] == "setup", what="set-up guidance")
     control(b, "api/click", {"square": "d4"})
     control(b, "api/click", {"square": "d1"})
-    wait_for(lambda: not daemon.tracker.setup, what="set-up done")
+    wait_for(lambda: state(b)["tracking"] == "ready", what="set-up done")
     # draw: offer, the same side cannot accept, the other side can
     assert control(b, "api/draw", {"action": "offer", "side": "attackers"})[0] == 200
     assert state(b)["draw_offer"] == "attackers"
     assert control(b, "api/draw", {"action": "accept", "side": "attackers"})[0] == 409
     assert control(b, "api/draw", {"action": "accept", "side": "defenders"})[0] == 200
     s = state(b)
-    assert s["result"] == "draw" and daemon.store.game(daemon.gid).reason == "agreement"
+    assert s["result"] == "draw" and s["reason"] == "agreement"
+    assert daemon.store.game(daemon.session.gid).reason == "agreement"
     assert control(b, "api/resign", {"side": "attackers"})[0] == 409  # already over
-    # swap sides, then a new game of another variant: the sim board is set up for it
-    players = control(b, "api/swap")[1]["players"]
-    assert players == {"attackers": "Player 2", "defenders": "Player 1"}
-    old = daemon.gid
+    # swap sides after the game: the finished game keeps its players; the next game swaps
+    status, doc = control(b, "api/swap")
+    assert status == 200 and doc["applies_to"] == "next_game"
+    assert doc["players"] == {"attackers": "Player 2", "defenders": "Player 1"}
+    old = daemon.session.gid
+    assert daemon.store.game(old).attackers == "Player 1"
     status, doc = control(b, "api/new", {"variant": "brandubh"})
     assert status == 200 and doc["game"] != old
     s = wait_for(lambda: (st := state(b))["variant"] == "brandubh" and st)
-    assert s["size"] == 7 and len(s["occupied"]) == 13 and s["players"]["attackers"] == "Player 2"
+    assert s["size"] == 7 and len(s["occupied"]) == 13
+    assert s["players"]["attackers"] == {"name": "Player 2", "kind": "board"}
     assert control(b, "api/resign", {"side": "defenders"})[0] == 200
-    s = wait_for(lambda: (st := state(b))["result"] != "ongoing" and "resigned" in st["message"]
-                 and st)
-    assert s["result"] == "attackers" and daemon.store.game(daemon.gid).reason == "resignation"
+    s = wait_for(lambda: (st := state(b))["result"] != "ongoing" and st)
+    assert s["result"] == "attackers" and s["reason"] == "resignation"
+    assert daemon.store.game(daemon.session.gid).reason == "resignation"
+    assert [e["kind"] for e in s["events"]][-3:] == ["swap", "new_game", "resign"]
+
+
+def test_a_player_link_plays_one_side_only(tmp_path: Path) -> None:
+    with running_daemon(tmp_path, defenders="page") as d:
+        b = base(d)
+        assert control(b, "api/links", {}, pin=None)[0] == 403  # a spectator cannot
+        status, doc = control(b, "api/links")
+        assert status == 200
+        links = doc["links"]
+        assert links["defenders"]["url"].startswith(b.rstrip("/") + "/?player=")
+        mine, theirs = links["defenders"]["token"], links["attackers"]["token"]
+        who = json.loads(http(b + "api/whoami", headers={"X-Tafl-Player": mine})[2])
+        assert who == {"role": "player", "side": "defenders"}
+        assert control(b, "api/move", {"move": "d1-d4"}, player=theirs)[1]["code"] == (
+            "at_the_board")  # the attackers play at the board
+        play(d, "d1", "d4")
+        legal = json.loads(http(b + "api/legal")[2])
+        assert legal["turn"] == "defenders" and {"to": "e4", "captures": []} in legal["moves"]["f4"]
+        status, doc = control(b, "api/move", {"from": "f4", "to": "e4"}, player=theirs)
+        assert status == 403 and doc["code"] == "not_your_side"
+        assert control(b, "api/resign", {"side": "attackers"}, player=mine)[0] == 403
+        assert control(b, "api/takeback", {}, player=mine)[0] == 403
+        assert control(b, "api/move", {"move": "f4-e4"}, player="bogus-token-1234567")[0] == 403
+        status, doc = control(b, "api/move", {"move": "f4-e4"}, player=mine)
+        assert status == 200 and doc["move_to_make"]["to"] == "e4"
+        s = state(b)
+        assert s["move_to_make"]["move"] == "f4-e4" and s["leds"]["f4"] == "make_from"
+        play(d, "f4", "e4")
+        assert state(b)["move_to_make"] is None
+        assert control(b, "api/draw", {"action": "offer"}, player=mine)[0] == 200
+        assert state(b)["draw_offer"] == "defenders"
+
+
+def test_matches_are_listed_and_exported(tmp_path: Path) -> None:
+    with running_daemon(tmp_path, time_control="5+0") as d:
+        b = base(d)
+        status, doc = control(b, "api/match", {})
+        assert status == 200 and doc["match"]
+        mid = doc["match"]
+        assert state(b)["match"]["game"] == 1
+        assert control(b, "api/resign", {"side": "defenders"})[0] == 200
+        assert control(b, "api/next", {})[0] == 200
+        s = wait_for(lambda: (st := state(b))["match"]["game"] == 2 and st)
+        assert s["players"]["attackers"]["name"] == "Player 2"
+        assert control(b, "api/clock", {"action": "pause"})[1]["paused"] is True
+        assert state(b)["clock"]["paused"] is True
+        assert control(b, "api/clock", {"action": "resume"})[1]["paused"] is False
+        assert control(b, "api/draw", {"action": "offer", "side": "attackers"})[0] == 200
+        assert control(b, "api/draw", {"action": "accept", "side": "defenders"})[0] == 200
+        m = wait_for(lambda: (st := state(b))["match"]["finished"] and st["match"])
+        assert m["score"] == {"Player 1": 1.5, "Player 2": 0.5} and m["winner"] == "Player 1"
+        listed = json.loads(http(b + "api/matches")[2])["matches"]
+        assert listed[0]["id"] == mid and len(listed[0]["games"]) == 2
+        status, _, csv = http(b + f"api/matches/{mid}/record.csv")
+        assert status == 200 and csv.decode().count("# tafl-companion game") == 2
+        status, _, otg = http(b + f"api/matches/{mid}/games.otg")
+        assert status == 200 and otg.decode().count("[rules:") == 2
+        assert "[time-control:5+0]" in otg.decode()
+        players = json.loads(http(b + "api/players")[2])["players"]
+        assert players["Player 1"]["wins_attackers"] == 1
+        assert http(b + "api/matches/9223372036854775808")[0] == 404
 
 
 def test_games_list_replay_and_export(daemon) -> None:
@@ -195,14 +262,15 @@ def test_games_list_replay_and_export(daemon) -> None:
     for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
         play(daemon, frm, to)
     games = json.loads(http(b + "api/games")[2])["games"]
-    assert games[0]["id"] == daemon.gid and games[0]["plies"] == 3
-    detail = json.loads(http(b + f"api/games/{daemon.gid}")[2])
+    assert games[0]["id"] == daemon.session.gid and games[0]["plies"] == 3
+    detail = json.loads(http(b + f"api/games/{daemon.session.gid}")[2])
     assert [m["text"] for m in detail["moves"]] == ["d1-d4", "f4-e4", "f2-f4xe4"]
     assert len(detail["positions"]) == 4 and detail["size"] == 11 and detail["throne"] == "f6"
-    status, headers, csv = http(b + f"api/games/{daemon.gid}/record.csv")
-    assert status == 200 and csv.decode() == "d1-d4 f4-e4 f2-f4xe4,1,0,Ongoing\n"
+    status, headers, csv = http(b + f"api/games/{daemon.session.gid}/record.csv")
+    assert status == 200 and csv.decode().endswith("\nd1-d4 f4-e4 f2-f4xe4,1,0,Ongoing\n")
+    assert "# attackers: Player 1 (board)" in csv.decode()
     assert "attachment" in headers["Content-Disposition"]
-    status, _, otg = http(b + f"api/games/{daemon.gid}/game.otg")
+    status, _, otg = http(b + f"api/games/{daemon.session.gid}/game.otg")
     if importlib.util.find_spec("companion.rules.otg") is None:
         assert status == 501  # the OpenTafl writer is not installed
     else:

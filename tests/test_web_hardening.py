@@ -1,5 +1,5 @@
 """Issue 12's web defects, each reproduced against a real daemon on loopback (real server, real
-SQLite, the fake tracker): slowloris, live-update slots, oversized ids, log floods, Host names,
+SQLite, the real tracker): slowloris, live-update slots, oversized ids, log floods, Host names,
 strict JSON and squares. Connections come from several loopback addresses (127.0.x.y), each
 standing for one device on the network."""
 
@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from test_daemon_support import (
     PIN,
-    FakeTracker,
     control,
     http,
     running_daemon,
@@ -325,7 +324,7 @@ def test_configured_names_are_served(tmp_path: Path) -> None:
     from companion.daemon import Daemon
 
     cfg = replace(test_config(tmp_path), allowed_hosts=("tafl.example.org", "*.club.example"))
-    d = Daemon(cfg, tracker_factory=FakeTracker)
+    d = Daemon(cfg)
     d.start()
     try:
         for host, code in (("tafl.example.org", 200), ("board.club.example:80", 200),

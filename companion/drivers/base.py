@@ -1,13 +1,22 @@
-"""The two driver interfaces every hardware edge implements.
+"""The driver interfaces every hardware edge implements, and the optional ones some add.
 
 A :class:`BoardSource` turns sensors into :class:`~companion.scan.Scan` objects; a
 :class:`LedSink` turns an LED frame (``{square: role}``) into light. The daemon's loop calls
-``scan(now)`` and ``show(frame, now)`` with its own clock, so drivers never need the wall clock for
-their logic and tests can run them on a virtual clock.
+``scan(now)`` and ``show(frame, now)`` with its own clock (``time.monotonic()``), so drivers never
+need the wall clock for their logic and tests can run them on a virtual clock.
+
+What varies between boards is an optional protocol, resolved once by :func:`capabilities`:
+
+* :class:`RatedBoard`: the board has its own scan rate (``scan_hz``);
+* :class:`TimedBoard`: its scans carry its own time base (a replayed trace): ``board_time(now)``
+  maps the loop's clock to it, and ``due`` says more scans are already due;
+* :class:`ClickableBoard`: pieces can be lifted and placed by clicks (the simulated board).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from companion.scan import Scan
@@ -49,6 +58,70 @@ class LedSink(Protocol):
     def close(self) -> None:
         """Turn the LEDs off and release the hardware."""
         ...
+
+
+@runtime_checkable
+class RatedBoard(Protocol):
+    """A board that scans at its own rate."""
+
+    scan_hz: float
+
+
+@runtime_checkable
+class TimedBoard(Protocol):
+    """A board whose scans carry its own time (a replayed trace)."""
+
+    @property
+    def due(self) -> bool:
+        """More scans are already due: call ``scan`` again without sleeping."""
+        ...
+
+    def board_time(self, now: float) -> float:
+        """The board's time at the loop's time ``now``."""
+        ...
+
+
+@runtime_checkable
+class ClickableBoard(Protocol):
+    """A board whose pieces are lifted and placed by clicks (the simulated board)."""
+
+    size: int
+
+    def toggle(self, square: str) -> bool:
+        """Lift the piece on ``square`` or put one there; True if now occupied. ValueError for
+        a square that is not on the board."""
+        ...
+
+    def resize(self, size: int, occupied: Iterable[str] = ()) -> None:
+        """Set up a board of ``size`` with ``occupied`` squares (a new game's position)."""
+        ...
+
+
+@dataclass(frozen=True)
+class BoardCapabilities:
+    """What one board can do beyond :class:`BoardSource`, resolved once."""
+
+    scan_hz: float | None
+    timed: TimedBoard | None
+    clickable: ClickableBoard | None
+
+    def board_time(self, now: float) -> float:
+        """The board's time base at the loop's ``now`` (the loop's own clock for live boards)."""
+        return self.timed.board_time(now) if self.timed is not None else now
+
+    @property
+    def due(self) -> bool:
+        return self.timed.due if self.timed is not None else False
+
+
+def capabilities(board: BoardSource) -> BoardCapabilities:
+    """The optional protocols ``board`` implements."""
+    rate = board.scan_hz if isinstance(board, RatedBoard) else None
+    return BoardCapabilities(
+        float(rate) if rate else None,
+        board if isinstance(board, TimedBoard) else None,
+        board if isinstance(board, ClickableBoard) else None,
+    )
 
 
 def colour_changes(previous: Scan | None, current: Scan) -> dict[str, str]:

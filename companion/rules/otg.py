@@ -293,10 +293,13 @@ def _corners(value: str, size: int) -> str:
 
 
 def export_otg(
-    game: Game, tags: Mapping[str, str] | None = None, date: _dt.date | None = None
+    game: Game, tags: Mapping[str, str] | None = None, date: _dt.date | None = None,
+    comments: list[str] | None = None,
 ) -> str:
     """The game as an OpenTafl game file. ``tags`` adds or overrides tags (``event``, ``site``,
-    ``attackers``, ``defenders``, ...); ``rules`` and the extension tags cannot be overridden."""
+    ``attackers``, ``defenders``, ``time-control``, ...); ``rules`` and the extension tags cannot
+    be overridden. ``comments[i]`` (if given) is written as the comment of ply i+1, in
+    OpenTafl's ``[first|second]`` form after its turn (e.g. the clock readings)."""
     rules = game.rules
     out: dict[str, str] = {
         "date": (date or _dt.date.today()).strftime("%Y.%m.%d"),
@@ -321,7 +324,12 @@ def export_otg(
     lines = [f"[{k}:{v}]" for k, v in out.items()] + [""]
     records = _move_records(game)
     for i in range(0, len(records), 2):
-        lines.append(f"{i // 2 + 1}. " + " ".join(records[i : i + 2]))
+        line = f"{i // 2 + 1}. " + " ".join(records[i : i + 2])
+        notes = [_one_line(c).replace("[", "(").replace("]", ")").replace("|", "/")
+                 for c in (comments or [])[i : i + 2]]
+        if any(notes):
+            line += " [" + "|".join(notes) + "]"
+        lines.append(line)
     return "\n".join(lines) + "\n"
 
 

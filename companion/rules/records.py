@@ -56,10 +56,11 @@ def parse_record_line(line: str) -> Record:
 
 
 def read_records(text: str) -> list[Record]:
-    """All records of a CSV file's text (blank lines skipped); RecordError names the line."""
+    """All records of a CSV file's text (blank lines and ``#`` comment lines, such as the header
+    lines of the companion's game exports, skipped); RecordError names the line."""
     out = []
     for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
             out.append(parse_record_line(line))

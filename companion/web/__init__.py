@@ -2,13 +2,15 @@
 
 Reading is open to anyone on the network: the page, ``/api/state``, ``/api/events`` (Server-Sent
 Events, answered by :mod:`companion.web.stream`), the game list, replays and exports. Every
-state-changing request (``POST /api/...``) needs the PIN in the ``X-Tafl-Pin`` header and is
-guarded against cross-site requests: it must be JSON (``Content-Type: application/json``), carry
-the custom ``X-Tafl-Request`` header (which a cross-site form cannot send, and which a cross-site
-script could only send after a CORS preflight that this server never grants), and, when the
-browser says where it comes from (``Origin``, ``Sec-Fetch-Site``), come from this same origin.
-Wrong PINs are rate-limited per client. Every bad request gets a 4xx JSON answer
-``{"error": "..."}``.
+state-changing request (``POST /api/...``) acts for an actor: the owner (the PIN in the
+``X-Tafl-Pin`` header), a player (a player-link token in ``X-Tafl-Player``) or a spectator
+(neither: every control is refused); the session decides what each may do (docs/http-api.md).
+Every control is guarded against cross-site requests: it must be JSON (``Content-Type:
+application/json``), carry the custom ``X-Tafl-Request`` header (which a cross-site form cannot
+send, and which a cross-site script could only send after a CORS preflight that this server never
+grants), and, when the browser says where it comes from (``Origin``, ``Sec-Fetch-Site``), come
+from this same origin. Wrong PINs are rate-limited per client. Every bad request gets a 4xx JSON
+answer ``{"error": "...", "code": "..."}``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -27,23 +29,28 @@ from werkzeug.exceptions import HTTPException
 
 from companion import i18n
 from companion.rules import PRESETS
-from companion.store import StoreError
+from companion.session.actors import OWNER, SPECTATOR, Actor
+from companion.session.api import SessionAPI
 from companion.web import errors, review
+from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.web")
 
 HERE = Path(__file__).parent
 PIN_HEADER = "X-Tafl-Pin"
 CSRF_HEADER = "X-Tafl-Request"
+PLAYER_HEADER = "X-Tafl-Player"
+PLAYER_COOKIE = "tafl_player"
 
 
 class ApiError(Exception):
-    """An error answered as ``{"error": message}`` with ``status``."""
+    """An error answered as ``{"error": message, "code": code}`` with ``status``."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "") -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
 
 
 class PinGuard:
@@ -84,24 +91,37 @@ def _asset_version() -> str:
     return h.hexdigest()[:10]
 
 
-def create_app(daemon: Any) -> Flask:
-    """The Flask app serving ``daemon`` (a :class:`companion.daemon.Daemon`)."""
+class _StoreOf:
+    """The game store of a session and the address the daemon listens on, for the page's
+    review and link routes."""
+
+    def __init__(self, session: SessionAPI, host: str) -> None:
+        self.store = session.store
+        self.cfg = SimpleNamespace(host=host)
+
+
+def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0") -> Flask:
+    """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
+    the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
+    server's (:mod:`companion.web.stream`)."""
+    from companion.web.api import register_routes
+
     app = Flask(__name__, static_folder=str(HERE / "static"),
                 template_folder=str(HERE / "templates"))
     errors.install(app)  # bounded ids, strict JSON, rate-limited bug reports (before routes)
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
-    guard = PinGuard(daemon.pin)
+    guard = PinGuard(pin)
     i18n.init_app(app)  # the page's languages (companion/i18n)
-    app.register_blueprint(review.blueprint(daemon))  # review, import, rule cards, QR codes
+    app.register_blueprint(review.blueprint(_StoreOf(session, host)))  # review, import, cards, QR
     version = _asset_version()
 
     @app.errorhandler(ApiError)
-    def _api_error(exc: ApiError):
-        return jsonify(error=exc.message), exc.status
+    def _api_error(exc: ApiError) -> tuple[Response, int]:
+        return jsonify(error=exc.message, **({"code": exc.code} if exc.code else {})), exc.status
 
     @app.errorhandler(HTTPException)
-    def _http_error(exc: HTTPException):
+    def _http_error(exc: HTTPException) -> tuple[Response, int]:
         return jsonify(error=exc.description or exc.name), exc.code or 400
 
     @app.after_request
@@ -113,10 +133,8 @@ def create_app(daemon: Any) -> Flask:
             resp.headers.setdefault("Cache-Control", "no-store")
         return resp
 
-    # -- reading ----------------------------------------------------------------------------
-
     @app.get("/")
-    def index():
+    def index() -> Response:
         html = render_template("index.html", v=version)
         resp = Response(html, mimetype="text/html")
         resp.headers["Cache-Control"] = "no-cache"
@@ -126,54 +144,8 @@ def create_app(daemon: Any) -> Flask:
         )
         return resp
 
-    @app.get("/api/state")
-    def state():
-        return Response(daemon.state_text(), mimetype="application/json")
-
-    @app.get("/api/variants")
-    def variants():
-        return jsonify(variants=[
-            {"id": r.id, "name": r.name, "size": r.size} for r in PRESETS.values()
-        ])
-
-    @app.get("/api/games")
-    def games():
-        limit = _int_arg("limit", 50, 1, 500)
-        offset = _int_arg("offset", 0, 0, 10**9)
-        return jsonify(games=[g.to_json() for g in daemon.store.list_games(limit, offset)])
-
-    @app.get("/api/games/<int:gid>")
-    def game(gid: int):
-        store = daemon.store
-        try:
-            row = store.game(gid)
-            return jsonify(**row.to_json(), **geometry(row.variant), moves=store.moves(gid),
-                           positions=store.positions(gid), events=store.events(gid, 500))
-        except StoreError as exc:
-            raise ApiError(404, str(exc)) from None
-
-    @app.get("/api/games/<int:gid>/record.csv")
-    def export_csv(gid: int):
-        return _download(gid, "csv", "text/csv")
-
-    @app.get("/api/games/<int:gid>/game.otg")
-    def export_otg(gid: int):
-        return _download(gid, "otg", "text/plain")
-
-    def _download(gid: int, kind: str, mime: str) -> Response:
-        store = daemon.store
-        try:
-            text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
-        except StoreError as exc:
-            raise ApiError(404 if "no game" in str(exc) else 501, str(exc)) from None
-        resp = Response(text, mimetype=mime)
-        resp.headers["Content-Disposition"] = f'attachment; filename="tafl-game-{gid}.{kind}"'
-        return resp
-
-    # -- controls ---------------------------------------------------------------------------
-
     @app.before_request
-    def _guard():
+    def _guard() -> None:
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return None
         if request.method != "POST" or not request.path.startswith("/api/"):
@@ -190,78 +162,29 @@ def create_app(daemon: Any) -> Flask:
             raise ApiError(403, f"controls need the {CSRF_HEADER}: 1 header (the page sends it)")
         if not request.mimetype == "application/json":
             raise ApiError(415, "controls take JSON (Content-Type: application/json)")
-        guard.check(request.remote_addr or "?", request.headers.get(PIN_HEADER))
+        if request.blueprint is not None and resolve_actor() is not OWNER:
+            # the page's own controls (imports) are the owner's; the session's routes check
+            # each actor themselves
+            raise ApiError(403, "only the owner can do this: the controls need the PIN",
+                           "forbidden")
         return None
 
-    def body() -> dict:
-        data = request.get_json(silent=True)
-        if data is None and request.get_data():
-            raise ApiError(400, "the request body is not valid JSON")
-        if data is None:
-            return {}
-        if not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object")
-        return data
+    def resolve_actor() -> Actor:
+        """Owner (the PIN), a player (a player-link token) or a spectator."""
+        given = request.headers.get(PIN_HEADER)
+        if given is not None:
+            guard.check(request.remote_addr or "?", given)
+            return OWNER
+        token = request.headers.get(PLAYER_HEADER) or request.cookies.get(PLAYER_COOKIE)
+        if token:
+            actor = session.actor_for_player_token(token)
+            if actor is None:
+                raise ApiError(403, "this player link is not valid for the current game",
+                               "bad_link")
+            return actor
+        return SPECTATOR
 
-    def field(data: dict, name: str, choices: tuple[str, ...] | None = None) -> str:
-        value = data.get(name)
-        if not isinstance(value, str) or not value:
-            raise ApiError(400, f'"{name}" is required (a string)')
-        if choices and value not in choices:
-            raise ApiError(400, f'"{name}" must be one of {", ".join(choices)}, not {value!r}')
-        return value
-
-    def control(fn, *args) -> Any:
-        from companion.daemon import ControlError
-
-        try:
-            return fn(*args)
-        except ControlError as exc:
-            raise ApiError(exc.status, exc.message) from None
-
-    sides = ("attackers", "defenders")
-
-    @app.post("/api/auth")
-    def auth():
-        return jsonify(ok=True)
-
-    @app.post("/api/click")
-    def click():
-        square = errors.check_square(field(body(), "square"), getattr(daemon.board, "size", None))
-        on = control(daemon.click, square)
-        return jsonify(square=square, occupied=on)
-
-    @app.post("/api/new")
-    def new_game():
-        data = body()
-        variant = data.get("variant")
-        if variant is not None:
-            variant = field(data, "variant", tuple(PRESETS))
-        gid = control(daemon.new_game, variant)
-        return jsonify(game=gid)
-
-    @app.post("/api/takeback")
-    def takeback():
-        body()
-        return jsonify(undone=control(daemon.takeback))
-
-    @app.post("/api/draw")
-    def draw():
-        data = body()
-        action = field(data, "action", ("offer", "accept", "decline"))
-        control(daemon.draw, action, field(data, "side", sides))
-        return jsonify(ok=True)
-
-    @app.post("/api/resign")
-    def resign():
-        control(daemon.resign, field(body(), "side", sides))
-        return jsonify(ok=True)
-
-    @app.post("/api/swap")
-    def swap():
-        body()
-        return jsonify(players=control(daemon.swap))
-
+    register_routes(app, session, resolve_actor)
     return app
 
 

@@ -1,0 +1,524 @@
+"""The session's controls: what the owner, a player or the hands at the board ask for.
+
+Each control checks the actor's permission (:func:`companion.session.actors.check`), computes the
+new state on copies, writes it to the store in one transaction, and only then applies it; a
+control that cannot be written (the store fails) raises ``ControlError(503, "storage")`` and
+changes nothing. Rules of play (docs/session.md):
+
+* takeback reopens exactly the last decision: a draw agreement, a resignation, or a move;
+* a draw offer stands until the opponent accepts, declines or makes a move;
+* swapping sides never rewrites a finished game: after a game it applies to the next one;
+* in a match the sides swap by themselves for game 2; the match ends after two games.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import re
+import secrets
+import sqlite3
+from collections.abc import Mapping
+
+from companion.rules import other
+from companion.rules.board import MoveError
+from companion.rules.game import Game
+from companion.session.actors import Action, Actor, ControlError, Role, check, player
+from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
+from companion.session.core import SessionCore
+from companion.session.match import Match, MatchError, check_tie_break
+from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
+from companion.session.settings import GameSettings, SettingsError
+from companion.session.tracking import copy_game
+from companion.store import StoreError
+
+log = logging.getLogger("companion.session")
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
+
+
+def _storage_error() -> ControlError:
+    return ControlError(503, "storage", "moves are not being saved (the store cannot write): "
+                                        "try again once it writes")
+
+
+class GameSession(SessionCore):
+    """The session: :class:`~companion.session.core.SessionCore` (the loop, proposals,
+    storage) plus the controls. All public methods are thread-safe."""
+
+    # -- reading for the web ---------------------------------------------------------------
+    def state_text(self) -> str:
+        return json.dumps(self.state(), separators=(",", ":"), ensure_ascii=False)
+
+    def actor_for_player_token(self, token: str) -> Actor | None:
+        if not isinstance(token, str) or not _TOKEN.match(token):
+            return None
+        with self.lock:
+            link = None
+            for known, row in self.links.items():
+                if hmac.compare_digest(known, token):
+                    link = row
+            if link is None:
+                link = self.store.link(token)
+                if link is None:
+                    return None
+                self.links[token] = link
+            side = self._link_side(link)
+        return player(side) if side else None
+
+    def _link_side(self, link: Mapping) -> str | None:
+        if link.get("match_id") is not None:
+            m = self.match
+            if m is None or m.id != link["match_id"] or link.get("seat") is None:
+                return None
+            return m.side_of_seat(m.number, int(link["seat"]))
+        return link.get("side") if link.get("game_id") == self.gid else None
+
+    def legal_moves(self) -> dict:
+        with self.lock:
+            board = self.game.board
+            moves: dict[str, list[dict]] = {}
+            if not self.game.is_over():
+                for m in board.legal_moves():
+                    caps, _ = board.preview(m)
+                    moves.setdefault(board.name(m.frm), []).append({
+                        "to": board.name(m.to),
+                        "captures": sorted(board.geo.names[s] for s in board.geo.iter_bits(caps))})
+            return {"game": self.gid, "turn": self.game.turn, "ply": len(self.game.played),
+                    "moves": moves}
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _side_arg(self, actor: Actor, side: object) -> str:
+        if side is None and actor.role is Role.PLAYER and actor.side:
+            return actor.side
+        if side not in SIDES:
+            raise ControlError(400, "bad_side", '"side" must be attackers or defenders')
+        return str(side)
+
+    def _ready(self, *, playing: bool = True) -> None:
+        if not self.storage["ok"]:
+            raise _storage_error()
+        if playing and self.game.is_over():
+            raise ControlError(409, "game_over", "the game is over")
+
+    def _commit(self, game: Game, rows: list, *,
+                move_clocks: list | None = None, clock: GameClock | None = None) -> None:
+        """Write a control's result (with the pending tracker rows); 503 if it cannot."""
+        wall = self.wall()
+        all_rows = list(self.rows) + [(k, d, wall) for k, d in rows]
+        the_clock = clock or self.clock
+        try:
+            self.store.sync_game(self.gid, game, all_rows,
+                                 move_clocks=self.move_clocks if move_clocks is None
+                                 else move_clocks,
+                                 clock=the_clock.snapshot() if the_clock else None)
+        except (sqlite3.Error, OSError) as exc:
+            log.error("a control could not be written (%s); nothing changed", exc)
+            self._storage_failed(exc, None)
+            raise _storage_error() from None
+        self.rows.clear()
+
+    def _after_control(self) -> None:
+        """Re-synchronise the tracker with the game and announce."""
+        from companion.session.state import game_state
+
+        self._handle_plain(self.tracker.reset(self.game, self.board_time()))
+        self._expect_current()
+        self._game_json = game_state(self)
+        self._fed = None
+        if self._stepping:
+            self.publish(force=True)
+        else:
+            self._step_now()  # the board as it is now (a new set-up), then announce
+
+    # -- the simulated board -------------------------------------------------------------------
+    def click(self, actor: Actor, square: str) -> bool:
+        check(actor, Action.CLICK)
+        board = self.caps.clickable
+        if board is None:
+            raise ControlError(409, "real_board", f"the board is a real board "
+                                                  f"({self.board.kind}): move the pieces by hand")
+        if not isinstance(square, str) or square not in self.game.board.geo.names:
+            raise ControlError(400, "bad_square", f"not a square of this board: {square!r}")
+        with self.lock:
+            on = board.toggle(square)
+            self._step_now()
+        return on
+
+    def _step_now(self) -> None:
+        """A loop iteration from a web thread (the tracker sees a click at once)."""
+        try:
+            self.step()
+        except Exception:
+            self.loop_errors += 1
+            log.exception("processing the board after a control failed (the loop retries)")
+
+    # -- remote moves -------------------------------------------------------------------------
+    def choose_move(self, actor: Actor, move: str) -> dict:
+        """A move chosen off the board (a page player): the person at the board makes it."""
+        with self.lock:
+            turn = self.game.turn
+            check(actor, Action.MOVE, turn)
+            self._ready()
+            if self.players[turn].kind is PlayerKind.BOARD:
+                raise ControlError(409, "at_the_board", f"the {turn} play at the board: make "
+                                                        "the move there")
+            m = _MOVE.match(move) if isinstance(move, str) else None
+            board = self.game.board
+            names = board.geo.names
+            if m is None or f"{m[1]}{m[2]}" not in names or f"{m[3]}{m[4]}" not in names:
+                raise ControlError(400, "bad_move", f'"move" must be FROM-TO on this board, such '
+                                                    f'as g3-e3, not {move!r}')
+            frm, to = f"{m[1]}{m[2]}", f"{m[3]}{m[4]}"
+            try:
+                parsed, _ = board.parse_move(f"{frm}-{to}")
+            except (MoveError, ValueError) as exc:
+                raise ControlError(409, "illegal_move", f"{frm}-{to} is not legal: {exc}"
+                                   ) from None
+            if not board.is_legal(parsed):
+                raise ControlError(409, "illegal_move", f"{frm}-{to} is not a legal move of the "
+                                                        f"{turn} here")
+            caps, _ = board.preview(parsed)
+            captures = sorted(names[s] for s in board.geo.iter_bits(caps))
+            self.move_to_make = {"move": f"{frm}-{to}", "from": frm, "to": to,
+                                 "by": self.players[turn].kind.value, "side": turn,
+                                 "captures": captures}
+            self.refused = None
+            self._expect_current()
+            self.rows.append(("move_to_make", dict(self.move_to_make), self.wall()))
+            self._note("move_to_make", actor.label, move=f"{frm}-{to}", side=turn)
+            self.publish(force=True)
+            return dict(self.move_to_make)
+
+    # -- decisions ------------------------------------------------------------------------------
+    def takeback(self, actor: Actor) -> dict:
+        """Reopen the last decision: a draw agreement, a resignation, or a move."""
+        check(actor, Action.TAKEBACK)
+        with self.lock:
+            self._ready(playing=False)
+            outcome = self.game.outcome()
+            reason = str(outcome.reason) if outcome else None
+            if reason == "time":
+                raise ControlError(409, "time_loss", "a loss on time cannot be taken back")
+            if reason in ("agreement", "resignation"):
+                game = copy_game(self.game, manual=False)
+                self._commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
+                self.game = game
+                if self.clock is not None and self.tc is not None:
+                    self.clock.flagged = None
+                    self.clock.start(game.turn, self.board_time())
+                self._reopen_match_game()
+                self._note("takeback", actor.label, reopened=reason)
+                self._after_control()
+                return {"undone": reason, "reopened": reason}
+            if not self.game.played:
+                raise ControlError(409, "nothing_to_take_back", "there is no move to take back")
+            last = self.game.played[-1]
+            game = copy_game(self.game, manual=False)
+            game.undo()
+            self._commit(game, [("takeback", {"move": last.text, "by": actor.label})],
+                         move_clocks=self.move_clocks[:-1])
+            self._apply_takeback(self.board_time())
+            self._note("takeback", actor.label, move=last.text)
+            self._after_control()
+            return {"undone": last.text}
+
+    def draw(self, actor: Actor, action: str, side: str | None) -> dict:
+        if action not in ("offer", "accept", "decline"):
+            raise ControlError(400, "bad_action", '"action" must be offer, accept or decline')
+        side = self._side_arg(actor, side)
+        check(actor, Action.DRAW, side)
+        with self.lock:
+            self._ready()
+            rows = [("draw", {"action": action, "side": side, "by": actor.label})]
+            if action == "offer":
+                if self.draw_offer == side:
+                    raise ControlError(409, "already_offered", f"the {side} already offer a draw")
+                self._commit(self.game, rows)
+                self.draw_offer = side
+            else:
+                if self.draw_offer is None or self.draw_offer == side:
+                    raise ControlError(409, "no_offer",
+                                       f"there is no draw offer for the {side} to {action}")
+                if action == "accept":
+                    game = copy_game(self.game)
+                    game.agree_draw()
+                    self._commit(game, rows)
+                    self.game = game
+                    self._game_ended(self.board_time())
+                else:
+                    self._commit(self.game, rows)
+                self.draw_offer = None
+            self._note("draw", actor.label, action=action, side=side)
+            self._after_control()
+            return {"ok": True, "draw_offer": self.draw_offer}
+
+    def resign(self, actor: Actor, side: str | None) -> dict:
+        side = self._side_arg(actor, side)
+        check(actor, Action.RESIGN, side)
+        with self.lock:
+            self._ready()
+            game = copy_game(self.game)
+            game.resign(side)
+            self._commit(game, [("resign", {"side": side, "by": actor.label})])
+            self.game = game
+            self.draw_offer = None
+            self._game_ended(self.board_time())
+            self._note("resign", actor.label, side=side)
+            self._after_control()
+            return {"ok": True, "result": game.result}
+
+    def flag_fall(self, side: str, at: float) -> None:
+        """``side``'s time ran out at ``at``: a loss on time (stored, then shown)."""
+        clock = GameClock.restore(self.clock.snapshot()) if self.clock else None
+        if clock is not None and self.clock is not None:
+            clock.since = self.clock.since
+            clock.stop(at)
+            clock.flagged = side
+        game = copy_game(self.game)
+        game.lose_on_time(side)
+        try:
+            self._commit(game, [("flag", {"side": side, "board_t": round(at, 3)})], clock=clock)
+        except ControlError:
+            return  # the store fails: the storage state shows it; retried next scan
+        self.game, self.clock = game, clock
+        self.draw_offer = None
+        log.info("game %d: the %s lost on time", self.gid, side)
+        self._game_ended(at)
+        self._note("flag", "clock", side=side)
+        self._after_control()
+
+    def clock_control(self, actor: Actor, action: str) -> dict:
+        check(actor, Action.CLOCK)
+        if action not in ("pause", "resume"):
+            raise ControlError(400, "bad_action", '"action" must be pause or resume')
+        with self.lock:
+            self._ready()
+            if self.clock is None:
+                raise ControlError(409, "no_clock", "this game has no clock")
+            clock = GameClock.restore(self.clock.snapshot())
+            clock.since = self.clock.since
+            t = self.board_time()
+            clock.pause(t) if action == "pause" else clock.resume(t)
+            self._commit(self.game, [("clock", {"action": action, "by": actor.label})],
+                         clock=clock)
+            self.clock = clock
+            self._note("clock", actor.label, action=action)
+            self._after_control()
+            return {"ok": True, "paused": clock.paused}
+
+    # -- players ---------------------------------------------------------------------------------
+    def swap(self, actor: Actor) -> dict:
+        """The two players change sides; a finished game is never rewritten (the swap then
+        applies to the next game)."""
+        check(actor, Action.SWAP)
+        with self.lock:
+            self._ready(playing=False)
+            if self.match is not None and not self.match.finished:
+                raise ControlError(409, "match", "in a match the sides swap by themselves for "
+                                                 "game 2")
+            current = self.next_players or self.players
+            swapped = {"attackers": current["defenders"], "defenders": current["attackers"]}
+            if self.game.is_over():
+                self.next_players = swapped
+                self.rows.append(("swap", {"next_game": True, "by": actor.label}, self.wall()))
+            else:
+                self._store_players(swapped, actor)
+            self._note("swap", actor.label, next_game=self.game.is_over())
+            self._after_control()
+            return {"players": {s: p.name for s, p in swapped.items()},
+                    "applies_to": "next_game" if self.game.is_over() else "this_game"}
+
+    def _store_players(self, players: dict[str, PlayerSpec], actor: Actor) -> None:
+        try:
+            self.store.set_players(self.gid, {s: p.to_json() for s, p in players.items()},
+                                   events=[("players", {"by": actor.label, **{
+                                       s: p.to_json() for s, p in players.items()}},
+                                       self.wall())])
+        except StoreError as exc:
+            raise ControlError(409, "finished", str(exc)) from None
+        except (sqlite3.Error, OSError):
+            raise _storage_error() from None
+        self.players = players
+        self.next_players = None
+
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict:
+        """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
+        check(actor, Action.PLAYERS)
+        with self.lock:
+            self._ready(playing=False)
+            base = self.next_players or self.players
+            players = dict(base)
+            for side, value in request.items():
+                if side not in SIDES or not isinstance(value, Mapping):
+                    raise ControlError(400, "bad_players", "players: {attackers|defenders: "
+                                                           "{name?, kind?}}")
+                players[side] = _player_from(value, base[side], side)
+            if self.game.is_over():
+                self.next_players = players
+            else:
+                self._store_players(players, actor)
+            self._note("players", actor.label)
+            self._after_control()
+            return {"players": {s: p.to_json() for s, p in players.items()}}
+
+    def player_links(self, actor: Actor) -> dict:
+        """One link per side of the current game (per seat of the current match)."""
+        check(actor, Action.LINKS)
+        with self.lock:
+            self._ready(playing=False)
+            m = self.match
+            known = (self.store.links_for(match_id=m.id) if m is not None
+                     else self.store.links_for(game_id=self.gid))
+            out = {}
+            try:
+                for side in SIDES:
+                    if m is not None:
+                        seat = m.seat(m.number, side)
+                        link = next((k for k in known if k["seat"] == seat), None)
+                    else:
+                        link = next((k for k in known if k["side"] == side), None)
+                    if link is None:
+                        token = secrets.token_urlsafe(24)
+                        if m is not None:
+                            self.store.add_link(token, match_id=m.id, seat=seat)
+                        else:
+                            self.store.add_link(token, game_id=self.gid, side=side)
+                        link = self.store.link(token)
+                    assert link is not None
+                    self.links[link["token"]] = link
+                    out[side] = {"token": link["token"], "path": f"/?player={link['token']}",
+                                 "player": self.players[side].name}
+            except (sqlite3.Error, OSError):
+                raise _storage_error() from None
+            return {"links": out, "match": m.id if m else None, "game": self.gid}
+
+    # -- games and matches ----------------------------------------------------------------------
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
+        """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
+        ``time_control``, ``players`` and ``tie_break`` as optional fields."""
+        check(actor, Action.NEW_GAME)
+        with self.lock:
+            self._ready(playing=False)
+            variant = request.get("variant") or self.settings.variant
+            raw_opts = request.get("options")
+            try:
+                if raw_opts is None and variant == self.settings.variant:
+                    settings = self.settings
+                elif raw_opts is None:
+                    settings = self.settings.with_variant(str(variant))
+                else:
+                    if not isinstance(raw_opts, Mapping):
+                        raise SettingsError("options must be an object of rule options")
+                    settings = GameSettings.make(variant, raw_opts)
+                tc = self.tc
+                if "time_control" in request:
+                    tc = TimeControl.parse(str(request.get("time_control")))
+                tie = self.defaults.tie_break
+                if "tie_break" in request:
+                    tie = check_tie_break(request.get("tie_break"))
+            except (SettingsError, TimeControlError, MatchError) as exc:
+                raise ControlError(400, "bad_settings", str(exc)) from None
+            rules = settings.rules()
+            board = self.caps.clickable
+            if board is None and rules.size != self.board.size:
+                raise ControlError(409, "board_size", f"{rules.name} is played on {rules.size}x"
+                                                      f"{rules.size}; this board is "
+                                                      f"{self.board.size}x{self.board.size}")
+            players = dict(self.next_players or self.players)
+            wanted = request.get("players")
+            if isinstance(wanted, Mapping):
+                for side, value in wanted.items():
+                    if side not in SIDES or not isinstance(value, Mapping):
+                        raise ControlError(400, "bad_players", "players: {attackers|defenders: "
+                                                               "{name?, kind?}}")
+                    players[side] = _player_from(value, players[side], side)
+            new_match = None
+            if request.get("match") is True:
+                if players["attackers"].name == players["defenders"].name:
+                    raise ControlError(400, "bad_players", "a match needs two player names")
+                new_match = {"players": (players["attackers"].name, players["defenders"].name),
+                             "tie_break": tie, "settings": {
+                                 **settings.to_json(), "seats": [players["attackers"].to_json(),
+                                                                 players["defenders"].to_json()]}}
+            elif request.get("match") not in (None, False):
+                raise ControlError(400, "bad_match", '"match" must be true or false')
+            self._start_game(settings, tc, players, None, actor, new_match)
+            return {"game": self.gid, "match": self.match.id if self.match else None}
+
+    def next_game(self, actor: Actor) -> dict:
+        """Game 2 of the match: the same settings, sides swapped."""
+        check(actor, Action.NEXT_GAME)
+        with self.lock:
+            self._ready(playing=False)
+            m = self.match
+            if m is None or not m.wants_next:
+                raise ControlError(409, "no_next_game", "there is no match game to start next")
+            players = {"attackers": self.players["defenders"],
+                       "defenders": self.players["attackers"]}
+            self._start_game(self.settings, self.tc, players, m, actor)
+            return {"game": self.gid, "match": m.id}
+
+    def _start_game(self, settings: GameSettings, tc: TimeControl | None,
+                    players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
+                    new_match: dict | None = None) -> None:
+        rules = settings.rules()
+        game = Game(rules)
+        clock = GameClock(tc) if tc else None
+        number = None
+        if match is not None:
+            number = len(match.game_ids) + 1
+        wall = self.wall()
+        old = self.gid
+        try:
+            if old and not self.game.is_over():
+                self.store.abandon(old, events=list(self.rows))
+                self.rows.clear()
+            gid = self.store.new_game(
+                game, {s: p.to_json() for s, p in players.items()}, wall,
+                settings=settings.to_json(), time_control=tc.text if tc else None,
+                clock=clock.snapshot() if clock else None,
+                match_id=match.id if match else None, match_game=number, new_match=new_match)
+        except (sqlite3.Error, OSError):
+            raise _storage_error() from None
+        if new_match is not None:
+            mid = self.store.game(gid).match_id
+            assert mid is not None
+            match = Match(mid, new_match["players"], tuple(new_match["tie_break"]))
+            number = 1
+        if match is not None:
+            match.game_ids.append(gid)
+        self.gid, self.game, self.settings, self.tc = gid, game, settings, tc
+        self.players, self.next_players, self.match = players, None, match
+        self.clock, self.move_clocks, self.before = clock, [], []  # runs once set up
+        self.pending_switch = None
+        self.draw_offer = self.move_to_make = self.refused = None
+        self._left_start = False
+        board = self.caps.clickable
+        if board is not None:
+            board.resize(rules.size, game.board.occupied_names())
+        self._fed = None
+        self._note("new_game", actor.label, game=gid, variant=settings.variant,
+                   match=match.id if match else None)
+        log.info("new game %d: %s%s", gid, rules.name,
+                 f" (match {match.id}, game {number})" if match else "")
+        self._after_control()
+
+
+def _player_from(value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
+    try:
+        spec = base
+        if "kind" in value:
+            kind = value["kind"]
+            if kind not in ("board", "page"):
+                raise PlayerError(f"{side}: kind must be board or page here (the computer "
+                                  "players are started with run --attackers/--defenders)")
+            spec = PlayerSpec.parse(str(kind), base.name)
+        name = check_name(value["name"], f"{side} name") if "name" in value else base.name
+        return spec.named(name)
+    except PlayerError as exc:
+        raise ControlError(400, "bad_players", str(exc)) from None
+
+
+__all__ = ["GameSession", "other"]

@@ -1,0 +1,524 @@
+"""GameSession: the one owner and writer of the game, its match, clocks, players and store.
+
+Data flows one way: the daemon's loop hands the session every board reading; the tracker (with
+a private model of the game) *proposes* what happened; the session decides, applies it to the
+real :class:`~companion.rules.game.Game`, writes it to the store in one transaction, and only
+then announces it (page state, LEDs, log). Controls (:mod:`companion.session.controls`) go the
+same way: checked, computed, written, then applied; a control that cannot be written changes
+nothing.
+
+When the store cannot write (a full disk, I/O errors) the session keeps the unwritten rows,
+suspends the tracker (no new move is accepted), shows the board-wide ``storage`` LED state and
+``storage.ok = false`` at once, retries once a second, and resumes by itself when a write
+succeeds: every event row of the outage is written then.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
+from companion.feedback import with_role
+from companion.rules.game import Game
+from companion.scan import Scan
+from companion.session.actors import BOARD, Actor
+from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.match import GameResult, Match
+from companion.session.players import PlayerKind, PlayerSpec, open_move_player
+from companion.session.restore import restore_session
+from companion.session.settings import GameSettings
+from companion.session.state import game_state, live_state
+from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
+from companion.store import EventRow, Store
+from companion.tracker import Event, ProposalError, Tracker, apply_proposal
+
+log = logging.getLogger("companion.session")
+
+#: Kinds of tracker events that are not stored (LED frames are derived data).
+NOT_STORED = frozenset({"leds"})
+STORAGE_RETRY_S = 1.0
+
+
+@dataclass(frozen=True)
+class SessionDefaults:
+    """What a new game starts with unless a control says otherwise (config + command line)."""
+
+    settings: GameSettings = field(default_factory=GameSettings)
+    time_control: TimeControl | None = None
+    players: dict[str, PlayerSpec] = field(default_factory=lambda: {
+        "attackers": PlayerSpec(PlayerKind.BOARD, "Player 1"),
+        "defenders": PlayerSpec(PlayerKind.BOARD, "Player 2")})
+    tie_break: tuple[str, ...] = ("moves", "time")
+    match: bool = False
+    keep_variant: bool = False
+    raichi: bool = True  # light the escape squares the king has a free line to
+
+
+class SessionCore:
+    """The session's loop, proposals and storage (see the module docstring); the controls are
+    in :class:`companion.session.controls.GameSession`."""
+
+    def __init__(
+        self, store: Store, board: BoardSource, *, defaults: SessionDefaults | None = None,
+        announce: Callable[[dict], object] = lambda state: None,
+        tracker_factory: Callable[[Game], Tracker] | None = None,
+        monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
+    ) -> None:
+        self._store = store
+        self.board = board
+        self.caps: BoardCapabilities = capabilities(board)
+        self.defaults = defaults or SessionDefaults()
+        self._announce = announce
+        factory = tracker_factory or Tracker  # e.g. a Tracker with other timings (tests)
+        self._tracker_factory: Callable[[Game], ProposingTracker] = (
+            lambda game: TrackerAdapter(game, factory))
+        self.monotonic, self.wall = monotonic, wall
+        self.lock = threading.RLock()
+        for side, spec in self.defaults.players.items():
+            if spec.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE):
+                open_move_player(spec, side)  # PlayerError until the engine host is wired
+        # the game and what belongs to it (set by open / controls)
+        self.game: Game = Game(self.defaults.settings.rules())
+        self.gid = 0
+        self.settings = self.defaults.settings
+        self.players: dict[str, PlayerSpec] = dict(self.defaults.players)
+        self.next_players: dict[str, PlayerSpec] | None = None
+        self.tc: TimeControl | None = self.defaults.time_control
+        self.clock: GameClock | None = None
+        self.move_clocks: list[dict | None] = []
+        self.before: list[tuple[dict | None, float | None]] = []  # clock before each ply
+        self.pending_switch: tuple[str, set[str]] | None = None
+        self.match: Match | None = None
+        self.draw_offer: str | None = None
+        self.move_to_make: dict | None = None
+        self.refused: dict | None = None
+        self.tracker: ProposingTracker = self._tracker_factory(self.game)
+        # storage
+        self.rows: list[EventRow] = []
+        self._resumed: list[Event] = []
+        self.storage: dict = {"ok": True}
+        self._retry_at = 0.0
+        # the page
+        self.recent: deque[dict] = deque(maxlen=20)
+        self._event_id = 0
+        self._game_json: dict = {}
+        self._status: dict = {}
+        self._status_at = -1e9
+        self._occupied: frozenset[str] | None = None
+        self._fed: tuple | None = None
+        self._resync = True
+        self._left_start = False
+        self.links: dict[str, dict] = {}
+        self.accepted_at: float | None = None
+        self.loop_errors = 0
+        self._stepping = False
+        self._published_live: dict = {}
+        self._published_game: dict | None = None
+
+    # -- opening -----------------------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        return self._store
+
+    def open(self) -> None:
+        """Resume the store's current game (or match) or start a new one; then announce."""
+        with self.lock:
+            restore_session(self)
+            self.tracker = self._tracker_factory(self.game)
+            self._expect_current()
+            self._game_json = game_state(self)
+            self.publish(force=True)
+
+    def board_time(self) -> float:
+        return self.caps.board_time(self.monotonic())
+
+    # -- the loop ----------------------------------------------------------------------------
+    def step(self, now: float | None = None) -> bool:
+        """One loop iteration: read the board, feed the tracker, decide, store, announce.
+        True if the board has more scans already due."""
+        with self.lock:
+            self._stepping = True
+            try:
+                return self._step(self.monotonic() if now is None else now)
+            finally:
+                self._stepping = False
+
+    def _step(self, now: float) -> bool:
+        try:
+            scan = self.board.scan(now)
+        except Exception as exc:  # a failing bus: the board shows disconnected
+            scan = None
+            self._board_error(now, exc)
+        events: list[Event] = []
+        if scan is not None:
+            events += self._feed(scan)
+            t = scan.t
+        else:
+            t = self.caps.board_time(now)
+            events += self.tracker.tick(t)
+        if events:
+            self._handle(events, t)
+        self._check_flag(t)
+        self._check_next_game(scan)
+        if not self.storage["ok"] and now >= self._retry_at:
+            self._write(now)
+        if self._resumed:  # the tracker judged the board afresh after the store recovered
+            resumed, self._resumed = self._resumed, []
+            self._handle(resumed, t)
+        self.publish(now)
+        return self.caps.due
+
+    def _board_error(self, now: float, exc: Exception) -> None:
+        if now - getattr(self, "_board_error_at", -1e9) > 10:
+            log.warning("board read failed: %s", exc)
+            self._board_error_at = now
+
+    def _feed(self, scan: Scan) -> list[Event]:
+        self._occupied = scan.occupied
+        events: list[Event] = []
+        if self._resync:
+            self._resync = False
+            self._fed = None
+            if scan.occupied != self.game.board.occupied_names():
+                log.info("the board differs from the game position: guiding the set-up")
+                events += self.tracker.reset(self.game, scan.t)
+        # colours count as a change: on polarity boards two swapped pieces change colour
+        # without changing occupancy, and the tracker must see that
+        reading = (scan.occupied, tuple(sorted((scan.colours or {}).items())))
+        if reading != self._fed:
+            self._fed = reading
+            return events + self.tracker.feed(scan)
+        return events + self.tracker.tick(scan.t)
+
+    # -- proposals ---------------------------------------------------------------------------
+    def _handle(self, events: list[Event], t: float) -> None:
+        """Decide on the tracker's proposals, then store (one transaction) and announce."""
+        wall = self.wall()
+        changed = False
+        removed = {e.data.get("square") for e in events if e.kind == "removed"}
+        for e in events:
+            if e.kind in NOT_STORED:
+                continue
+            data = {k: v for k, v in e.data.items() if k != "leds"}
+            data["board_t"] = round(e.t, 3)
+            if e.kind in ("move", "revised"):
+                refusal = self._refusal(data)
+                try:
+                    if refusal is None:
+                        if e.kind == "move":
+                            self._apply_move(e, data, removed)
+                        else:
+                            self._apply_revision(e, data, removed)
+                except ProposalError as exc:
+                    refusal = ("does_not_fit", str(exc))
+                if refusal is not None:
+                    self._refuse(data, refusal, e.t)
+                    changed = True
+                    continue
+                self.accepted_at = wall
+                changed = True
+            elif e.kind == "takeback":
+                last = self.game.played[-1].text if self.game.played else None
+                if last is None or last != data.get("move"):
+                    self._refuse(data, ("does_not_fit", f"cannot take back {data.get('move')}"),
+                                 e.t)
+                    continue
+                self._apply_takeback(e.t)
+                self._note("takeback", "board", move=data.get("move"))
+                changed = True
+            elif e.kind == "removed":
+                self._capture_lifted(str(data.get("square")),
+                                     float(data.get("lifted_at", e.t)))
+            elif e.kind == "ready":
+                self._start_clock(e.t)
+            self.rows.append((e.kind, data, wall))
+            if e.kind in ("move", "revised", "game_over", "takeback", "illegal", "warning"):
+                log.info("game %d: %s %s", self.gid, e.kind, _brief(data))
+        if changed or self.rows:
+            if self.game.is_over():
+                self._game_ended(t)
+            self._write()
+
+    def _refusal(self, data: dict) -> tuple[str, str] | None:
+        """Why a proposed move cannot be accepted now: ``(code, message)``, or None."""
+        if not self.storage["ok"]:
+            return "storage", "moves are not being saved: the move is not accepted"
+        frm, to = data.get("from"), data.get("to")
+        if self.move_to_make is not None and (frm, to) != (
+                self.move_to_make["from"], self.move_to_make["to"]):
+            m = self.move_to_make
+            return ("not_the_move_to_make",
+                    f"that is not the move to make: {m['from']} to {m['to']}")
+        return None
+
+    def _refuse(self, data: dict, refusal: tuple[str, str], t: float) -> None:
+        code, message = refusal
+        self.refused = {"code": code, "message": message, "move": data.get("move")}
+        self._note("refused", "board", code=code, move=data.get("move"), reason=message)
+        self.rows.append(("illegal", {"code": code, "reason": message, "move": data.get("move"),
+                                      "board_t": data.get("board_t")}, self.wall()))
+        log.info("game %d: refused %s (%s)", self.gid, data.get("move"), code)
+        self._handle_plain(self.tracker.reset(self.game, t))
+        self._expect_current()
+
+    def _apply_move(self, e: Event, data: dict, removed: set) -> None:
+        game = self.game
+        before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
+        apply_proposal(game, e)  # ProposalError if it does not fit: refused
+        played = game.played[-1]
+        self.before.append(before)
+        placed = float(data.get("placed_at", data.get("board_t", 0.0)))
+        self._switch_after(played.side, set(played.captured) - removed, placed)
+        if self.draw_offer is not None and self.draw_offer != played.side:
+            self._note("draw", "board", action="lapsed", side=self.draw_offer)
+            self.draw_offer = None  # the opponent of the offerer moved: the offer lapses
+        self.move_to_make = None  # the tracker clears its own once the move is proposed
+        self.refused = None
+
+    def _apply_revision(self, e: Event, data: dict, removed: set) -> None:
+        game = self.game
+        last = self.move_clocks[-1] if self.move_clocks else None
+        before, since = self.before[-1] if self.before else (None, None)
+        apply_proposal(game, e)  # ProposalError if it does not fit: refused
+        self.move_clocks.pop()
+        played = game.played[-1]
+        if self.clock is not None and before is not None:
+            self.clock = GameClock.restore(before)
+            self.clock.since = since
+        placed = float((last or {}).get("placed", data.get("placed_at", 0.0)))
+        self._switch_after(played.side, set(played.captured) - removed, placed)
+
+    def _switch_after(self, mover: str, pending: set[str], placed: float) -> None:
+        """The clock switches at the placement, or once the captured pieces are lifted (their
+        removal is on the mover's time). The move's clock record is kept for the store."""
+        self.pending_switch = None
+        if self.clock is not None:
+            if self.game.is_over():
+                self.clock.stop(placed)
+            elif pending:
+                self.pending_switch = (mover, pending)
+            else:
+                self.clock.switch(mover, placed)
+        self.move_clocks.append(self._clock_record(placed))
+
+    def _start_clock(self, t: float) -> None:
+        """A game's clock starts once the board is set up (the first ``ready``)."""
+        clock = self.clock
+        if (clock is not None and clock.running is None and clock.flagged is None
+                and not self.game.is_over()):
+            clock.start(self.game.turn, t)
+            self._game_json = game_state(self)
+
+    def _capture_lifted(self, square: str, t: float) -> None:
+        if self.pending_switch is None or self.clock is None:
+            return
+        mover, pending = self.pending_switch
+        pending.discard(square)
+        if not pending:
+            self.pending_switch = None
+            self.clock.switch(mover, t)
+            if self.move_clocks:
+                placed = (self.move_clocks[-1] or {}).get("placed", t)
+                self.move_clocks[-1] = self._clock_record(placed, switched=t)
+
+    def _clock_record(self, placed: float, switched: float | None = None) -> dict | None:
+        rec: dict = {"wall": self.wall(), "placed": round(placed, 3)}
+        if self.clock is not None:
+            at = switched if switched is not None else placed
+            rec["left"] = {s: round(self.clock.left(s, at), 3) for s in SIDES}
+            rec["state"] = self.clock.snapshot(at)
+            if switched is not None:
+                rec["switched"] = round(switched, 3)
+        return rec
+
+    def _apply_takeback(self, t: float) -> None:
+        """Undo the last move (by hand or from a control): both clocks as before it."""
+        game = copy_game(self.game, manual=False)
+        game.undo()
+        self.game = game
+        if self.move_clocks:
+            self.move_clocks.pop()
+        before, _ = self.before.pop() if self.before else (None, None)
+        if self.tc is not None:
+            self.clock = GameClock.restore(before) if before else GameClock(self.tc)
+            self.clock.flagged = None
+            self.clock.start(game.turn, t)
+        self.pending_switch = None
+        self.draw_offer = None
+        self.move_to_make = None
+        self._handle_plain(self.tracker.expect(None))
+        self._reopen_match_game()
+
+    # -- time ---------------------------------------------------------------------------------
+    def _check_flag(self, t: float) -> None:
+        clock = self.clock
+        if clock is None or self.game.is_over() or not self.storage["ok"]:
+            return
+        side = clock.flag_due(t)
+        if side is None:
+            return
+        at = clock.flag_at() or t
+        self.flag_fall(side, at)
+
+    # -- matches -------------------------------------------------------------------------------
+    def _check_next_game(self, scan: Scan | None) -> None:
+        match = self.match
+        if match is None or not match.wants_next or scan is None:
+            return
+        start = self.settings.rules()
+        target = Game(start).board.occupied_names()
+        if scan.occupied != target:
+            self._left_start = True
+        elif self._left_start and self.storage["ok"]:
+            log.info("match %d: the board is set up again: game 2 starts", match.id)
+            self.next_game(BOARD)
+
+    # -- storage -------------------------------------------------------------------------------
+    def _write(self, now: float | None = None) -> bool:
+        """Write the game, its clocks and the pending rows in one transaction. On failure keep
+        everything pending, suspend the tracker and show the storage state."""
+        try:
+            self._store.sync_game(self.gid, self.game, list(self.rows),
+                                  move_clocks=self.move_clocks,
+                                  clock=self.clock.snapshot() if self.clock else None)
+        except (sqlite3.Error, OSError) as exc:
+            self._storage_failed(exc, now)
+            return False
+        self.rows.clear()
+        if not self.storage["ok"]:
+            log.warning("the store writes again: every move and event of the outage is saved")
+            self.storage = {"ok": True}
+            self._resumed.extend(self.tracker.suspend(None))  # judged afresh, next step
+            self._note("storage", "system", ok=True)
+        self._game_json = game_state(self)
+        return True
+
+    def _storage_failed(self, exc: BaseException, now: float | None) -> None:
+        now = self.monotonic() if now is None else now
+        self._retry_at = now + STORAGE_RETRY_S
+        if self.storage["ok"]:
+            log.error("the store cannot write (%s): moves are not being saved; the board waits",
+                      exc)
+            self.storage = {"ok": False, "since": self.wall(), "detail": str(exc)}
+            self._handle_plain(self.tracker.suspend("storage"))
+        self.storage["pending"] = len(self.rows)
+        self.storage["retries"] = self.storage.get("retries", 0) + 1
+
+    def _expect_current(self) -> None:
+        """Tell the tracker the move to make again (a reset clears it)."""
+        try:
+            events = self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
+        except ValueError as exc:  # it no longer fits the game
+            log.warning("the move to make %s no longer fits: %s", self.move_to_make, exc)
+            self.move_to_make = None
+            events = self.tracker.expect(None)
+        self._handle_plain(events)
+
+    # -- announcing ------------------------------------------------------------------------------
+    def _note(self, kind: str, by: str, **data: object) -> dict:
+        """A session event for the page's event list (who did what)."""
+        self._event_id += 1
+        event = {"id": self._event_id, "t": round(self.wall(), 3), "kind": kind, "by": by,
+                 **data}
+        self.recent.append(event)
+        return event
+
+    @property
+    def leds(self) -> dict[str, str]:
+        """The LED frame: the tracker's, or board-wide ``storage`` while the store fails."""
+        if not self.storage["ok"]:
+            geo = self.game.board.geo
+            return {name: "storage" for name in geo.names}
+        frame = self.tracker.leds
+        threat = self._game_json.get("threat") if self.defaults.raichi else None
+        if threat:
+            frame = with_role(frame, threat["squares"], "raichi")
+        return frame
+
+    def publish(self, now: float | None = None, force: bool = False) -> None:
+        """Announce the state if anything in it changed (cheap when nothing did)."""
+        now = self.monotonic() if now is None else now
+        if now - self._status_at > 0.5 or force:
+            self._status_at = now
+            try:
+                self._status = dict(self.board.status())
+            except Exception as exc:
+                self._status = {"kind": self.board.kind, "connected": False,
+                                "detail": f"status failed: {exc}"}
+        live = live_state(self)
+        if not force and live == self._published_live and self._game_json is self._published_game:
+            return
+        self._published_live, self._published_game = live, self._game_json
+        self._announce({**self._game_json, **live})
+
+    def state(self) -> dict:
+        with self.lock:
+            return {**self._game_json, **live_state(self)}
+
+    def _game_ended(self, t: float) -> None:
+        if self.clock is not None and self.clock.running:
+            self.clock.stop(t)
+        self.pending_switch = None
+        self.move_to_make = None
+        self._handle_plain(self.tracker.expect(None))
+        self._finish_match_game()
+
+    def _finish_match_game(self) -> None:
+        m = self.match
+        if m is None or not self.game.is_over():
+            return
+        idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
+        left = None
+        if self.clock is not None:
+            t = self.board_time()
+            left = {s: self.clock.left(s, t) for s in SIDES}
+        while len(m.results) <= idx:
+            m.results.append(None)
+        m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
+        if m.finished:
+            winner, how = m.winner()
+            result = {"score": m.score(), "winner": winner, "decided_by": how}
+            try:
+                self.store.end_match(m.id, result)
+            except (sqlite3.Error, OSError) as exc:
+                log.error("could not store the match result (%s)", exc)
+            self._note("match_over", "system", match=m.id, **result)
+
+    def _reopen_match_game(self) -> None:
+        m = self.match
+        if m is None or self.gid not in m.game_ids:
+            return
+        idx = m.game_ids.index(self.gid)
+        if idx < len(m.results):
+            m.results[idx] = None
+            del m.results[idx + 1:]
+
+    # -- provided by the controls ------------------------------------------------------------
+    def flag_fall(self, side: str, at: float) -> None:
+        raise NotImplementedError
+
+    def next_game(self, actor: Actor) -> dict:
+        raise NotImplementedError
+
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
+        raise NotImplementedError
+
+    def _step_now(self) -> None:
+        raise NotImplementedError
+
+    def _handle_plain(self, events: list[Event]) -> None:
+        """Events of a reset (set-up guidance): stored, nothing to decide."""
+        wall = self.wall()
+        for e in events:
+            if e.kind not in NOT_STORED and e.kind not in ("move", "revised", "takeback"):
+                self.rows.append((e.kind, {**e.data, "board_t": round(e.t, 3)}, wall))
+
+
+def _brief(data: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in data.items() if k not in ("leds", "board_t"))

@@ -1,0 +1,109 @@
+"""Exports of stored games and matches: CSV records and OpenTafl ``.otg`` files.
+
+CSV: the corpus form (``moves,attacker_captures,defender_captures,status``, one line a game)
+after ``#`` header lines that carry what the record line cannot: game id, date, variant and
+house rules (with the OpenTafl rules string), players, result and reason, time control, and
+each move's wall time and both clock readings. ``tafl-companion rules replay`` skips the ``#``
+lines, so an export replays as it is.
+
+``.otg``: OpenTafl's tags (``attackers``, ``defenders``, ``date``, ``result``,
+``termination``, ``rules`` with the game's own rule set) plus ``time-control`` and
+``time-remaining`` (as OpenTafl's own serializer writes them) and, per move, a comment with the
+wall time and both clocks after it (``[12:00:03 a=4:51.0 d=5:00.0|...]``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING
+
+from companion.rules.otg import export_otg, rules_string
+from companion.rules.records import game_to_record_line
+
+if TYPE_CHECKING:
+    from companion.store import GameRow, Store
+
+
+def _clock_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    seconds = max(0.0, seconds)
+    return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
+
+
+def _wall(t: float | None) -> str:
+    return _dt.datetime.fromtimestamp(t).strftime("%H:%M:%S") if t else "-"
+
+
+def _header(store: Store, row: GameRow) -> list[str]:
+    game_rules = store.load_game(row.id).rules
+    settings = row.settings_json()
+    opts = " ".join(f"{k}={str(v).lower()}" for k, v in settings["options"].items())
+    players = row.players()
+    lines = [
+        f"# tafl-companion game {row.id}" + (f" (match {row.match_id}, game {row.match_game})"
+                                             if row.match_id else ""),
+        f"# date: {_dt.datetime.fromtimestamp(row.started).isoformat(timespec='seconds')}",
+        f"# variant: {row.variant}" + (f" with {opts}" if opts else ""),
+        f"# rules: {rules_string(game_rules)}",
+    ]
+    for side in ("attackers", "defenders"):
+        p = players[side]
+        lines.append(f"# {side}: {p['name']} ({p['kind']})")
+    lines.append(f"# result: {row.result}" + (f" ({row.reason})" if row.reason else ""))
+    if row.time_control:
+        lines.append(f"# time control: {row.time_control}")
+    moves = store.moves(row.id)
+    if moves:
+        lines.append("# moves: " + " ".join(
+            f"{m['ply']}:{m['text']}@{_wall(m['t'])}"
+            + (f"/a={_clock_text(m['left']['attackers'])},d={_clock_text(m['left']['defenders'])}"
+               if m["left"] else "") for m in moves))
+    return lines
+
+
+def game_csv(store: Store, gid: int) -> str:
+    row = store.game(gid)
+    game = store.load_game(gid)
+    return "\n".join([*_header(store, row), game_to_record_line(game)]) + "\n"
+
+
+def game_otg(store: Store, gid: int) -> str:
+    row = store.game(gid)
+    game = store.load_game(gid)
+    players = row.players()
+    tags = {"attackers": players["attackers"]["name"],
+            "defenders": players["defenders"]["name"]}
+    if row.match_id:
+        tags["event"] = f"tafl-companion match {row.match_id}, game {row.match_game}"
+    moves = store.moves(gid)
+    if row.time_control:
+        tags["time-control"] = row.time_control
+        last = next((m["left"] for m in reversed(moves) if m["left"]), None)
+        if last:
+            tags["time-remaining"] = (f"{_clock_text(last['attackers'])} "
+                                      f"{_clock_text(last['defenders'])}")
+    comments = []
+    for m in moves:
+        text = _wall(m["t"])
+        if m["left"]:
+            text += (f" a={_clock_text(m['left']['attackers'])}"
+                     f" d={_clock_text(m['left']['defenders'])}")
+        comments.append(text)
+    return export_otg(game, tags=tags, date=_dt.date.fromtimestamp(row.started),
+                      comments=comments)
+
+
+def match_csv(store: Store, mid: int) -> str:
+    m = store.match(mid)
+    out = [f"# tafl-companion match {mid}: {m.players[0]} v {m.players[1]}"]
+    if m.result:
+        out.append(f"# match result: {m.result}")
+    for row in store.match_games(mid):
+        out.append(game_csv(store, row.id).rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def match_otg(store: Store, mid: int) -> str:
+    """Both games of a match, one ``.otg`` game after the other (a blank line between)."""
+    return "\n".join(game_otg(store, row.id) for row in store.match_games(mid))

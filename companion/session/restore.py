@@ -1,0 +1,160 @@
+"""Bringing a session back from the store at start: the current game (or the match waiting for
+its second game), its settings, players, clocks as stored at the last move, and its match.
+
+After a crash or a power cut the clocks read what they read when the last move was stored; the
+side to move's clock runs again from the restart (the time the daemon was down is nobody's).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING
+
+from companion.rules import PRESETS
+from companion.rules.game import Game
+from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
+from companion.session.match import GameResult, Match
+from companion.session.players import PlayerError, PlayerKind, PlayerSpec
+from companion.session.settings import GameSettings, SettingsError
+from companion.store import GameRow, StoreError
+
+if TYPE_CHECKING:
+    from companion.session.core import SessionCore
+
+log = logging.getLogger("companion.session")
+
+
+def _players(row: GameRow) -> dict[str, PlayerSpec]:
+    out = {}
+    for side, data in row.players().items():
+        try:
+            spec = PlayerSpec.parse(str(data.get("kind", "board")), str(data["name"]))
+            if data.get("kind") == "computer" and data.get("level"):
+                spec = PlayerSpec(PlayerKind.COMPUTER, str(data["name"]), int(data["level"]))
+            elif data.get("kind") == "engine" and data.get("command"):
+                spec = PlayerSpec(PlayerKind.ENGINE, str(data["name"]), command=data["command"])
+        except (PlayerError, ValueError, KeyError):
+            spec = PlayerSpec(PlayerKind.BOARD, str(data.get("name", side)))
+        out[side] = spec
+    return out
+
+
+def _fits(session: SessionCore, row: GameRow) -> bool:
+    d = session.defaults
+    if row.variant == d.settings.variant:
+        return True
+    if d.keep_variant:
+        return False
+    size = PRESETS[row.variant].size if row.variant in PRESETS else 0
+    return size == session.board.size or session.caps.clickable is not None
+
+
+def _current_row(session: SessionCore) -> GameRow | None:
+    """The game to resume: the latest unfinished one, or the finished first game of a match
+    that waits for its second."""
+    store = session.store
+    row = store.unfinished()
+    latest = store.latest()
+    if latest is not None and latest.match_id and (row is None or row.id < latest.id):
+        m = store.match(latest.match_id)
+        if m.ended is None and latest.finished and latest.reason != "abandoned":
+            return latest
+    return row
+
+
+def restore_session(session: SessionCore) -> None:
+    """Resume or start (see the module docstring). Called under the session's lock."""
+    store = session.store
+    row = _current_row(session)
+    if row is not None and _fits(session, row):
+        try:
+            _resume(session, row)
+            return
+        except (StoreError, SettingsError, TimeControlError, ValueError) as exc:
+            log.warning("cannot resume game %d (%s); starting a new one", row.id, exc)
+    if row is not None and not row.finished:
+        store.abandon(row.id)
+    latest = store.latest()
+    players = dict(session.defaults.players)
+    if latest is not None:  # the names of the last game's players stay
+        prev = _players(latest)
+        players = {s: players[s].named(prev[s].name) if not players[s].name or
+                   players[s].name.startswith("Player ") else players[s] for s in SIDES}
+    d = session.defaults
+    game = Game(d.settings.rules())
+    clock = GameClock(d.time_control) if d.time_control else None
+    new_match = None
+    names = (players["attackers"].name, players["defenders"].name)
+    if d.match and names[0] != names[1]:
+        new_match = {"players": names,
+                     "tie_break": d.tie_break, "settings": {
+                         **d.settings.to_json(),
+                         "seats": [players[s].to_json() for s in SIDES]}}
+    gid = store.new_game(game, {s: p.to_json() for s, p in players.items()},
+                         settings=d.settings.to_json(),
+                         time_control=d.time_control.text if d.time_control else None,
+                         clock=clock.snapshot() if clock else None, new_match=new_match)
+    if new_match is not None:
+        mid = store.game(gid).match_id
+        assert mid is not None
+        session.match = Match(mid, names, d.tie_break, [gid])
+    session.gid, session.game, session.settings = gid, game, d.settings
+    session.players, session.tc, session.clock = players, d.time_control, clock
+    session.move_clocks, session.before = [], []  # the clock runs once the board is set up
+    log.info("new game %d: %s", gid, game.rules.name)
+    _resize(session)
+
+
+def _resume(session: SessionCore, row: GameRow) -> None:
+    store = session.store
+    game = store.load_game(row.id)
+    settings = GameSettings.from_json(row.settings_json())
+    tc = TimeControl.parse(row.time_control) if row.time_control else None
+    moves = store.moves(row.id)
+    move_clocks: list[dict | None] = [m["clock"] for m in moves]
+    before: list[tuple[dict | None, float | None]] = []
+    initial = GameClock(tc).snapshot() if tc else None
+    for i in range(len(moves)):
+        prev = move_clocks[i - 1] if i else None
+        before.append(((prev or {}).get("state") or initial, None))
+    clock = None
+    if tc is not None:
+        data = json.loads(row.clock) if row.clock else None
+        last = (move_clocks[-1] or {}).get("state") if move_clocks else None
+        # the clocks as stored at the last move (the game row adds an owner's pause)
+        state = last or data or initial
+        clock = GameClock.restore(state) if state else GameClock(tc)
+        clock.running = None  # it runs again once the board matches the game (``ready``)
+        clock.paused = bool(data and data.get("paused"))
+    session.gid, session.game, session.settings, session.tc = row.id, game, settings, tc
+    session.players = _players(row)
+    session.clock, session.move_clocks, session.before = clock, move_clocks, before
+    session.match = _match(session, row)
+    log.info("resuming game %d (%s) after %d moves", row.id, row.variant, len(game.played))
+    _resize(session)
+
+
+def _match(session: SessionCore, row: GameRow) -> Match | None:
+    if not row.match_id:
+        return None
+    store = session.store
+    m = store.match(row.match_id)
+    match = Match(m.id, m.players, m.tie_break)
+    for g in store.match_games(m.id):
+        if g.reason == "abandoned":
+            continue
+        match.game_ids.append(g.id)
+        if g.finished:
+            left = None
+            if g.clock:
+                c = GameClock.restore(json.loads(g.clock))
+                left = {s: c.left(s, 0.0) for s in SIDES}
+            match.results.append(GameResult(g.result, g.plies, left))
+    return match
+
+
+def _resize(session: SessionCore) -> None:
+    board = session.caps.clickable
+    if board is not None:
+        board.resize(session.game.rules.size, session.game.board.occupied_names())

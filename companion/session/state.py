@@ -1,0 +1,103 @@
+"""``/api/state``: the page state as data (docs/http-api.md lists every field).
+
+Two parts: the *game* part is rebuilt only after the store has written (so nothing unsaved is
+ever shown), the *live* part (LEDs, guidance, board, storage) on every publish.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from companion.rules.board import REASON_TEXT
+from companion.rules.threats import threat_json
+
+if TYPE_CHECKING:
+    from companion.session.core import SessionCore
+
+SIDES = ("attackers", "defenders")
+
+
+def game_state(s: SessionCore) -> dict:
+    """The stored game's part of the state."""
+    game = s.game
+    board = game.board
+    outcome = game.outcome()
+    geo = board.geo
+    last = game.played[-1] if game.played else None
+    reason = str(outcome.reason) if outcome else None
+    clock = None
+    if s.clock is not None:
+        clock = s.clock.to_json(s.board_time())
+        clock["at"] = round(s.wall(), 3)
+    return {
+        "game": s.gid,
+        "variant": game.rules.id,
+        "variant_name": game.rules.name,
+        "size": game.rules.size,
+        "first": game.start_turn,
+        "turn": game.turn,
+        "moves": game.moves,
+        "result": outcome.result if outcome else "ongoing",
+        "reason": reason,
+        "reason_text": REASON_TEXT.get(reason, reason) if reason else "",
+        "position": board.otn(),
+        "last": {"from": last.frm, "to": last.to, "captured": list(last.captured),
+                 "side": last.side, "text": last.text} if last else None,
+        "captures": {side: game.captures(side) for side in SIDES},
+        "players": {side: p.to_json() for side, p in s.players.items()},
+        "next_players": ({side: p.to_json() for side, p in s.next_players.items()}
+                         if s.next_players else None),
+        "draw_offer": s.draw_offer,
+        "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
+        "corners": [geo.names[q] for q in geo.iter_bits(geo.corner)],
+        "settings": s.settings.to_json(),
+        "clock": clock,
+        "match": s.match.to_json() if s.match else None,
+        "times": [(c or {}).get("left") for c in s.move_clocks],
+        "accepted_at": s.accepted_at,
+        "threat": threat_json(board),
+    }
+
+
+def _message(s: SessionCore) -> str:
+    if not s.storage["ok"]:
+        return ("Moves are not being saved: the store cannot write "
+                f"({s.storage.get('detail', 'error')}). The board waits until it can.")
+    tracking = s.tracker.state
+    if s.refused and tracking == "setup":
+        return f"{s.refused['message'].capitalize()}: put the pieces back as the lights show."
+    m = s.move_to_make
+    if m and tracking in ("ready", "lifted"):
+        caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
+        return (f"{m['side'].capitalize()} ({s.players[m['side']].name}, on the phone) play "
+                f"{m['from']} to {m['to']}: make the move on the board{caps}.")
+    text = s.tracker.message
+    outcome = s.game.outcome()
+    if outcome is not None and str(outcome.reason) in ("agreement", "resignation", "time"):
+        why = REASON_TEXT.get(str(outcome.reason), str(outcome.reason))
+        head = "Draw" if outcome.winner is None else f"{outcome.winner.capitalize()} win"
+        return f"{head}: {why}."
+    if text:
+        return text
+    if outcome:
+        why = REASON_TEXT.get(str(outcome.reason), str(outcome.reason))
+        return f"Draw: {why}." if outcome.winner is None else (
+            f"{outcome.winner.capitalize()} win: {why}.")
+    return f"{s.game.turn.capitalize()} to move."
+
+
+def live_state(s: SessionCore) -> dict:
+    """The part that changes between stores: LEDs, guidance, the board, storage."""
+    status = s._status
+    return {
+        "leds": s.leds,
+        "message": _message(s),
+        "tracking": s.tracker.state,
+        "guidance": s.tracker.guidance,
+        "move_to_make": dict(s.move_to_make) if s.move_to_make else None,
+        "occupied": sorted(s._occupied or ()),
+        "board": {k: status.get(k) for k in ("kind", "connected", "detail")},
+        "storage": dict(s.storage),
+        "events": list(s.recent),
+        "note": "",
+    }

@@ -1,0 +1,230 @@
+"""The JSON API's routes (docs/http-api.md): reading for everyone, controls for an actor.
+
+Every control resolves the request's actor (owner, player or spectator) and calls the session,
+which checks what that actor may do; a :class:`~companion.session.actors.ControlError` becomes
+``{"error": message, "code": code}`` with its status.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+
+from companion.rules import PRESETS
+from companion.session.actors import Actor, ControlError
+from companion.session.api import SessionAPI
+from companion.session.export import match_csv, match_otg
+from companion.store import StoreError
+from companion.web import errors
+
+SIDES = ("attackers", "defenders")
+MAX_ID = 2**62
+
+
+def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[], Actor]) -> None:
+    """Add the API routes to ``app``."""
+    from companion.web import ApiError, _int_arg, geometry
+
+    def body() -> dict:
+        data = request.get_json(silent=True)
+        if data is None and request.get_data():
+            raise ApiError(400, "the request body is not valid JSON", "bad_json")
+        if data is None:
+            return {}
+        if not isinstance(data, dict):
+            raise ApiError(400, "the request body must be a JSON object", "bad_json")
+        return data
+
+    def field(data: dict, name: str, choices: tuple[str, ...] | None = None,
+              optional: bool = False) -> str | None:
+        value = data.get(name)
+        if value is None and optional:
+            return None
+        if not isinstance(value, str) or not value:
+            raise ApiError(400, f'"{name}" is required (a string)', "bad_request")
+        if choices and value not in choices:
+            raise ApiError(400, f'"{name}" must be one of {", ".join(choices)}, not {value!r}',
+                           "bad_request")
+        return value
+
+    def control(fn: Callable[..., Any], *args: Any) -> Any:
+        actor = resolve_actor()
+        try:
+            return fn(actor, *args)
+        except ControlError as exc:
+            raise ApiError(exc.status, exc.message, exc.code) from None
+
+    def checked_id(value: int, what: str) -> int:
+        if not 0 < value < MAX_ID:
+            raise ApiError(404, f"no {what} {value}", "not_found")
+        return value
+
+    # -- reading ----------------------------------------------------------------------------
+    @app.get("/api/state")
+    def state() -> Response:
+        return Response(session.state_text(), mimetype="application/json")
+
+    @app.get("/api/variants")
+    def variants() -> Response:
+        from companion.session.settings import OPTIONS
+
+        return jsonify(variants=[
+            {"id": r.id, "name": r.name, "size": r.size,
+             "options": {k: getattr(r, k) for k in OPTIONS}} for r in PRESETS.values()
+        ], options={k: list(v) for k, v in OPTIONS.items()})
+
+    @app.get("/api/legal")
+    def legal() -> Response:
+        return jsonify(session.legal_moves())
+
+    @app.get("/api/whoami")
+    def whoami() -> Response:
+        try:
+            return jsonify(resolve_actor().to_json())
+        except ApiError:
+            raise
+
+    @app.get("/api/games")
+    def games() -> Response:
+        limit = _int_arg("limit", 50, 1, 500)
+        offset = _int_arg("offset", 0, 0, 10**9)
+        return jsonify(games=[g.to_json() for g in session.store.list_games(limit, offset)])
+
+    @app.get("/api/games/<int:gid>")
+    def game(gid: int) -> Response:
+        store = session.store
+        try:
+            row = store.game(checked_id(gid, "game"))
+            return jsonify(**row.to_json(), **geometry(row.variant),
+                           player_details=row.players(), moves=store.moves(gid),
+                           positions=store.positions(gid), events=store.events(gid, 500))
+        except StoreError as exc:
+            raise ApiError(404, str(exc), "not_found") from None
+
+    @app.get("/api/games/<int:gid>/record.csv")
+    def export_csv(gid: int) -> Response:
+        return _download(checked_id(gid, "game"), "csv", "text/csv")
+
+    @app.get("/api/games/<int:gid>/game.otg")
+    def export_otg(gid: int) -> Response:
+        return _download(checked_id(gid, "game"), "otg", "text/plain")
+
+    def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
+        store = session.store
+        try:
+            if match:
+                text = match_csv(store, gid) if kind == "csv" else match_otg(store, gid)
+            else:
+                text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
+        except StoreError as exc:
+            raise ApiError(404, str(exc), "not_found") from None
+        resp = Response(text, mimetype=mime)
+        name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
+        resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
+        return resp
+
+    @app.get("/api/matches")
+    def matches() -> Response:
+        limit = _int_arg("limit", 50, 1, 500)
+        offset = _int_arg("offset", 0, 0, 10**9)
+        store = session.store
+        return jsonify(matches=[
+            {**m.to_json(), "games": [g.to_json() for g in store.match_games(m.id)]}
+            for m in store.list_matches(limit, offset)])
+
+    @app.get("/api/matches/<int:mid>")
+    def match(mid: int) -> Response:
+        store = session.store
+        try:
+            m = store.match(checked_id(mid, "match"))
+        except StoreError as exc:
+            raise ApiError(404, str(exc), "not_found") from None
+        return jsonify(**m.to_json(), games=[g.to_json() for g in store.match_games(mid)])
+
+    @app.get("/api/matches/<int:mid>/record.csv")
+    def match_export_csv(mid: int) -> Response:
+        return _download(checked_id(mid, "match"), "csv", "text/csv", match=True)
+
+    @app.get("/api/matches/<int:mid>/games.otg")
+    def match_export_otg(mid: int) -> Response:
+        return _download(checked_id(mid, "match"), "otg", "text/plain", match=True)
+
+    @app.get("/api/players")
+    def player_results() -> Response:
+        return jsonify(players=session.store.player_results())
+
+    # -- controls ---------------------------------------------------------------------------
+    @app.post("/api/auth")
+    def auth() -> Response:
+        body()
+        return jsonify(ok=True, **resolve_actor().to_json())
+
+    @app.post("/api/click")
+    def click() -> Response:
+        square = errors.check_square(field(body(), "square"), None)
+        on = control(session.click, square)
+        return jsonify(square=square, occupied=on)
+
+    @app.post("/api/move")
+    def move() -> Response:
+        data = body()
+        text = data.get("move")
+        if text is None and isinstance(data.get("from"), str) and isinstance(data.get("to"), str):
+            text = f"{data['from']}-{data['to']}"
+        if not isinstance(text, str):
+            raise ApiError(400, '"move" is required (FROM-TO, e.g. g3-e3), or "from" and "to"',
+                           "bad_move")
+        return jsonify(move_to_make=control(session.choose_move, text))
+
+    @app.post("/api/new")
+    def new_game() -> Response:
+        return jsonify(control(session.new_game, body()))
+
+    @app.post("/api/match")
+    def new_match() -> Response:
+        return jsonify(control(session.new_game, {**body(), "match": True}))
+
+    @app.post("/api/next")
+    def next_game() -> Response:
+        body()
+        return jsonify(control(session.next_game))
+
+    @app.post("/api/takeback")
+    def takeback() -> Response:
+        body()
+        return jsonify(control(session.takeback))
+
+    @app.post("/api/draw")
+    def draw() -> Response:
+        data = body()
+        action = field(data, "action", ("offer", "accept", "decline"))
+        return jsonify(control(session.draw, action, field(data, "side", SIDES, True)))
+
+    @app.post("/api/resign")
+    def resign() -> Response:
+        return jsonify(control(session.resign, field(body(), "side", SIDES, True)))
+
+    @app.post("/api/swap")
+    def swap() -> Response:
+        body()
+        return jsonify(control(session.swap))
+
+    @app.post("/api/players")
+    def players() -> Response:
+        return jsonify(control(session.set_players, body()))
+
+    @app.post("/api/links")
+    def links() -> Response:
+        body()
+        out = control(session.player_links)
+        base = request.host_url.rstrip("/")
+        for link in out["links"].values():
+            link["url"] = base + link["path"]
+        return jsonify(out)
+
+    @app.post("/api/clock")
+    def clock() -> Response:
+        action = field(body(), "action", ("pause", "resume"))
+        return jsonify(control(session.clock_control, action))

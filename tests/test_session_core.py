@@ -1,0 +1,266 @@
+"""GameSession with the real tracker on a virtual clock: proposals, clocks, decisions, players,
+matches, settings, restarts."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from session_helpers import Harness
+
+from companion.session import OWNER, SPECTATOR, ControlError
+from companion.session.actors import player
+
+
+def test_moves_are_stored_with_wall_time_and_both_clocks(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+3")
+    h.move("d1", "d4", think=4.0)
+    h.move("f4", "e4", think=2.0)
+    moves = h.store.moves(h.session.gid)
+    assert [m["text"] for m in moves] == ["d1-d4", "f4-e4"]
+    assert all(m["left"] is not None and m["t"] > 1.7e9 for m in moves)
+    # the attackers' clock ran from the set-up (ready, at the first scan) until the piece was
+    # placed (0.49 + 4.0 + 0.1 s), not until the tracker accepted it 0.2 s later; then +3 s
+    first = moves[0]["left"]
+    assert first["attackers"] - 3 == pytest.approx(300 - 4.59, abs=0.03)
+    assert first["defenders"] == pytest.approx(300.0)
+    s = h.state
+    assert s["clock"]["running"] == "attackers" and s["times"][1] == moves[1]["left"]
+
+
+def test_a_pending_capture_is_on_the_movers_time(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+0")
+    h.move("d1", "d4")
+    h.move("f4", "e4")
+    h.click("f2", 0.1)
+    h.click("f4", 0.4)  # f2-f4 captures e4; the capture stays on the board for 3 s
+    clock = h.session.clock
+    assert clock is not None and clock.running == "attackers"
+    h.run(3.0)
+    before = clock.left("attackers", h.t)
+    h.click("e4", 0.3)
+    assert clock.running == "defenders"
+    assert h.store.moves(h.session.gid)[-1]["left"]["attackers"] == pytest.approx(before, abs=0.05)
+
+
+def test_takeback_restores_both_clocks(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+2")
+    h.move("d1", "d4", think=3.0)
+    h.move("f4", "e4", think=7.0)
+    before = dict(h.store.moves(h.session.gid)[0]["left"])
+    assert h.session.takeback(OWNER) == {"undone": "f4-e4"}
+    clock = h.session.clock
+    assert clock is not None and clock.running == "defenders"
+    assert clock.left("defenders", h.t) == pytest.approx(before["defenders"], abs=0.02)
+    assert clock.left("attackers", h.t) == pytest.approx(before["attackers"], abs=0.02)
+    assert h.store.move_texts(h.session.gid) == ["d1-d4"]
+    assert h.state["events"][-1]["kind"] == "takeback" and h.state["events"][-1]["by"] == "owner"
+
+
+def test_flag_fall_is_a_loss_on_time_stored_and_shown(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="0.05+0")  # 3 s each
+    h.move("d1", "d4")
+    h.run(3.2)
+    s = h.state
+    assert s["result"] == "attackers" and s["reason"] == "time"
+    assert h.store.game(h.session.gid).reason == "time"
+    assert s["clock"]["defenders"] == 0 and s["clock"]["flagged"] == "defenders"
+    assert any(e["kind"] == "flag" for e in s["events"])
+    with pytest.raises(ControlError) as err:
+        h.session.takeback(OWNER)
+    assert err.value.code == "time_loss"
+    gid = h.session.gid
+    h2 = h.reopen()  # a finished game stays as it ended; a new game starts
+    assert h2.session.gid != gid and h2.store.game(gid).result == "attackers"
+    assert h2.store.load_game(gid).outcome().reason == "time"
+
+
+def test_draw_offer_stands_until_the_opponent_answers_or_moves(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    s = h.session
+    s.draw(OWNER, "offer", "attackers")
+    h.move("d1", "d4")  # the offerer's own move: the offer stands
+    assert h.state["draw_offer"] == "attackers"
+    h.move("f4", "e4")  # the opponent moved: it lapses
+    assert h.state["draw_offer"] is None
+    s.draw(player("defenders"), "offer", None)
+    with pytest.raises(ControlError):
+        s.draw(player("defenders"), "accept", None)  # one cannot accept one's own offer
+    s.draw(player("attackers"), "accept", None)
+    assert h.state["result"] == "draw" and h.store.game(s.gid).reason == "agreement"
+    # takeback reopens the agreement, not a move
+    assert s.takeback(OWNER)["reopened"] == "agreement"
+    assert h.state["result"] == "ongoing" and h.state["moves"] == ["d1-d4", "f4-e4"]
+    assert h.store.game(s.gid).result == "ongoing"
+
+
+def test_resignation_can_be_taken_back(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    h.move("d1", "d4")
+    h.session.resign(player("defenders"), None)
+    assert h.state["result"] == "attackers" and h.state["reason"] == "resignation"
+    assert h.session.takeback(OWNER)["reopened"] == "resignation"
+    assert h.state["result"] == "ongoing" and h.state["moves"] == ["d1-d4"]
+    assert h.session.takeback(OWNER)["undone"] == "d1-d4"
+
+
+def test_swap_never_rewrites_a_finished_game(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    s = h.session
+    s.swap(OWNER)  # an unfinished game: the names swap
+    assert h.state["players"]["attackers"]["name"] == "Bo"
+    s.resign(OWNER, "defenders")  # Bo (attackers) wins
+    gid = s.gid
+    assert s.swap(OWNER)["applies_to"] == "next_game"
+    row = h.store.game(gid)
+    assert (row.attackers, row.result) == ("Bo", "attackers")
+    s.new_game(OWNER, {})
+    assert h.state["players"]["attackers"]["name"] == "Ann"
+    assert h.store.game(gid).attackers == "Bo"
+
+
+def test_permissions_of_spectators_and_players(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="page")
+    s = h.session
+    for fn, args in ((s.takeback, ()), (s.resign, ("attackers",)), (s.swap, ()),
+                     (s.new_game, ({},)), (s.click, ("d1",)), (s.player_links, ())):
+        with pytest.raises(ControlError) as err:
+            fn(SPECTATOR, *args)
+        assert err.value.status == 403
+    with pytest.raises(ControlError) as err:
+        s.resign(player("defenders"), "attackers")
+    assert err.value.code == "not_your_side"
+    with pytest.raises(ControlError) as err:
+        s.takeback(player("defenders"))
+    assert err.value.code == "forbidden"
+    assert h.state["result"] == "ongoing"
+
+
+def test_a_remote_players_move_is_shown_and_only_it_is_accepted(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="page")
+    s = h.session
+    links = s.player_links(OWNER)["links"]
+    remote = s.actor_for_player_token(links["defenders"]["token"])
+    assert remote == player("defenders")
+    assert s.actor_for_player_token("x" * 30) is None
+    h.move("d1", "d4")
+    with pytest.raises(ControlError) as err:
+        s.choose_move(s.actor_for_player_token(links["attackers"]["token"]), "f4-e4")
+    assert err.value.code == "not_your_side"
+    for bad in ("f4-e", "F4-E4", "f4-z4", "f4-e4 ", "f04-e4", "f٤-e4", 5):
+        with pytest.raises(ControlError) as err:
+            s.choose_move(remote, bad)  # type: ignore[arg-type]
+        assert err.value.status == 400, bad
+    with pytest.raises(ControlError) as err:
+        s.choose_move(remote, "f4-f1")
+    assert err.value.code == "illegal_move"
+    chosen = s.choose_move(remote, "f4-e4")
+    assert chosen == {"move": "f4-e4", "from": "f4", "to": "e4", "by": "page",
+                      "side": "defenders", "captures": []}
+    st = h.state
+    assert st["move_to_make"]["move"] == "f4-e4"
+    assert st["leds"].get("f4") == "make_from" and st["leds"].get("e4") == "make_to"
+    assert "f4 to e4" in st["message"]
+    # the person at the board makes another move: refused, guided back
+    h.click("f4", 0.1)
+    h.click("g4", 0.8)
+    assert h.session.game.moves == ["d1-d4"]
+    assert "not the move to make" in h.state["message"]
+    h.click("g4", 0.1)
+    h.click("f4", 0.8)  # put back
+    h.move("f4", "e4")
+    assert h.state["moves"] == ["d1-d4", "f4-e4"] and h.state["move_to_make"] is None
+    assert h.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
+
+
+def test_a_two_game_match_swaps_sides_and_scores(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+0")
+    s = h.session
+    out = s.new_game(OWNER, {"match": True})
+    mid = out["match"]
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.resign(OWNER, "defenders")  # Ann (attackers) wins game 1
+    m = h.state["match"]
+    assert m["game"] == 1 and m["score"] == {"Ann": 1.0, "Bo": 0.0} and m["next"] is True
+    # the board is set up again: game 2 starts by itself, sides swapped
+    h.board.set_occupied(set(h.board.occupied) - {"d4"})
+    h.run(0.2)
+    h.board.set_occupied(set(h.session.game.board.occupied_names()) - {"d4"} | {"d1"})
+    h.run(0.3)
+    st = h.state
+    assert st["match"]["game"] == 2 and st["players"]["attackers"]["name"] == "Bo"
+    h.run(0.5)
+    s.resign(OWNER, "attackers")  # Ann (defenders) wins game 2
+    m = h.state["match"]
+    assert m["finished"] and m["score"] == {"Ann": 2.0, "Bo": 0.0} and m["winner"] == "Ann"
+    row = h.store.match(mid)
+    assert row.ended is not None and row.result["winner"] == "Ann"
+    assert [g.match_game for g in h.store.match_games(mid)] == [1, 2]
+
+
+def test_match_and_clocks_come_back_after_a_restart(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+0", defenders="page")
+    h.session.new_game(OWNER, {"match": True})
+    h.run(0.5)
+    h.move("d1", "d4", think=2.0)
+    h.move("f4", "e4", think=3.0)
+    stored = h.store.moves(h.session.gid)[-1]["left"]
+    gid = h.session.gid
+    h2 = h.reopen()
+    s = h2.state
+    assert s["game"] == gid and s["match"]["game"] == 1 and s["moves"] == ["d1-d4", "f4-e4"]
+    assert s["players"]["defenders"] == {"name": "Bo", "kind": "page"}
+    clock = h2.session.clock
+    assert clock is not None
+    assert clock.left("defenders", h2.t) == pytest.approx(stored["defenders"], abs=0.01)
+    assert clock.left("attackers", h2.t) <= stored["attackers"] + 0.01
+
+
+def test_house_rules_are_stored_and_exported(tmp_path: Path) -> None:
+    h = Harness(tmp_path, options={"chain_capture": True, "escape": "edge"})
+    st = h.state
+    assert st["settings"]["options"] == {"chain_capture": True, "escape": "edge"}
+    assert h.session.game.rules.chain_capture and h.session.game.rules.escape == "edge"
+    h.move("d1", "d4")
+    csv = h.store.export_csv(h.session.gid)
+    assert "# variant: copenhagen with chain_capture=true escape=edge" in csv
+    assert "esc:e" in csv and csv.rstrip().endswith("d1-d4,0,0,Ongoing")
+    otg = h.store.export_otg(h.session.gid)
+    assert "esc:e" in otg and "chain_capture=on" in otg
+    with pytest.raises(ControlError) as err:
+        h.session.new_game(OWNER, {"options": {"escape": "sky"}})
+    assert err.value.code == "bad_settings"
+
+
+def test_a_store_that_cannot_write_stops_the_board_and_loses_nothing(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    s = h.session
+    real = h.store.sync_game
+    failing = [True]
+
+    def sync(*a, **kw):
+        if failing[0]:
+            raise sqlite3.OperationalError("database or disk is full")
+        return real(*a, **kw)
+
+    h.store.sync_game = sync  # type: ignore[method-assign]
+    h.click("d1", 0.1)
+    h.click("d4", 0.4)  # accepted by the tracker, but it cannot be stored
+    st = h.state
+    assert st["storage"]["ok"] is False and st["moves"] == []
+    assert set(st["leds"].values()) == {"storage"} and "not being saved" in st["message"]
+    with pytest.raises(ControlError) as err:
+        s.resign(OWNER, "defenders")
+    assert err.value.code == "storage" and s.game.result == "ongoing"
+    h.click("f4", 0.1)
+    h.click("e4", 0.6)  # a move while the store fails is not accepted (the tracker waits)
+    assert s.game.moves == ["d1-d4"] and h.state["tracking"] == "suspended"
+    failing[0] = False
+    h.run(1.2)  # the store writes again: the board is judged afresh, the waiting move counts
+    st = h.state
+    assert st["storage"]["ok"] is True and st["moves"] == ["d1-d4", "f4-e4"]
+    assert h.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
+    kinds = [e["kind"] for e in h.store.events(s.gid)]
+    assert kinds.count("move") == 2  # the outage's rows were all written
