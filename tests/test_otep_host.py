@@ -186,3 +186,20 @@ def test_post_game_analysis_through_the_host():
     assert report.swings and report.swings == sorted(report.swings, key=lambda s: -s.loss)
     for swing in report.swings:
         assert swing.best_move is None or "-" in swing.best_move
+
+
+def test_analysis_finds_the_blunder_and_the_better_move():
+    """The attackers could take the king (e3-a3 closes a3/a5 around him) but let him escape:
+    the review marks that move, with the capture as the better move, and the evaluation
+    swinging from a won to a lost game."""
+    game = Game(BRANDUBH, "/7/7/4t2/K6/t6/7/3t3/", "attackers")
+    game.play("d7-c7")
+    game.play("a4-a1")
+    host = OtepHost(builtin_engine_command(), name="analyser")
+    report = analyse_game(host, game, seconds=0.3)
+    host.close()
+    blunder = report.plies[0]
+    assert report.swings[0] is blunder and blunder.best_move == "e3-a3"
+    assert blunder.before >= 900 and blunder.after <= -900 and blunder.loss >= 1800
+    assert report.evaluations[-1] == -1000.0
+    assert report.to_json()["swings"] == [1]

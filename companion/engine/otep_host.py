@@ -31,12 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
-import signal
-import subprocess
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
@@ -44,18 +40,10 @@ from typing import Generic, TypeVar
 from companion.rules import Board, MoveError, format_otn
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
+from .otep_process import EngineError, EngineProcess
 from .otr import otr_for
 
 T = TypeVar("T")
-
-
-class EngineError(Exception):
-    """An engine failed: ``kind`` is ``crash``, ``silence``, ``garbage``, ``illegal`` or
-    ``stopped``; the message is for people (the page shows it)."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 @dataclass
@@ -143,111 +131,6 @@ class Pending(Generic[T]):
         return True
 
 
-class _Process:
-    """One engine process and its threads."""
-
-    def __init__(self, host: OtepHost) -> None:
-        self.host = host
-        self.hello = threading.Event()
-        self.dead = threading.Event()
-        self.outbox: queue.Queue[str | None] = queue.Queue()
-        self.stderr_tail: deque[str] = deque(maxlen=8)
-        self.junk_tail: deque[str] = deque(maxlen=4)
-        self.exit_code: int | None = None
-        self.proc: subprocess.Popen[str] | None = None
-        self.killed = False
-        self.started = time.monotonic()
-        try:
-            self.proc = subprocess.Popen(
-                list(host.argv), cwd=host.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                bufsize=1, start_new_session=True,
-            )
-        except OSError as exc:
-            self.dead.set()
-            raise EngineError(
-                "crash", f"engine {host.name!r} could not be started: {exc.strerror or exc}"
-            ) from None
-        for target, name in ((self._read, "out"), (self._drain, "err"), (self._write, "in")):
-            threading.Thread(target=target, name=f"otep-{name}", daemon=True).start()
-        timer = threading.Timer(host.hello_timeout, self._hello_timeout)
-        timer.daemon = True
-        timer.start()
-
-    def send(self, line: str) -> None:
-        self.outbox.put(line)
-
-    def _write(self) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stdin is not None
-        while True:
-            line = self.outbox.get()
-            if line is None:
-                break
-            while not self.hello.wait(0.1):
-                if self.dead.is_set():
-                    return
-            try:
-                proc.stdin.write(line + "\n")
-                proc.stdin.flush()
-            except (OSError, ValueError):
-                return  # the reader reports the exit
-
-    def _drain(self) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stderr is not None
-        try:
-            for line in proc.stderr:
-                if line.strip():
-                    self.stderr_tail.append(line.rstrip()[:200])
-        except (OSError, ValueError):
-            pass
-
-    def _read(self) -> None:
-        proc = self.proc
-        assert proc is not None and proc.stdout is not None
-        try:
-            for raw in proc.stdout:
-                line = raw.strip()
-                if line:
-                    self.host._on_line(self, line)
-        except (OSError, ValueError):
-            pass
-        try:
-            self.exit_code = proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.exit_code = None
-        self.dead.set()
-        self.outbox.put(None)
-        self.host._on_exit(self)
-
-    def _hello_timeout(self) -> None:
-        if not self.hello.is_set() and not self.dead.is_set():
-            self.host._fail(self, EngineError(
-                "silence",
-                f"engine {self.host.name!r} did not say hello within "
-                f"{self.host.hello_timeout:g} s{self.junk_note()}",
-            ))
-
-    def junk_note(self) -> str:
-        if self.junk_tail:
-            return "; it printed only: " + " | ".join(self.junk_tail)
-        if self.stderr_tail:
-            return "; its last message: " + self.stderr_tail[-1]
-        return ""
-
-    def kill(self) -> None:
-        self.killed = True
-        proc = self.proc
-        if proc is not None and proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (OSError, ProcessLookupError):
-                with contextlib.suppress(OSError):
-                    proc.kill()
-        self.outbox.put(None)
-
-
 class OtepHost:
     """Drives one OTEP engine command, e.g. ``["tafl-companion", "engine", "--level", "6"]``.
 
@@ -256,7 +139,7 @@ class OtepHost:
 
     def __init__(
         self, argv: Sequence[str], *, name: str | None = None, cwd: str | None = None,
-        hello_timeout: float = 5.0, grace: float = 3.0,
+        hello_timeout: float = 10.0, grace: float = 3.0,
         on_status: Callable[[str], None] | None = None,
     ) -> None:
         if not argv:
@@ -269,7 +152,7 @@ class OtepHost:
         self.on_status = on_status
         self.thinking: dict | None = None
         self._lock = threading.RLock()
-        self._proc: _Process | None = None
+        self._proc: EngineProcess | None = None
         self._pending: Pending | None = None
         self._kind = ""  # "move" or "analysis"
         self._mirror: Board | None = None  # the game as the engine knows it
@@ -285,11 +168,11 @@ class OtepHost:
         with self._lock:
             self._ensure()
 
-    def _ensure(self) -> _Process:
+    def _ensure(self) -> EngineProcess:
         if self.closed:
             raise EngineError("stopped", f"engine {self.name!r} was closed")
         if self._proc is None or self._proc.dead.is_set() or self._proc.killed:
-            self._proc = _Process(self)
+            self._proc = EngineProcess(self)
             self._mirror = None
             self._known = []
         return self._proc
@@ -417,7 +300,7 @@ class OtepHost:
         self._mirror = mirror
         return out
 
-    def _deadline(self, proc: _Process, pending: Pending, deadline: float) -> None:
+    def _deadline(self, proc: EngineProcess, pending: Pending, deadline: float) -> None:
         if pending.done():
             return
         with self._lock:
@@ -431,7 +314,7 @@ class OtepHost:
             f"engine {self.name!r} did not answer within {deadline:.1f} s{proc.junk_note()}",
         ))
 
-    def _fail(self, proc: _Process, error: EngineError) -> None:
+    def _fail(self, proc: EngineProcess, error: EngineError) -> None:
         with self._lock:
             pending = self._pending if self._proc is proc else None
             if pending is not None:
@@ -445,7 +328,7 @@ class OtepHost:
             pending._finish(error=error)
 
     # -- what the engine says -----------------------------------------------------------------
-    def _on_line(self, proc: _Process, line: str) -> None:
+    def _on_line(self, proc: EngineProcess, line: str) -> None:
         word, _, rest = line.partition(" ")
         if word == "hello":
             proc.hello.set()
@@ -485,7 +368,7 @@ class OtepHost:
             with contextlib.suppress(Exception):
                 self.on_status(text)
 
-    def _on_move(self, proc: _Process, pending: Pending, board: Board, text: str) -> None:
+    def _on_move(self, proc: EngineProcess, pending: Pending, board: Board, text: str) -> None:
         words = text.split()
         if len(words) != 1:
             self._fail(proc, EngineError(
@@ -526,7 +409,7 @@ class OtepHost:
             answer.depth, answer.pv = status.get("depth"), status.get("pv", [])
         pending._finish(answer)
 
-    def _on_analysis(self, proc: _Process, pending: Pending, board: Board, text: str) -> None:
+    def _on_analysis(self, proc: EngineProcess, pending: Pending, board: Board, text: str) -> None:
         words = text.split()
         lines: list[AnalysisLine] = []
         try:
@@ -559,7 +442,7 @@ class OtepHost:
             self._pending = None
         pending._finish(lines)
 
-    def _on_exit(self, proc: _Process) -> None:
+    def _on_exit(self, proc: EngineProcess) -> None:
         with self._lock:
             mine = self._proc is proc
             pending = self._pending if mine else None
