@@ -36,7 +36,7 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerSpec
+from companion.session.players import PlayerError, PlayerSpec, check_move_player
 from companion.session.settings import GameSettings
 from companion.store import Store
 from companion.tracker import Tracker
@@ -59,6 +59,8 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             side: PlayerSpec.parse(kind, name, f"--{side}")
             for side, kind, name in zip(("attackers", "defenders"), cfg.players, cfg.names)
         }
+        for side, spec in players.items():
+            check_move_player(spec, side)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
@@ -171,6 +173,8 @@ class Daemon:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.session is not None:
+            self.session.close()
         lock = self.session.lock if self.session is not None else threading.RLock()
         with lock:
             self._close_devices()

@@ -352,10 +352,14 @@ def test_a_busy_port_writes_nothing(tmp_path: Path) -> None:
     assert not (tmp_path / "d").exists()  # no store, no empty game left behind
 
 
-def test_the_computer_is_refused_clearly_until_it_is_wired(tmp_path: Path) -> None:
-    res = run_cli("--attackers", "computer:3", "--data-dir", str(tmp_path), "--port", "0")
+def test_bad_players_and_time_controls_are_one_line(tmp_path: Path) -> None:
+    res = run_cli("--attackers", "engine:/no/such-engine --fast", "--data-dir", str(tmp_path),
+                  "--port", "0")
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
-    assert "--attackers computer:3" in res.stderr and "Traceback" not in res.stderr
+    assert "no such engine command '/no/such-engine'" in res.stderr
+    assert "Traceback" not in res.stderr and not (tmp_path / "games.sqlite3").exists()
+    res = run_cli("--attackers", "computer:11", "--data-dir", str(tmp_path), "--port", "0")
+    assert res.returncode == 2 and "level is 1 to 10" in res.stderr
     res = run_cli("--defenders", "robot", "--data-dir", str(tmp_path), "--port", "0")
     assert res.returncode == 2 and "--defenders 'robot'" in res.stderr
     res = run_cli("--time-control", "5+x", "--data-dir", str(tmp_path), "--port", "0")

@@ -264,3 +264,36 @@ def test_a_store_that_cannot_write_stops_the_board_and_loses_nothing(tmp_path: P
     assert h.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
     kinds = [e["kind"] for e in h.store.events(s.gid)]
     assert kinds.count("move") == 2  # the outage's rows were all written
+
+
+def test_the_computer_plays_through_the_person_at_the_board(tmp_path: Path) -> None:
+    """computer:1 runs the built-in engine as a child process (real time); its move is the
+    move to make, the person at the board makes it; a takeback stops its thinking."""
+    import time
+
+    h = Harness(tmp_path, attackers="computer:1", tc="5+0")
+    s = h.session
+    try:
+        def wait_move_to_make() -> dict:
+            end = time.monotonic() + 60
+            while s.move_to_make is None:
+                assert time.monotonic() < end and s.player_error is None, s.player_error
+                h.run(0.05)
+                time.sleep(0.02)
+            return dict(s.move_to_make)
+
+        m = wait_move_to_make()
+        assert m["by"] == "computer" and m["side"] == "attackers"
+        assert h.state["players"]["attackers"] == {"name": "Ann", "kind": "computer", "level": 1}
+        assert h.state["leds"].get(m["from"]) == "make_from"
+        h.move(m["from"], m["to"])
+        assert h.state["moves"][0].split("x")[0] == m["move"] and s.move_to_make is None
+        legal = s.legal_moves()["moves"]
+        frm = sorted(legal)[0]
+        h.move(frm, legal[frm][0]["to"])  # the defenders at the board
+        m2 = wait_move_to_make()
+        assert m2["side"] == "attackers" and len(h.state["moves"]) == 2
+        s.takeback(OWNER)  # the defenders' move is taken back: the computer waits
+        assert s.move_to_make is None and h.state["turn"] == "defenders"
+    finally:
+        s.close()

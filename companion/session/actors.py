@@ -54,6 +54,8 @@ class Actor:
         """``by`` in the session's events: ``owner``, ``attackers`` (a player) or ``spectator``."""
         if self.role is Role.PLAYER and self.side:
             return self.side
+        if self.role is Role.OWNER and self.name in ("board", "computer"):
+            return self.name
         return self.role.value
 
     def to_json(self) -> dict:
@@ -63,6 +65,7 @@ class Actor:
 OWNER = Actor(Role.OWNER, name="owner")
 SPECTATOR = Actor(Role.SPECTATOR, name="spectator")
 BOARD = Actor(Role.OWNER, name="board")  # what the hands at the board do (takeback by hand)
+COMPUTER = Actor(Role.OWNER, name="computer")  # a computer player resigning
 
 
 def player(side: str) -> Actor:

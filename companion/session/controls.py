@@ -118,6 +118,9 @@ class GameSession(SessionCore):
             self._storage_failed(exc, None)
             raise _storage_error() from None
         self.rows.clear()
+        for line in self._unlogged:
+            log.info("%s", line)
+        self._unlogged.clear()
 
     def _after_control(self) -> None:
         """Re-synchronise the tracker with the game and announce."""
@@ -342,6 +345,7 @@ class GameSession(SessionCore):
             raise _storage_error() from None
         self.players = players
         self.next_players = None
+        self.sync_move_players()
 
     def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
@@ -489,8 +493,10 @@ class GameSession(SessionCore):
             number = 1
         if match is not None:
             match.game_ids.append(gid)
+        self.cancel_move_players()
         self.gid, self.game, self.settings, self.tc = gid, game, settings, tc
         self.players, self.next_players, self.match = players, None, match
+        self.sync_move_players()
         self.clock, self.move_clocks, self.before = clock, [], []  # runs once set up
         self.pending_switch = None
         self.draw_offer = self.move_to_make = self.refused = None

@@ -27,10 +27,16 @@ from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.feedback import with_role
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.session.actors import BOARD, Actor
+from companion.session.actors import BOARD, COMPUTER, Actor
 from companion.session.clock import SIDES, GameClock, TimeControl
 from companion.session.match import GameResult, Match
-from companion.session.players import PlayerKind, PlayerSpec, open_move_player
+from companion.session.players import (
+    MovePlayer,
+    PlayerError,
+    PlayerKind,
+    PlayerSpec,
+    open_move_player,
+)
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 from companion.session.state import game_state, live_state
@@ -80,9 +86,6 @@ class SessionCore:
             lambda game: TrackerAdapter(game, factory))
         self.monotonic, self.wall = monotonic, wall
         self.lock = threading.RLock()
-        for side, spec in self.defaults.players.items():
-            if spec.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE):
-                open_move_player(spec, side)  # PlayerError until the engine host is wired
         # the game and what belongs to it (set by open / controls)
         self.game: Game = Game(self.defaults.settings.rules())
         self.gid = 0
@@ -102,6 +105,12 @@ class SessionCore:
         # storage
         self.rows: list[EventRow] = []
         self._resumed: list[Event] = []
+        self._unlogged: list[str] = []  # log lines of rows not yet stored
+        # computer players: side -> (spec, player); what was asked of them
+        self.move_players: dict[str, tuple[PlayerSpec, MovePlayer]] = {}
+        self._asked: tuple[str, int] | None = None  # (side, ply) of the pending request
+        self._retry_player_at = 0.0
+        self.player_error: dict | None = None
         self.storage: dict = {"ok": True}
         self._retry_at = 0.0
         # the page
@@ -131,6 +140,7 @@ class SessionCore:
         with self.lock:
             restore_session(self)
             self.tracker = self._tracker_factory(self.game)
+            self.sync_move_players()
             self._expect_current()
             self._game_json = game_state(self)
             self.publish(force=True)
@@ -166,6 +176,7 @@ class SessionCore:
             self._handle(events, t)
         self._check_flag(t)
         self._check_next_game(scan)
+        self._computer_turn(now)
         if not self.storage["ok"] and now >= self._retry_at:
             self._write(now)
         if self._resumed:  # the tracker judged the board afresh after the store recovered
@@ -239,7 +250,8 @@ class SessionCore:
                 self._start_clock(e.t)
             self.rows.append((e.kind, data, wall))
             if e.kind in ("move", "revised", "game_over", "takeback", "illegal", "warning"):
-                log.info("game %d: %s %s", self.gid, e.kind, _brief(data))
+                # logged once stored: a move in the log is never lost
+                self._unlogged.append(f"game {self.gid}: {e.kind} {_brief(data)}")
         if changed or self.rows:
             if self.game.is_over():
                 self._game_ended(t)
@@ -312,8 +324,7 @@ class SessionCore:
         clock = self.clock
         if (clock is not None and clock.running is None and clock.flagged is None
                 and not self.game.is_over()):
-            clock.start(self.game.turn, t)
-            self._game_json = game_state(self)
+            clock.start(self.game.turn, t)  # shown once the ready row is stored
 
     def _capture_lifted(self, square: str, t: float) -> None:
         if self.pending_switch is None or self.clock is None:
@@ -352,8 +363,87 @@ class SessionCore:
         self.pending_switch = None
         self.draw_offer = None
         self.move_to_make = None
+        self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))
         self._reopen_match_game()
+
+    # -- computer players -------------------------------------------------------------------
+    def sync_move_players(self) -> None:
+        """Start the computer players of the current sides, stop those no longer playing."""
+        for side in SIDES:
+            spec = self.players[side]
+            have = self.move_players.get(side)
+            if have is not None and (have[0] != spec or spec.kind in (PlayerKind.BOARD,
+                                                                      PlayerKind.PAGE)):
+                have[1].close()
+                del self.move_players[side]
+                have = None
+            if have is None and spec.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE):
+                self.move_players[side] = (spec, open_move_player(spec, side, seed=self.gid))
+        self._asked = None
+
+    def cancel_move_players(self) -> None:
+        """Stop any thinking (a takeback, a new game, the end of the game)."""
+        for _, player in self.move_players.values():
+            player.cancel()
+        self._asked = None
+
+    def close(self) -> None:
+        """Release the computer players' processes."""
+        with self.lock:
+            for _, player in self.move_players.values():
+                player.close()
+            self.move_players.clear()
+
+    def _computer_turn(self, now: float) -> None:
+        """Ask the computer for its move when it is its turn; show its answer as the move to
+        make at the board."""
+        side = self.game.turn
+        entry = self.move_players.get(side)
+        if entry is None or self.game.is_over() or self.move_to_make is not None:
+            return
+        spec, player = entry
+        ply = len(self.game.played)
+        if self._asked != (side, ply):
+            if now < self._retry_player_at or not self.storage["ok"]:
+                return
+            clock = None
+            if self.clock is not None:
+                t = self.board_time()
+                clock = {s: self.clock.left(s, t) for s in SIDES}
+            player.request(self.game, clock)
+            self._asked = (side, ply)
+            return
+        try:
+            answer = player.poll()
+        except PlayerError as exc:
+            self._asked = None
+            self._retry_player_at = now + 5.0
+            self.player_error = {"side": side, "message": str(exc)}
+            self._note("player_error", side, message=str(exc))
+            log.warning("the %s' player failed: %s (asking again in 5 s)", side, exc)
+            return
+        if answer is None:
+            return
+        self.player_error = None
+        if answer.resigned:
+            log.info("game %d: the computer (%s) resigns", self.gid, side)
+            self.resign(COMPUTER, side)
+            return
+        assert answer.move is not None
+        frm, _, to = answer.move.partition("-")
+        board = self.game.board
+        parsed, _ = board.parse_move(answer.move)
+        caps, _ = board.preview(parsed)
+        self.move_to_make = {"move": answer.move, "from": frm, "to": to, "by": spec.kind.value,
+                             "side": side, "captures": sorted(
+                                 board.geo.names[q] for q in board.geo.iter_bits(caps))}
+        self.rows.append(("move_to_make", dict(self.move_to_make), self.wall()))
+        self._note("move_to_make", spec.kind.value, move=answer.move, side=side)
+        self._expect_current()
+
+    def resign(self, actor: Actor, side: str | None) -> dict:
+        raise NotImplementedError
 
     # -- time ---------------------------------------------------------------------------------
     def _check_flag(self, t: float) -> None:
@@ -391,6 +481,9 @@ class SessionCore:
             self._storage_failed(exc, now)
             return False
         self.rows.clear()
+        for line in self._unlogged:
+            log.info("%s", line)
+        self._unlogged.clear()
         if not self.storage["ok"]:
             log.warning("the store writes again: every move and event of the outage is saved")
             self.storage = {"ok": True}
@@ -466,6 +559,7 @@ class SessionCore:
             self.clock.stop(t)
         self.pending_switch = None
         self.move_to_make = None
+        self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))
         self._finish_match_game()
 

@@ -99,5 +99,6 @@ def live_state(s: SessionCore) -> dict:
         "board": {k: status.get(k) for k in ("kind", "connected", "detail")},
         "storage": dict(s.storage),
         "events": list(s.recent),
+        "player_error": dict(s.player_error) if s.player_error else None,
         "note": "",
     }

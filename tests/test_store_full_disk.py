@@ -1,0 +1,59 @@
+"""A real full disk mid-game: the data directory is a small tmpfs that the test fills while the
+daemon runs (real store, real tracker, real server on loopback). The page and the LEDs must say
+at once that moves are not being saved, the board must stop accepting moves, controls must fail
+cleanly, and once space returns every move and event row must be written."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from fault_fs import fill, mount_or_skip
+from test_daemon_support import control, running_daemon, state, wait_for
+
+
+def test_a_full_disk_mid_game_loses_nothing_and_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    with mount_or_skip(data, "tmpfs", size="1m"), running_daemon(data) as d:
+        b = f"http://127.0.0.1:{d.port}/"
+
+        def click(square: str) -> None:
+            assert control(b, "api/click", {"square": square})[0] == 200
+
+        click("d1")
+        click("d4")
+        wait_for(lambda: state(b)["moves"] == ["d1-d4"], what="the first move")
+        filler = fill(data)  # the disk is full now
+        click("f4")
+        click("e4")  # the tracker accepts it, the store cannot write it
+        started = time.monotonic()
+        st = wait_for(lambda: (s := state(b))["storage"]["ok"] is False and s,
+                      what="the storage state")
+        shown_after = time.monotonic() - started
+        assert st["moves"] == ["d1-d4"]  # nothing unsaved is shown
+        assert set(st["leds"].values()) == {"storage"} and len(st["leds"]) == 121
+        assert "not being saved" in st["message"]
+        assert "full" in st["storage"]["detail"]
+        status, doc = control(b, "api/resign", {"side": "attackers"})
+        assert status == 503 and doc["code"] == "storage"
+        assert control(b, "api/takeback", {})[0] == 503
+        assert d.session.game.result == "ongoing"
+        # a move made during the outage is not accepted meanwhile
+        click("d4")
+        click("d3")
+        time.sleep(1.0)
+        assert d.store.move_texts(d.session.gid) == ["d1-d4"]
+        assert state(b)["tracking"] == "suspended"
+        filler.unlink()  # space returns: everything is written, the board resumes by itself
+        st = wait_for(lambda: (s := state(b))["storage"]["ok"] and len(s["moves"]) == 3 and s,
+                      timeout=10, what="the moves written once space returned")
+        assert st["moves"] == ["d1-d4", "f4-e4", "d4-d3"]
+        assert d.store.move_texts(d.session.gid) == st["moves"]
+        events = d.store.events(d.session.gid)
+        assert [e["kind"] for e in events].count("move") == 3
+        assert all(e["t"] > 1e9 for e in events)  # wall-clock times, not the tracker's
+        assert st["leds"] == {} or "storage" not in st["leds"].values()
+    assert shown_after < 1.0, f"the storage state took {shown_after:.2f} s to show"
+    json.dumps(st)
