@@ -10,14 +10,18 @@
   const A = T.announce;
   let S = null;            // latest state from the daemon
   let reachable = false;   // is the daemon answering?
+  /* Controls: this browser keeps an owner session token (made by POST /api/auth from the PIN),
+     never the PIN itself (docs/security.md); a PIN from the #pin= link or from an older page is
+     held in memory only until it is exchanged. */
+  let owner = localStorage.getItem("tafl-owner") || "";
   let pin = localStorage.getItem("tafl-pin") || "";
+  localStorage.removeItem("tafl-pin");
   let zoom = false;
   let es = null, pollTimer = null, lastMoves = "";
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
     pin = decodeURIComponent(location.hash.slice(5));
-    localStorage.setItem("tafl-pin", pin);
     history.replaceState(null, "", location.pathname + location.search);
   }
 
@@ -217,15 +221,39 @@
   }
 
   function showUnlocked() {
-    $("ctl").hidden = !pin;
-    $("pinform").hidden = !!pin;
-    $("importform").hidden = !pin;
+    const on = !!(owner || pin);
+    $("ctl").hidden = !on;
+    $("pinform").hidden = on;
+    $("importform").hidden = !on;
   }
 
-  async function api(path, body) {
+  function forget() {
+    owner = pin = "";
+    localStorage.removeItem("tafl-owner");
+  }
+
+  /* Trade a PIN for an owner session token (kept); the PIN itself is dropped. */
+  function unlock(given) {
+    return api("/api/auth", {}, given).then((j) => {
+      if (j.token) {
+        owner = j.token;
+        pin = "";
+        localStorage.setItem("tafl-owner", owner);
+      } else {
+        pin = given;  // a daemon without sessions: in memory only, never stored
+      }
+      showUnlocked();
+    });
+  }
+
+  async function api(path, body, withPin) {
+    const headers = { "Content-Type": "application/json", "X-Tafl-Request": "1" };
+    if (withPin) headers["X-Tafl-Pin"] = withPin;
+    else if (owner) headers["X-Tafl-Token"] = owner;
+    else if (pin) headers["X-Tafl-Pin"] = pin;
     const r = await fetch(path, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Tafl-Request": "1", "X-Tafl-Pin": pin },
+      headers: headers,
       body: JSON.stringify(body || {}),
       credentials: "same-origin",
     });
@@ -242,8 +270,7 @@
 
   function refused(e) {
     if (e.status === 403 && /PIN/.test(e.message)) {
-      pin = "";
-      localStorage.removeItem("tafl-pin");
+      forget();
       showUnlocked();
       $("controls").open = true;
       ctlMsg(e.message, true);
@@ -270,11 +297,8 @@
     ev.preventDefault();
     const given = $("pin").value.trim();
     if (!given) return;
-    pin = given;
-    api("/api/auth").then(() => {
-      localStorage.setItem("tafl-pin", pin);
+    unlock(given).then(() => {
       $("pin").value = "";
-      showUnlocked();
       ctlMsg(_("Controls unlocked."));
       render();
     }).catch(refused);
@@ -286,8 +310,7 @@
     const act = b.dataset.act, side = b.dataset.side;
     let call;
     if (act === "lock") {
-      pin = "";
-      localStorage.removeItem("tafl-pin");
+      forget();
       showUnlocked();
       ctlMsg(_("Controls locked."));
       return;
@@ -383,6 +406,7 @@
 
   T.live = { render: () => render() };
   showUnlocked();
+  if (pin) unlock(pin).catch(refused);  // the #pin= link (or an old page's PIN): exchange it
   poll();
   connect();
   T.review.route();
