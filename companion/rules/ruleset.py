@@ -7,6 +7,7 @@ named instance. Users may build more with :meth:`RuleSet.with_options`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 ATTACKERS = "attackers"
 DEFENDERS = "defenders"
@@ -90,7 +91,7 @@ class RuleSet:
             out[key] = sorted(out[key])
         return out
 
-    def with_options(self, **changes: object) -> RuleSet:
+    def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some fields changed, e.g. ``copenhagen.with_options(chain_capture=True)``."""
         return replace(self, **changes)
 
