@@ -342,7 +342,7 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
             for s in done:
                 del pend[s]
                 self._removed[s] = lc.get(s, NEVER)
-                self._emit(ev.REMOVED, square=s)
+                self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
             self._revisable = False
             self._view()
             return True
@@ -518,7 +518,7 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
             self._revisable = False
         self._emit(ev.MOVE, **self._move_data(played))
         for s in c.removed:
-            self._emit(ev.REMOVED, square=s)
+            self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
         outcome = self._outcome
         if outcome is not None:
             self._emit(ev.GAME_OVER, **outcome.to_json())
