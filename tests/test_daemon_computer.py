@@ -135,8 +135,8 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
                 break
             assert m["by"] == "computer" and m["side"] == "attackers"
             # the LEDs show it once the captured pieces of my move are off the board
-            wait_for(lambda: (lambda leds: leds.get(m["from"]) == "make_from" and leds.get(
-                m["to"]) == "make_to")(state(base)["leds"]), timeout=10, what="the LEDs")
+            wait_for(lambda m=m: shows(base, {m["from"]: "make_from", m["to"]: "make_to"}),
+                     timeout=10, what="the LEDs")
             st = person.make(m["from"], m["to"], m["captures"])
             assert st["moves"][-1].split("x")[0] == m["move"]
             if st["result"] != "ongoing":
@@ -197,6 +197,11 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
         assert mine["analysed"] is True and mine["hints"]["defenders"] == hints
         csv = http(base + f"api/games/{gid}/record.csv")[2].decode()
         assert f"# hints: attackers 0 defenders {hints}" in csv
+
+
+def shows(base: str, roles: dict[str, str]) -> bool:
+    leds = state(base)["leds"]
+    return all(leds.get(sq) == role for sq, role in roles.items())
 
 
 def state_of(base: str, gid: int) -> dict:
