@@ -128,7 +128,6 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
         me = links["defenders"]["token"]
         person, engine = Person(base), Engine(BRANDUBH, 4, seed=level)
         hints = took_back = 0
-        thinking_seen = False
         while True:
             m = computers_move(base)
             if m is None:
@@ -168,7 +167,6 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
             st = person.make(frm, to, caps)
             if st["result"] != "ongoing":
                 break
-            thinking_seen = thinking_seen or state(base)["thinking"] is not None
         st = state(base)
         plies = len(st["moves"])
         print(f"level {level}: {st['result']} by {st['reason']} after {plies} plies in "

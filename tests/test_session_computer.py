@@ -442,3 +442,51 @@ def test_a_version_2_store_is_migrated_to_version_3(tmp_path: Path) -> None:
     assert store.analysis(1)["review"] == {"evaluations": [0.0]}
     assert store.game(1).analysed == 1
     store.close()
+
+
+def test_taking_back_by_hand_the_computer_waits_for_the_persons_move_too(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh", defenders="computer:1")
+    s = h.session
+    try:
+        h.move("d2", "c2")
+        reply = computer_move(h)
+        make(h, reply)
+        assert not s.game.played[-1].captured
+        h.click(reply["to"], 0.1)
+        h.click(reply["from"], 0.6)  # the computer's move put back by hand: a takeback
+        assert s.game.moves == ["d2-c2"] and s.move_to_make is None
+        h.run(1.0)
+        assert s.move_to_make is None  # it waits: the person may take back his own move
+        h.click("c2", 0.1)
+        h.click("d2", 0.6)
+        assert s.game.moves == [] and h.state["turn"] == "attackers"
+        h.run(4.0)
+        assert s.move_to_make is None and h.state["thinking"] is None
+        kinds = [e["kind"] for e in h.state["events"]]
+        assert kinds.count("takeback") == 2
+    finally:
+        s.close()
+
+
+def test_each_game_of_a_match_can_be_analysed(tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh", match=True)
+    s = h.session
+    try:
+        h.move("d2", "c2")
+        s.resign(OWNER, "defenders")
+        first = s.gid
+        assert s.match is not None and s.match.wants_next
+        assert s.start_analysis(OWNER, first, 0.1)[0] == 202
+        s.next_game(OWNER)
+        h.run(1.0)  # the simulated board is set up again for game 2
+        h.move("d2", "c2")
+        s.resign(OWNER, "defenders")
+        second = s.gid
+        assert s.start_analysis(OWNER, second, 0.1)[0] == 202  # queued behind the first
+        for gid in (first, second):
+            done = wait(h, lambda gid=gid: s.analysis(gid)["status"] == "done" and
+                        s.analysis(gid), f"game {gid}")
+            assert len(done["review"]["evaluations"]) == len(h.store.move_texts(gid)) + 1
+    finally:
+        s.close()

@@ -64,16 +64,31 @@ class Advisor:
         self.queue.append(job)
         self._next()
 
-    def _next(self) -> None:
-        if self.current is not None or not self.queue:
-            return
+    def _ensure(self) -> OtepHost:
         from companion.engine import OtepHost, builtin_engine_command
 
         if self._host is None:
             self._host = OtepHost(self.argv or builtin_engine_command(level=10),
                                   name=self.name)
+        return self._host
+
+    def warm(self) -> None:
+        """Start the engine process now (a game against the computer began), so the first
+        hint does not wait for Python to start (seconds on a Pi Zero)."""
+        from companion.engine import EngineError
+
+        host = self._ensure()
+        if not host.alive:
+            try:
+                host.start()
+            except EngineError as exc:
+                log.warning("the hint engine cannot start: %s", exc)
+
+    def _next(self) -> None:
+        if self.current is not None or not self.queue:
+            return
         job = self.queue.popleft()
-        job.pending = self._host.analyze(job.board, 1, job.seconds)
+        job.pending = self._ensure().analyze(job.board, 1, job.seconds)
         self.current = job
 
     def poll(self) -> Job | None:

@@ -78,6 +78,8 @@ def sync_move_players(s: SessionCore) -> None:
             s.move_players[side] = (spec, open_move_player(spec, side, seed=s.gid))
     s._asked = None
     s.thinking = None
+    if len(computer_sides(s)) == 1:  # a person plays the computer: hints come quickly
+        s.advisor.warm()
 
 
 def cancel_move_players(s: SessionCore) -> bool:
