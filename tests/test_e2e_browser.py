@@ -157,7 +157,9 @@ def test_controls_refused_without_the_pin(browser, daemon) -> None:
 def test_play_a_short_game_by_clicking(browser, daemon) -> None:
     page = open_page(browser, daemon + f"#pin={PIN}")
     page.click("#controls summary")
-    page.wait_for_function("document.getElementById('variant').options.length > 5")
+    page.click("#newgame summary")
+    page.wait_for_function("(document.getElementById('variant') || {options: []})"
+                           ".options.length > 5")
     page.select_option("#variant", "brandubh")
     page.click("button[data-act=new]")
     page.wait_for_function("document.getElementById('board').getAttribute('viewBox')"
