@@ -16,7 +16,6 @@ import argparse
 import contextlib
 import logging
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -90,8 +89,9 @@ class Daemon:
         tracker_factory: Callable[[Game], Tracker] | None = None,
     ) -> None:
         self.cfg = cfg
-        self.pin = cfg.pin or f"{secrets.randbelow(10**6):06d}"
+        self.pin = cfg.pin or ""  # a generated code is read or made in start() (web.auth)
         self.pin_generated = cfg.pin is None
+        self.pin_path: Path | None = None
         self.hub = StateHub()
         self.board = board
         self.leds = leds
@@ -132,9 +132,12 @@ class Daemon:
             self.server.close()
             self._close_devices()
             raise
-        from companion.web import create_app
+        from companion.web import auth, create_app
 
-        app.app = create_app(self.session, self.hub, self.pin, cfg.host)
+        if self.pin_generated:  # kept in the data dir, so that it survives restarts
+            self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
+        app.app = create_app(self.session, self.hub, self.pin, cfg.host,
+                             secret=auth.token_secret(Path(cfg.data_dir)))
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
@@ -303,9 +306,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     for line in _where(daemon):
         log.info("%s", line)
     print_startup(daemon.cfg.host, daemon.port)  # the links and a QR code for phones
-    if daemon.pin_generated:
-        log.info("controls PIN: %s (set pin in the config file to choose one)", daemon.pin)
-        log.info("open %s#pin=%s to play with the controls unlocked", daemon.url, daemon.pin)
+    from companion.web.auth import announce
+
+    # the code goes to an interactive terminal only, never to a log (docs/security.md)
+    announce(daemon.url, daemon.pin, daemon.pin_path, generated=daemon.pin_generated)
     daemon.notifier.notify(f"READY=1\nSTATUS=serving {daemon.url}")
     try:
         while not stop.wait(1.0):

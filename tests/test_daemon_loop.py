@@ -259,15 +259,8 @@ def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
     assert res.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in res.stderr
 
 
-def test_generated_pin_is_printed(tmp_path: Path) -> None:
-    config = tmp_path / "c.toml"
-    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
-    proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")])
-    out = proc.stop()
-    line = next(x for x in out.splitlines() if "controls PIN:" in x)
-    pin = line.split("controls PIN:")[1].split()[0]
-    assert pin.isdigit() and len(pin) == 6
-    assert f"#pin={pin}" in out
+# the generated code at start (printed on a terminal only, never logged): see
+# tests/test_web_hardening_auth.py
 
 
 class PolarityBoard(FixedBoard):

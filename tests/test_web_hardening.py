@@ -345,3 +345,50 @@ def test_host_check_follows_new_interface_addresses() -> None:
     assert check.allows("192.168.1.21")
     for bad in (None, "", "tafl.local:80:80", "[::1", "tafl.local:x", "tafl.evil", "1.2.3.4"):
         assert not check.allows(bad), bad
+
+
+# -- 5. PIN guessing, owner sessions, the code at start --------------------------------------
+
+
+def test_rotating_addresses_cannot_keep_guessing_the_pin(daemon) -> None:
+    from companion.web import auth
+
+    codes = []
+    for i in range(auth.BUDGET + 10):  # every guess from a fresh address of the LAN
+        status, _ = control_from(daemon, f"127.0.3.{1 + i}", "api/auth",
+                                 pin=f"{i:04d}" if f"{i:04d}" != PIN else "9999")
+        codes.append(status)
+    assert codes[:auth.BUDGET] == [403] * auth.BUDGET
+    assert set(codes[auth.BUDGET:]) == {429}
+    status, doc = control_from(daemon, "127.0.3.200", "api/auth")  # the right PIN
+    assert status == 429 and "paused" in doc["error"]
+
+
+def test_the_page_gets_an_owner_token_instead_of_keeping_the_pin(daemon) -> None:
+    b = base(daemon)
+    status, doc = control(b, "api/auth", {})
+    assert status == 200 and doc["token"].startswith("o1.") and PIN not in doc["token"]
+    assert doc["expires"] > time.time() + 29 * 86400
+    token = {"X-Tafl-Token": doc["token"]}
+    status, doc = control(b, "api/click", {"square": "d1"}, pin=None, extra=token)
+    assert status == 200
+    status, doc = control(b, "api/click", {"square": "d1"}, pin=None,
+                          extra={"X-Tafl-Token": token["X-Tafl-Token"][:-2] + "xx"})
+    assert status == 403 and "PIN" in doc["error"]
+    assert control(b, "api/auth", {}, pin=None, extra=token)[1].get("token") is None
+
+
+def control_from(d, src: str, path: str, pin: str | None = PIN) -> tuple[int, dict]:
+    """POST a control like the page, from the loopback address ``src`` (one device)."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=5, source_address=(src, 0))
+    headers = {"Content-Type": "application/json", "X-Tafl-Request": "1"}
+    if pin is not None:
+        headers["X-Tafl-Pin"] = pin
+    try:
+        conn.request("POST", "/" + path, body=b"{}", headers=headers)
+        resp = conn.getresponse()
+        return resp.status, json.loads(resp.read() or b"{}")
+    finally:
+        conn.close()

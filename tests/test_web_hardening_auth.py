@@ -175,3 +175,64 @@ def test_credentials_resolve_owner_player_and_spectator() -> None:
     assert creds.resolve_actor(request({}, {"tafl_player": "tok-att"})) == "player:attackers"
     with pytest.raises(Forbidden, match="player link"):
         creds.resolve_actor(request({"X-Tafl-Player": "tok-old"}))
+
+
+# -- the daemon at start: where the code goes ----------------------------------------------------
+
+
+def test_a_daemon_under_systemd_or_a_pipe_never_logs_the_code(tmp_path: Path) -> None:
+    from test_daemon_support import spawn_daemon
+
+    config = tmp_path / "c.toml"
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
+    for env in ({}, {"JOURNAL_STREAM": "8:1234"}):
+        proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")],
+                                 env=env)
+        out = proc.stop()
+        code = (tmp_path / "d" / "owner-code").read_text().strip()
+        assert len(code) == 10 and code.isdigit()
+        assert code not in out and "#pin=" not in out
+        assert f"kept in {tmp_path / 'd' / 'owner-code'}" in out
+    # the same code after the restarts, and it unlocks the controls
+    proc, url = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "d")])
+    try:
+        from test_daemon_support import control
+
+        assert control(url, "api/auth", {}, pin=code)[0] == 200
+        assert control(url, "api/auth", {}, pin=f"{code[:5]} {code[5:]}")[0] == 200
+    finally:
+        proc.stop()
+
+
+def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> None:
+    import os
+    import pty
+    import re
+    import subprocess
+    import sys
+    import time
+
+    config = tmp_path / "c.toml"
+    config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "JOURNAL_STREAM"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion", "run", "--config", str(config),
+                             "--data-dir", str(tmp_path / "d")], stdin=subprocess.DEVNULL,
+                            stdout=follower, stderr=follower, env=env)
+    os.close(follower)
+    out = b""
+    try:
+        end = time.monotonic() + 30
+        while b"to unlock the controls" not in out and time.monotonic() < end:
+            try:
+                out += os.read(leader, 65536)
+            except OSError:
+                break
+    finally:
+        proc.terminate()
+        proc.wait(15)
+        os.close(leader)
+    code = (tmp_path / "d" / "owner-code").read_text().strip()
+    text = out.decode(errors="replace")
+    assert re.search(rf"http://\S+/#pin={code} to unlock the controls", text), text[-2000:]
+    assert f"{code[:5]} {code[5:]}" in text

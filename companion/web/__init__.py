@@ -9,17 +9,16 @@ Every control is guarded against cross-site requests: it must be JSON (``Content
 application/json``), carry the custom ``X-Tafl-Request`` header (which a cross-site form cannot
 send, and which a cross-site script could only send after a CORS preflight that this server never
 grants), and, when the browser says where it comes from (``Origin``, ``Sec-Fetch-Site``), come
-from this same origin. Wrong PINs are rate-limited per client. Every bad request gets a 4xx JSON
+from this same origin. Wrong PINs are limited per client and for the whole network
+(:mod:`companion.web.auth`, docs/security.md). Every bad request gets a 4xx JSON
 answer ``{"error": "...", "code": "..."}``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import logging
-import threading
-import time
+import secrets
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urlsplit
@@ -31,16 +30,16 @@ from companion import i18n
 from companion.rules import PRESETS
 from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
-from companion.web import errors, review
+from companion.web import auth, errors, review
 from companion.web.hub import StateHub
 
 log = logging.getLogger("companion.web")
 
 HERE = Path(__file__).parent
-PIN_HEADER = "X-Tafl-Pin"
+PIN_HEADER = auth.PIN_HEADER
 CSRF_HEADER = "X-Tafl-Request"
-PLAYER_HEADER = "X-Tafl-Player"
-PLAYER_COOKIE = "tafl_player"
+PLAYER_HEADER = auth.PLAYER_HEADER
+PLAYER_COOKIE = auth.PLAYER_COOKIE
 
 
 class ApiError(Exception):
@@ -51,37 +50,6 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.code = code
-
-
-class PinGuard:
-    """Counts wrong PINs per client address: 5 wrong in a row lock the client out for 30 s,
-    doubling up to 15 minutes."""
-
-    def __init__(self, pin: str) -> None:
-        self.pin = pin.encode()
-        self._lock = threading.Lock()
-        self._fails: dict[str, tuple[int, float]] = {}
-
-    def check(self, client: str, given: str | None) -> None:
-        now = time.monotonic()
-        with self._lock:
-            fails, until = self._fails.get(client, (0, 0.0))
-            if now < until:
-                raise ApiError(429, f"too many wrong PINs: wait {int(until - now) + 1} s")
-        if not given:
-            raise ApiError(403, "the controls need the PIN (it is in the config, or was printed "
-                                "when the daemon started)")
-        if hmac.compare_digest(given.encode(), self.pin):
-            with self._lock:
-                self._fails.pop(client, None)
-            return
-        with self._lock:
-            fails += 1
-            lock_s = 0.0 if fails < 5 else min(30.0 * 2 ** (fails - 5), 900.0)
-            self._fails[client] = (fails, now + lock_s)
-            if len(self._fails) > 1000:  # do not grow without bound
-                self._fails.pop(next(iter(self._fails)))
-        raise ApiError(403, "wrong PIN")
 
 
 def _asset_version() -> str:
@@ -100,7 +68,8 @@ class _StoreOf:
         self.cfg = SimpleNamespace(host=host)
 
 
-def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0") -> Flask:
+def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0",
+               secret: bytes | None = None) -> Flask:
     """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
     the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
     server's (:mod:`companion.web.stream`)."""
@@ -111,7 +80,12 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
     errors.install(app)  # bounded ids, strict JSON, rate-limited bug reports (before routes)
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
-    guard = PinGuard(pin)
+    # who is asking (web.auth): the PIN or an owner session token (signed with ``secret``),
+    # a player link, or nobody; wrong PINs limited per address and for the whole network
+    creds = auth.Credentials(pin, secret or secrets.token_bytes(32), owner=OWNER,
+                             spectator=SPECTATOR,
+                             player_for_token=session.actor_for_player_token, error=ApiError)
+    app.extensions["tafl_credentials"] = creds
     i18n.init_app(app)  # the page's languages (companion/i18n)
     app.register_blueprint(review.blueprint(_StoreOf(session, host)))  # review, import, cards, QR
     version = _asset_version()
@@ -170,19 +144,8 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
         return None
 
     def resolve_actor() -> Actor:
-        """Owner (the PIN), a player (a player-link token) or a spectator."""
-        given = request.headers.get(PIN_HEADER)
-        if given is not None:
-            guard.check(request.remote_addr or "?", given)
-            return OWNER
-        token = request.headers.get(PLAYER_HEADER) or request.cookies.get(PLAYER_COOKIE)
-        if token:
-            actor = session.actor_for_player_token(token)
-            if actor is None:
-                raise ApiError(403, "this player link is not valid for the current game",
-                               "bad_link")
-            return actor
-        return SPECTATOR
+        """Owner (the PIN or an owner token), a player (a player-link token) or a spectator."""
+        return creds.resolve_actor(request)
 
     register_routes(app, session, resolve_actor)
     return app

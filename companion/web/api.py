@@ -159,7 +159,9 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     @app.post("/api/auth")
     def auth() -> Response:
         body()
-        return jsonify(ok=True, **resolve_actor().to_json())
+        actor = resolve_actor()  # the owner's PIN also gets a session token for the page
+        session_token = app.extensions["tafl_credentials"].session_for(request)
+        return jsonify(ok=True, **actor.to_json(), **session_token)
 
     @app.post("/api/click")
     def click() -> Response:

@@ -31,6 +31,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -503,6 +504,12 @@ class WebServer:
         self.pool.shutdown(wait=False, cancel_futures=True)
         with contextlib.suppress(OSError):
             self.sock.close()
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the server's event-loop thread (not the app threads)."""
+        if self._thread is None or self._thread.ident is None:
+            return 0.0
+        return time.clock_gettime(time.pthread_getcpuclockid(self._thread.ident))
 
     @property
     def live_streams(self) -> int:
