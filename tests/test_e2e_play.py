@@ -195,7 +195,8 @@ def test_two_game_match_with_swapped_sides(browser, tmp_path: Path) -> None:
         page.click("button[data-act=resign][data-side=defenders]")
         wait_text(page, "#matchline", "Match over: Bo wins")
         assert text(page, "#matchline").endswith("Ann 0 – Bo 2")
-        wait_text(page, "#note", "The defenders resigned (by the owner).")
+        wait_text(page, "#events", "The defenders resigned (by the owner).")
+        assert text(page, "#events").count("The match is over: Bo wins.") == 1
         page.screenshot(path=str(SHOTS / "tafl-e2e-match.png"), full_page=True)
         # the review of a match game shows both games and the score
         gid = state(base)["game"]

@@ -593,7 +593,7 @@
   $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant); });
   $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
-  T.live = { render: () => render(), state: () => S, me: () => me, ctlMsg };
+  T.live = { render: () => render(), state: () => S, me: () => me, ctlMsg, say };
   showUnlocked();
   poll();
   connect();

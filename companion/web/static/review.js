@@ -14,6 +14,9 @@
   let better = null;   // the engine's better move shown on the board: {ply, from, to}
 
   const active = () => !!R;
+  let leaving = false;
+  window.addEventListener("pagehide", () => { leaving = true; });
+  window.addEventListener("beforeunload", () => { leaving = true; });
 
   function build() {
     const box = $("review");
@@ -49,8 +52,9 @@
       if (T.analysis) T.analysis.reset();
       if (analyse || g.analysed) return analysis(analyse);
     }).catch((e) => {
-      alert(_("Cannot open game {id}: {error}", { id: id, error: e.message }));
+      if (leaving) return;   // the page is being reloaded or left: the request was cut off
       if (push === false) close(true);
+      if (T.live && T.live.say) T.live.say(_("Cannot open game {id}: {error}", { id: id, error: e.message }), true);
     });
   }
 
