@@ -113,6 +113,7 @@
     if (m) $("matchline").textContent = P.matchText(m);
     renderDrawBanner(over);
     renderYou(over);
+    renderHelp(over);
     renderEvents();
     const bs = $("boardstatus");
     if (!reachable) {
@@ -156,7 +157,8 @@
       el.innerHTML = `<b>${esc(sideName(side))}${esc(you)}</b>` +
         (p.name ? `<span class="pname">${esc(p.name)}</span>` : "") +
         `<span class="small">${esc(P.kindText(p))}</span><span class="small">${esc(took)}</span>` +
-        (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "");
+        (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "") +
+        ((S.hints || {})[side] ? `<span class="small">${esc(T.ngettext("{n} hint used", "{n} hints used", S.hints[side]))}</span>` : "");
     }
     const key = S.game + ":" + S.result + ":" + SIDES.map((s) => playerOf(s).name).join();
     if (key !== resultsKey) {
@@ -189,6 +191,36 @@
         : _("The defenders offer a draw. The attackers may accept or decline.");
     }
   }
+
+  /* ---- the computer's help: its thinking, hints ---- */
+  const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
+  function canHint() {
+    if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    return isOwner() || (me.role === "player" && me.side === S.turn);
+  }
+
+  function renderHelp(over) {
+    const th = S.thinking, hint = S.hint, pend = S.hint_pending;
+    const think = $("thinking"), ht = $("hinttext"), hb = $("hintbtn"), tb = $("thoughtsbtn");
+    think.hidden = !th || over;
+    if (!think.hidden) {
+      let t = th.side === "attackers" ? _("The computer (attackers) is thinking…") : _("The computer (defenders) is thinking…");
+      if (A.settings.thoughts && (th.best || th.score !== undefined || th.mate !== undefined)) t += " " + P.thoughtText(th);
+      think.textContent = t;
+    }
+    tb.hidden = think.hidden;
+    tb.textContent = A.settings.thoughts ? _("Hide its thoughts") : _("Show its best move and score");
+    ht.hidden = !(hint || pend) || over;
+    if (!ht.hidden) ht.textContent = hint ? P.hintText(hint) : _("The engine looks for a hint…");
+    hb.hidden = !canHint() || !!hint;
+    const used = S.hints || {};
+    hb.textContent = _("Hint");
+    $("help").hidden = think.hidden && ht.hidden && hb.hidden;
+    if (used.attackers || used.defenders) hb.title = P.hintsUsedText(used);
+  }
+
+  $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("thoughtsbtn").addEventListener("click", () => { A.set("thoughts", !A.settings.thoughts); render(); });
 
   /* ---- the player of a player link: his side, his move, his draw offers ---- */
   function canChoose() {

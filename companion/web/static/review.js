@@ -50,7 +50,7 @@
       show();
       window.scrollTo(0, 0);
       if (T.analysis) T.analysis.reset();
-      if (analyse || g.analysed) return analysis(analyse);
+      if (g.moves.length && (analyse || g.analysed !== false)) return analysis(analyse);
     }).catch((e) => {
       if (leaving) return;   // the page is being reloaded or left: the request was cut off
       if (push === false) close(true);
@@ -100,6 +100,8 @@
     $("rvcsv").href = `/api/games/${g.id}/record.csv`;
     $("rvotg").href = `/api/games/${g.id}/game.otg`;
     $("rvanalysis").hidden = g.moves.length === 0;
+    const me = T.live ? T.live.me() : {};
+    $("rvanalyse").hidden = me.role !== "owner" || (g.result === "ongoing" && T.live && T.live.state() && T.live.state().game === g.id);
   }
 
   /* The match this game belongs to: both games (each opens here) and the score. */
