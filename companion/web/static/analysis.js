@@ -70,7 +70,8 @@
     const list = A.swings.map((ply) => A.plies[ply - 1]).filter(Boolean);
     $("rvswings").innerHTML = list.length ? list.map((p) => {
       const head = _("Move {n}, {side}: {move}", { n: p.ply, side: sideName(p.side), move: p.move });
-      const lost = _("lost {loss} soldiers ({before} → {after})", { loss: p.loss.toFixed(1), before: scoreText(p.before), after: scoreText(p.after) });
+      const a = { loss: p.loss.toFixed(1), before: scoreText(p.before), after: scoreText(p.after) };
+      const lost = p.loss >= 500 ? _("a decisive mistake ({before} → {after})", a) : _("lost {loss} soldiers ({before} → {after})", a);
       const best = p.best_move ? _("better: {move}", { move: p.best_move }) : "";
       return `<li><button type="button" class="link" data-swing="${p.ply}">${esc(head)}</button> · ${esc(lost)}${best ? " · " + esc(best) : ""}</li>`;
     }).join("") : `<li class="small">${esc(_("No move lost much: a well played game."))}</li>`;
@@ -96,7 +97,7 @@
     if (!b || !A) return;
     const p = A.plies[+b.dataset.swing - 1];
     const best = p.best_move ? p.best_move.split("-") : null;
-    go(p.ply - 1, best ? { ply: p.ply - 1, from: best[0], to: best[1] } : null);
+    go(p.ply - 1, best ? { ply: p.ply - 1, from: best[0], to: best[1], side: p.side, played: p.move } : null);
   });
 
   T.analysis = { show, reset, mark };

@@ -137,9 +137,9 @@
     const m = S.move_to_make, el = $("tomake");
     el.hidden = !m;
     if (!m) return;
-    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), side: sideName(m.side), from: m.from, to: m.to };
-    let text = m.by === "page" ? _("{name} ({side}, on a phone) plays {from} to {to}.", a)
-      : _("The computer ({side}) plays {from} to {to}.", a);
+    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
+    let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
+      : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
     if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });

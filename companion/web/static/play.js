@@ -156,6 +156,7 @@
       case "takeback":
         if (e.reopened === "agreement") return _("The draw agreement was taken back: play on");
         if (e.reopened === "resignation") return _("The resignation was taken back: play on");
+        if (e.moves && e.moves.length > 1) return _("Moves {moves} were taken back", { moves: T.listText(e.moves.slice().reverse()) });
         return _("Move {move} was taken back", { move: e.move || "?" });
       case "draw":
         if (e.action === "offer") return per(s, _("The attackers offer a draw"), _("The defenders offer a draw"));
@@ -170,9 +171,13 @@
       case "clock": return e.action === "pause" ? _("The clocks were paused") : _("The clocks run again");
       case "new_game": return _("Game {id} started", { id: e.game });
       case "move_to_make": {
-        const a = { side: sideName(e.side), from: (e.move || "").split("-")[0], to: (e.move || "").split("-")[1] };
-        return e.by === "computer" || e.by === "engine" ? _("The computer ({side}) chose {from} to {to}: to be made at the board", a)
-          : _("{side} chose {from} to {to}: to be made at the board", a);
+        const a = { from: (e.move || "").split("-")[0], to: (e.move || "").split("-")[1] };
+        if (e.by === "computer" || e.by === "engine") {
+          return per(e.side, _("The computer (attackers) chose {from} to {to}: to be made at the board", a),
+            _("The computer (defenders) chose {from} to {to}: to be made at the board", a));
+        }
+        return per(e.side, _("The attackers chose {from} to {to}: to be made at the board", a),
+          _("The defenders chose {from} to {to}: to be made at the board", a));
       }
       case "refused": return e.code === "not_the_move_to_make" ? _("{move} was not accepted: it is not the move to make", { move: e.move || "?" })
         : _("{move} was not accepted", { move: e.move || "?" });

@@ -152,7 +152,11 @@
     if (ply === n && g.result !== "ongoing") text += " " + resultText(g.result, g.reason);
     const threat = settings.threats && g.threats[ply];
     if (threat && T.announce) text += " " + T.announce.threatWords(threat) + ".";
-    if (hint) text += " " + _("The engine's better move here: {from} to {to}.", hint);
+    if (hint) {
+      const a = { from: hint.from, to: hint.to, played: hint.played || "" };
+      text += " — " + (hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
+        : _("Better for the defenders here: {from} to {to} instead of {played}.", a));
+    }
     $("rvmsg").textContent = text;
     const left = m && m.left;
     $("rvclock").hidden = !left;
