@@ -236,5 +236,23 @@
       .then((j) => { open(j.games[0]); return j.games; });
   }
 
-  T.review = { open, close, active, importFile, go, redraw: () => R && show(), game: () => R };
+  /* ---- past games ---- */
+  function list() {
+    T.getJSON("/api/games?limit=30").then((j) => {
+      const none = _("No games yet.");
+      $("gamelist").innerHTML = j.games.map((g) => {
+        const res = g.result === "ongoing"
+          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
+          : resultText(g.result, g.reason);
+        const title = _("Game {id}", { id: g.id });
+        const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
+        const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
+        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
+          `<span class="small">${esc(g.players.attackers)} – ${esc(g.players.defenders)} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+      }).join("") || `<li>${esc(none)}</li>`;
+    });
+  }
+  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
+
+  T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
 })();
