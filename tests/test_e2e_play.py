@@ -97,7 +97,7 @@ def test_remote_player_plays_against_the_board(browser, tmp_path: Path) -> None:
             tap(remote, to)
             # the person at the board sees the move to make, in words and on the LEDs, until
             # he has made it
-            wait_text(board, "#tomake", f"Player 2 (Defenders, on a phone) plays {frm} to {to}.")
+            wait_text(board, "#tomake", f"Player 2 (defenders, on a phone) plays {frm} to {to}.")
             assert "Make this move on the board." in text(board, "#tomake")
             assert text(board, "#msg").startswith(f"Move the defender from {frm} to {to}") or \
                 text(board, "#msg").startswith(f"Move the king from {frm} to {to}")

@@ -2,7 +2,7 @@
    on demand. An evaluation graph over the moves drawn as inline SVG (no library): above the
    middle line the attackers stand better, below the defenders; the moves where it swung most are
    marked and listed, and each shows the engine's better move on the board (hint colours). The
-   analysis runs in the daemon (GET/POST /api/analysis/<id>); the page polls its progress. */
+   analysis runs in the daemon (GET/POST /api/games/<id>/analysis); the page polls its progress. */
 "use strict";
 (function () {
   const T = window.T;
@@ -15,15 +15,13 @@
     if (timer) { clearTimeout(timer); timer = null; }
     A = game = null;
     if ($("rvgraph")) { $("rvgraph").innerHTML = ""; $("rvswings").innerHTML = ""; }
-    const b = $("rvanalyse");
-    if (b) { b.hidden = false; b.disabled = false; }
   }
 
   /* Show the stored analysis of review R, or (start) ask the daemon to make it. */
   function show(R, start, goTo) {
     game = R;
     go = goTo;
-    const url = "/api/analysis/" + R.id;
+    const url = "/api/games/" + R.id + "/analysis";
     const ask = start ? T.api(url, {}) : T.getJSON(url);
     return ask.then(progress).catch((e) => say(e.message, true));
   }
@@ -33,12 +31,13 @@
   }
 
   function progress(j) {
-    if (!game || j.game !== game.id) return;
+    if (!game || (j.game !== undefined && j.game !== game.id)) return;
     if (j.status === "done" && j.review) { A = j.review; draw(); return; }
-    $("rvanalyse").hidden = j.status === "running";
+    if (j.status === "none" && $("rvanalyse").hidden) say(_("No analysis of this game yet: the owner can start one."));
     if (j.status === "running") {
+      $("rvanalyse").hidden = true;
       say(_("The engine analyses the game: position {done} of {total}…", { done: j.done || 0, total: j.total || "?" }));
-      timer = setTimeout(() => T.getJSON("/api/analysis/" + game.id).then(progress).catch((e) => say(e.message, true)), 700);
+      timer = setTimeout(() => T.getJSON("/api/games/" + game.id + "/analysis").then(progress).catch((e) => say(e.message, true)), 700);
     } else if (j.status === "failed") {
       say(_("The analysis failed: {error}", { error: j.error || "?" }), true);
     }
@@ -71,7 +70,8 @@
     const list = A.swings.map((ply) => A.plies[ply - 1]).filter(Boolean);
     $("rvswings").innerHTML = list.length ? list.map((p) => {
       const head = _("Move {n}, {side}: {move}", { n: p.ply, side: sideName(p.side), move: p.move });
-      const lost = _("lost {loss} soldiers ({before} → {after})", { loss: p.loss.toFixed(1), before: scoreText(p.before), after: scoreText(p.after) });
+      const a = { loss: p.loss.toFixed(1), before: scoreText(p.before), after: scoreText(p.after) };
+      const lost = p.loss >= 500 ? _("a decisive mistake ({before} → {after})", a) : _("lost {loss} soldiers ({before} → {after})", a);
       const best = p.best_move ? _("better: {move}", { move: p.best_move }) : "";
       return `<li><button type="button" class="link" data-swing="${p.ply}">${esc(head)}</button> · ${esc(lost)}${best ? " · " + esc(best) : ""}</li>`;
     }).join("") : `<li class="small">${esc(_("No move lost much: a well played game."))}</li>`;
@@ -97,7 +97,7 @@
     if (!b || !A) return;
     const p = A.plies[+b.dataset.swing - 1];
     const best = p.best_move ? p.best_move.split("-") : null;
-    go(p.ply - 1, best ? { ply: p.ply - 1, from: best[0], to: best[1] } : null);
+    go(p.ply - 1, best ? { ply: p.ply - 1, from: best[0], to: best[1], side: p.side, played: p.move } : null);
   });
 
   T.analysis = { show, reset, mark };

@@ -22,7 +22,7 @@
   let player = localStorage.getItem("tafl-player") || "";
   let me = { role: "spectator", side: null };
   let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
-  let pick = null, legal = null, results = {}, resultsKey = "", seenEvent = null;
+  let results = {}, resultsKey = "", seenEvent = null;
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -61,11 +61,11 @@
   /* ---- drawing ---- */
   function drawBoard() {
     const show = A.settings.threats && S.result === "ongoing" ? S.threat : null;
-    const targets = pick && legal && legal.moves[pick] ? legal.moves[pick] : null;
+    const choice = T.remote ? T.remote.pick() : null;
     T.drawBoard($("board"), {
       size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
       pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
-      last: S.last, threat: show, pick: targets ? { from: pick, to: targets } : null,
+      last: S.last, threat: show, pick: choice,
       taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });
     $("zoom").hidden = S.size < 13;
@@ -112,7 +112,8 @@
     $("matchline").hidden = !m;
     if (m) $("matchline").textContent = P.matchText(m);
     renderDrawBanner(over);
-    renderYou(over);
+    renderYou();
+    renderHelp(over);
     renderEvents();
     const bs = $("boardstatus");
     if (!reachable) {
@@ -136,9 +137,9 @@
     const m = S.move_to_make, el = $("tomake");
     el.hidden = !m;
     if (!m) return;
-    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), side: sideName(m.side), from: m.from, to: m.to };
-    let text = m.by === "page" ? _("{name} ({side}, on a phone) plays {from} to {to}.", a)
-      : _("The computer ({side}) plays {from} to {to}.", a);
+    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
+    let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
+      : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
     if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });
@@ -156,7 +157,8 @@
       el.innerHTML = `<b>${esc(sideName(side))}${esc(you)}</b>` +
         (p.name ? `<span class="pname">${esc(p.name)}</span>` : "") +
         `<span class="small">${esc(P.kindText(p))}</span><span class="small">${esc(took)}</span>` +
-        (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "");
+        (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "") +
+        ((S.hints || {})[side] ? `<span class="small">${esc(T.ngettext("{n} hint used", "{n} hints used", S.hints[side]))}</span>` : "");
     }
     const key = S.game + ":" + S.result + ":" + SIDES.map((s) => playerOf(s).name).join();
     if (key !== resultsKey) {
@@ -190,82 +192,43 @@
     }
   }
 
-  /* ---- the player of a player link: his side, his move, his draw offers ---- */
-  function canChoose() {
-    return S && me.role === "player" && S.result === "ongoing" && S.turn === me.side &&
-      playerOf(me.side).kind === "page" && !S.move_to_make;
+  /* ---- the computer's help: its thinking, hints ---- */
+  const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
+  function canHint() {
+    if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    return isOwner() || (me.role === "player" && me.side === S.turn);
   }
 
-  function whyNot() {
-    if (S.result !== "ongoing") return _("The game is over.");
-    if (S.turn !== me.side) return S.turn === "attackers" ? _("Not your turn: the attackers are to move.") : _("Not your turn: the defenders are to move.");
-    if (S.move_to_make) return _("Your move {from} to {to} waits to be made at the board.", S.move_to_make);
-    if (playerOf(me.side).kind !== "page") return _("Your side plays at the board: make your moves there.");
-    return "";
-  }
-
-  function renderYou(over) {
-    const box = $("you");
-    box.hidden = me.role !== "player";
-    if (box.hidden) return;
-    const side = me.side, p = playerOf(side);
-    const a = { name: p.name || "?" };
-    let text = side === "attackers" ? _("You play the attackers ({name}).", a) : _("You play the defenders ({name}).", a);
-    if (canChoose()) text += " " + _("Your move: tap a piece, then where it goes.");
-    else if (!over) text += " " + whyNot();
-    $("youtext").textContent = text;
-    const row = $("yourow"), key = over + ":" + S.draw_offer + ":" + side;
-    if (row.dataset.key === key) return;
-    row.dataset.key = key;
-    const btn = (act, extra, words) => `<button type="button" data-you="${act}"${extra}>${esc(words)}</button>`;
-    let html = "";
-    if (!over) {
-      if (S.draw_offer === other(side)) html += btn("accept", "", _("Accept the draw")) + btn("decline", "", _("Decline the draw"));
-      else if (S.draw_offer !== side) html += btn("offer", "", _("Offer a draw"));
-      html += btn("resign", "", _("Resign"));
+  function renderHelp(over) {
+    const th = S.thinking, hint = S.hint, pend = S.hint_pending;
+    const think = $("thinking"), ht = $("hinttext"), hb = $("hintbtn"), tb = $("thoughtsbtn");
+    think.hidden = !th || over;
+    if (!think.hidden) {
+      let t = th.side === "attackers" ? _("The computer (attackers) is thinking…") : _("The computer (defenders) is thinking…");
+      if (A.settings.thoughts && (th.best || th.score !== undefined || th.mate !== undefined)) t += " " + P.thoughtText(th);
+      think.textContent = t;
     }
-    row.innerHTML = html;
+    tb.hidden = think.hidden;
+    tb.textContent = A.settings.thoughts ? _("Hide its thoughts") : _("Show its best move and score");
+    ht.hidden = !(hint || pend) || over;
+    if (!ht.hidden) ht.textContent = hint ? P.hintText(hint) : _("The engine looks for a hint…");
+    hb.hidden = !canHint() || !!hint;
+    const used = S.hints || {};
+    hb.textContent = _("Hint");
+    $("help").hidden = think.hidden && ht.hidden && hb.hidden;
+    if (used.attackers || used.defenders) hb.title = P.hintsUsedText(used);
   }
 
-  function loadLegal() {
-    if (!canChoose()) return Promise.resolve(null);
-    if (legal && legal.game === S.game && legal.ply === S.moves.length) return Promise.resolve(legal);
-    return T.getJSON("/api/legal").then((j) => { legal = j; return j; });
-  }
+  $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("thoughtsbtn").addEventListener("click", () => { A.set("thoughts", !A.settings.thoughts); render(); });
 
-  function choose(sq) {
-    if (!canChoose()) { pick = null; say(whyNot() || _("Read-only: this page cannot move pieces."), true); return; }
-    loadLegal().then((l) => {
-      if (!l) return;
-      const targets = pick && l.moves[pick] ? l.moves[pick].map((t) => t.to) : [];
-      if (targets.includes(sq)) {
-        const from = pick;
-        pick = null;
-        drawBoard();
-        api("/api/move", { from: from, to: sq }).catch(refused);
-        return;
-      }
-      pick = l.moves[sq] && sq !== pick ? sq : null;
-      if (!pick && l.moves[sq] === undefined && S.position && T.parseOtn(S.position, S.size)[sq]) {
-        say(_("That piece cannot move now."), false);
-      }
-      drawBoard();
-    });
+  /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
+  function renderYou() {
+    $("you").hidden = me.role !== "player";
+    if (me.role !== "player") return;
+    if (T.remote) T.remote.render();
+    else T.load("remote").then(() => T.remote.render());
   }
-
-  $("yourow").addEventListener("click", (ev) => {
-    const b = ev.target.closest("button[data-you]");
-    if (!b || !S) return;
-    const act = b.dataset.you;
-    let call;
-    if (act === "resign") {
-      if (!confirm(_("Do you resign?"))) return;
-      call = api("/api/resign", {});
-    } else {
-      call = api("/api/draw", { action: act });
-    }
-    call.catch(refused);
-  });
 
   /* ---- the session's events: who did what ---- */
   function renderEvents() {
@@ -320,7 +283,7 @@
   function apply(state) {
     const prev = S;
     const moved = prev && state.moves.length > prev.moves.length && state.game === prev.game;
-    if (prev && (state.game !== prev.game || state.moves.length !== prev.moves.length)) pick = null;
+    if (T.remote && prev && (state.game !== prev.game || state.moves.length !== prev.moves.length)) T.remote.reset();
     S = state;
     render();
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
@@ -476,7 +439,7 @@
   $("board").addEventListener("click", (ev) => {
     const t = ev.target.closest("[data-sq]");
     if (!t || !S) return;
-    if (me.role === "player") { choose(t.dataset.sq); return; }
+    if (me.role === "player") { T.load("remote").then(() => T.remote.click(t.dataset.sq)); return; }
     if (S.board.kind !== "sim") {
       say(S.board.kind === "replay" ? _("This board is a recorded game being replayed.") : _("Move the pieces on the real board."), false);
       return;
@@ -519,32 +482,16 @@
     if (d.open) T.load("owner").then(() => T.owner.open(d.dataset.owner, S)).catch(() => {});
   }));
 
-  /* ---- past games, the review, the analysis ---- */
-  function loadGames() {
-    T.getJSON("/api/games?limit=30").then((j) => {
-      const none = _("No games yet.");
-      $("gamelist").innerHTML = j.games.map((g) => {
-        const res = g.result === "ongoing"
-          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
-          : resultText(g.result, g.reason);
-        const title = _("Game {id}", { id: g.id });
-        const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
-        const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
-        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
-          `<span class="small">${esc(g.players.attackers)} – ${esc(g.players.defenders)} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
-      }).join("") || `<li>${esc(none)}</li>`;
-    });
-  }
-  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
-
+  /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");
+  $("games").addEventListener("toggle", () => { if ($("games").open) review().then(() => T.review.list()); });
   $("importfile").addEventListener("change", () => {
     const file = $("importfile").files[0];
     if (!file) return;
     const csv = !/\.otg$/i.test(file.name);
     review().then(() => T.review.importFile(file, csv && S ? S.variant : undefined)).then(() => {
       $("importfile").value = "";
-      loadGames();
+      T.review.list();
     }).catch((e) => { $("importfile").value = ""; alert(e.message); });
   });
 
@@ -593,7 +540,7 @@
   $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant); });
   $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
-  T.live = { render: () => render(), state: () => S, me: () => me, ctlMsg, say };
+  T.live = { render: () => render(), redraw: () => S && drawBoard(), state: () => S, me: () => me, playerOf, ctlMsg, say };
   showUnlocked();
   poll();
   connect();

@@ -237,9 +237,22 @@
     }
     return loading[src];
   }
+  let css = null;
+  function styles() {
+    if (!css) {
+      css = new Promise((ok) => {
+        const l = document.createElement("link");
+        l.rel = "stylesheet";
+        l.href = "/static/more.css?v=" + HTML.v;
+        l.onload = l.onerror = ok;
+        document.head.appendChild(l);
+      });
+    }
+    return css;
+  }
   function load(name) {
     const more = I.lang === "en" ? Promise.resolve() : script("/i18n/" + I.lang + "-more.js?v=" + HTML.i18nV);
-    return more.then(() => script("/static/" + name + ".js?v=" + HTML.v));
+    return Promise.all([more, styles()]).then(() => script("/static/" + name + ".js?v=" + HTML.v));
   }
 
   /* ---- small helpers shared by the views ---- */

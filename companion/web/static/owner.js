@@ -30,19 +30,35 @@
   const kinds = () => [["board", _("at the board")], ["page", _("on a phone (player link)")], ["computer", _("the computer")]];
   const levels = () => P.LEVEL.map((_n, i) => [i + 1, _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
 
-  function playerRows(prefix, S, withComputer) {
+  /* Each side: a name, and who plays it (at the board, on a phone, the computer at a level). */
+  function playerRows(prefix, S) {
     return SIDES.map((side) => {
       const p = (S && S.players && S.players[side]) || {};
-      const kindList = withComputer ? kinds() : kinds().slice(0, 2);
-      const lab = sideName(side);
-      return `<fieldset><legend>${esc(lab)}</legend><div class="row">` +
+      return `<fieldset><legend>${esc(sideName(side))}</legend><div class="row">` +
         `<label for="${prefix}-name-${side}">${esc(_("Name"))}</label>` +
-        `<input id="${prefix}-name-${side}" maxlength="40" value="${esc(p.name || "")}"></div>` +
+        `<input id="${prefix}-name-${side}" maxlength="40" value="${esc(p.kind === "computer" || p.kind === "engine" ? "" : p.name || "")}"></div>` +
         `<div class="row"><label for="${prefix}-kind-${side}">${esc(_("Plays"))}</label>` +
-        sel(`${prefix}-kind-${side}`, kindList, p.kind === "engine" ? "computer" : p.kind || "board") + "</div>" +
-        (withComputer ? `<div class="row" data-level="${side}"><label for="${prefix}-level-${side}">${esc(_("Strength"))}</label>` +
-          sel(`${prefix}-level-${side}`, levels(), p.level || 3) + "</div>" : "") + "</fieldset>";
+        sel(`${prefix}-kind-${side}`, kinds(), p.kind === "engine" ? "computer" : p.kind || "board") + "</div>" +
+        `<div class="row" data-level="${side}"><label for="${prefix}-level-${side}">${esc(_("Strength"))}</label>` +
+        sel(`${prefix}-level-${side}`, levels(), p.level || 3) + "</div></fieldset>";
     }).join("");
+  }
+
+  /* A game against the computer: the side the person plays, where, the computer's strength and
+     its time per move. */
+  function computerRows(S) {
+    const ps = (S && S.players) || {};
+    const cpu = SIDES.find((s) => ps[s] && ps[s].kind === "computer");
+    const you = cpu ? T.other(cpu) : "attackers", me = ps[you] || {};
+    const secs = [["", _("as its level plays")]].concat([1, 2, 5, 10, 30].map((n) => [n, T.ngettext("{n} second", "{n} seconds", n)]));
+    return `<div class="row"><label for="nf-you">${esc(_("You play"))}</label>` +
+      sel("nf-you", SIDES.map((x) => [x, sideName(x)]), you) + "</div>" +
+      `<div class="row"><label for="nf-you-name">${esc(_("Your name"))}</label><input id="nf-you-name" maxlength="40" value="${esc(me.name || "")}"></div>` +
+      `<div class="row"><label for="nf-you-kind">${esc(_("Where you play"))}</label>` +
+      sel("nf-you-kind", kinds().slice(0, 2), me.kind === "page" ? "page" : "board") + "</div>" +
+      `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || 3) + "</div>" +
+      `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" +
+      `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }
 
   /* ---- new game or match ---- */
@@ -62,7 +78,10 @@
         j.variants.map((v) => `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join("") +
         `</select></div>` +
         `<details><summary>${esc(_("House rules"))}</summary>${opts}</details>` +
-        playerRows("nf", S, true) +
+        `<fieldset><legend>${esc(_("Who plays"))}</legend><div class="row"><label for="nf-mode">${esc(_("Opponent"))}</label>` +
+        sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]],
+          S && SIDES.some((x) => S.players[x] && S.players[x].kind === "computer") ? "computer" : "people") + "</div>" +
+        `<div data-mode="people">${playerRows("nf", S)}</div><div data-mode="computer">${computerRows(S)}</div></fieldset>` +
         `<fieldset><legend>${esc(_("Clock"))}</legend><div class="row">` +
         sel("nf-tc", [["none", _("no clock")], ["sudden", _("sudden death")], ["fischer", _("main time + increment (Fischer)")],
           ["overtime", _("main time + overtime periods")]], tcKind) + `</div><div class="row">` +
@@ -96,8 +115,15 @@
     $("nf-main").parentNode.hidden = tc === "none";
     $("nf-inc").parentNode.hidden = tc !== "fischer" && tc !== "overtime";
     $("nf-periods").parentNode.hidden = $("nf-period").parentNode.hidden = tc !== "overtime";
+    const mode = $("nf-mode").value;
+    document.querySelectorAll("#newform [data-mode]").forEach((d) => { d.hidden = d.dataset.mode !== mode; });
+    levelRows("nf");
+  }
+
+  function levelRows(prefix) {
     SIDES.forEach((side) => {
-      document.querySelector(`#newform [data-level=${side}]`).hidden = $("nf-kind-" + side).value !== "computer";
+      const row = document.querySelector(`#${prefix === "nf" ? "newform" : "playersform"} [data-level=${side}]`);
+      if (row) row.hidden = $(`${prefix}-kind-${side}`).value !== "computer";
     });
   }
 
@@ -111,6 +137,14 @@
 
   function players(prefix) {
     const out = {};
+    if (prefix === "nf" && $("nf-mode").value === "computer") {
+      const you = $("nf-you").value, cpu = T.other(you);
+      out[you] = { kind: $("nf-you-kind").value };
+      if ($("nf-you-name").value.trim()) out[you].name = $("nf-you-name").value.trim();
+      out[cpu] = { kind: "computer", level: +$("nf-level").value };
+      if ($("nf-secs").value) out[cpu].seconds = +$("nf-secs").value;
+      return out;
+    }
     SIDES.forEach((side) => {
       const p = { name: $(`${prefix}-name-${side}`).value.trim(), kind: $(`${prefix}-kind-${side}`).value };
       if (p.kind === "computer") { p.level = +$(`${prefix}-level-${side}`).value; }
@@ -137,8 +171,10 @@
   /* ---- players ---- */
   function playersForm(S) {
     const box = $("playersform");
-    box.innerHTML = `<div class="form">${playerRows("pf", S, false)}` +
+    box.innerHTML = `<div class="form">${playerRows("pf", S)}` +
       `<div class="row"><button type="button" data-act="players">${esc(_("Save the players"))}</button></div></div>`;
+    box.onchange = () => levelRows("pf");
+    levelRows("pf");
     return Promise.resolve();
   }
 
@@ -220,7 +256,8 @@
     if (a === "players") return savePlayers();
     if (a === "takeback") {
       return api("/api/takeback").then((j) => (j.reopened ? _("The game is open again.")
-        : _("Took back {move}: put the pieces back as the lights show.", { move: j.undone })));
+        : j.moves && j.moves.length > 1 ? _("Took back {move} and the computer's reply {reply}: put the pieces back as the lights show.", { move: j.undone, reply: j.moves[0] })
+          : _("Took back {move}: put the pieces back as the lights show.", { move: j.undone })));
     }
     if (a === "swap") {
       return api("/api/swap").then((j) => (j.applies_to === "next_game"

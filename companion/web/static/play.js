@@ -107,6 +107,20 @@
     return parts.join(" · ");
   }
 
+  /* ---- the computer's thinking and hints ---- */
+  const score = (v) => (v > 0 ? "+" : "") + (+v).toFixed(1);
+  function thoughtText(th) {
+    const a = { move: th.best || "?", score: th.mate !== undefined && th.mate !== null ? mateText(th.mate) : score(th.score || 0), depth: th.depth || "?" };
+    return _("Best move so far {move}, score {score} (depth {depth}).", a);
+  }
+  const mateText = (m) => (m > 0 ? ngettext("wins in {n} move", "wins in {n} moves", m) : ngettext("loses in {n} move", "loses in {n} moves", -m));
+  function hintText(h) {
+    const a = { from: h.from, to: h.to, score: h.score !== undefined && h.score !== null ? score(h.score) : "" };
+    if (h.side === "attackers") return a.score ? _("Hint for the attackers: {from} to {to} (score {score}).", a) : _("Hint for the attackers: {from} to {to}.", a);
+    return a.score ? _("Hint for the defenders: {from} to {to} (score {score}).", a) : _("Hint for the defenders: {from} to {to}.", a);
+  }
+  const hintsUsedText = (u) => _("Hints used: attackers {a}, defenders {d}", { a: u.attackers || 0, d: u.defenders || 0 });
+
   /* ---- the match ---- */
   function matchText(m) {
     const sc = m.score || {}, names = m.players || Object.keys(sc);
@@ -122,10 +136,10 @@
   const scoreText = (x) => (x % 1 ? (Math.floor(x) || "") + "½" : String(x));
 
   /* ---- the session's events, worded for everyone ---- */
-  function who(by, S) {
+  function who(by, S, e) {
     if (by === "owner") return _("by the owner");
     if (by === "board") return _("at the board");
-    if (by === "computer") return _("by the computer");
+    if (by === "computer" || (e && e.computer)) return _("by the computer");
     if (by === "engine") return _("by the engine");
     if (by === "attackers" || by === "defenders") {
       const name = S && S.players && S.players[by] ? S.players[by].name : "";
@@ -142,6 +156,7 @@
       case "takeback":
         if (e.reopened === "agreement") return _("The draw agreement was taken back: play on");
         if (e.reopened === "resignation") return _("The resignation was taken back: play on");
+        if (e.moves && e.moves.length > 1) return _("Moves {moves} were taken back", { moves: T.listText(e.moves.slice().reverse()) });
         return _("Move {move} was taken back", { move: e.move || "?" });
       case "draw":
         if (e.action === "offer") return per(s, _("The attackers offer a draw"), _("The defenders offer a draw"));
@@ -155,8 +170,15 @@
       case "flag": return per(s, _("The attackers ran out of time"), _("The defenders ran out of time"));
       case "clock": return e.action === "pause" ? _("The clocks were paused") : _("The clocks run again");
       case "new_game": return _("Game {id} started", { id: e.game });
-      case "move_to_make": return _("{side} chose {from} to {to}: to be made at the board",
-        { side: sideName(e.side), from: (e.move || "").split("-")[0], to: (e.move || "").split("-")[1] });
+      case "move_to_make": {
+        const a = { from: (e.move || "").split("-")[0], to: (e.move || "").split("-")[1] };
+        if (e.by === "computer" || e.by === "engine") {
+          return per(e.side, _("The computer (attackers) chose {from} to {to}: to be made at the board", a),
+            _("The computer (defenders) chose {from} to {to}: to be made at the board", a));
+        }
+        return per(e.side, _("The attackers chose {from} to {to}: to be made at the board", a),
+          _("The defenders chose {from} to {to}: to be made at the board", a));
+      }
       case "refused": return e.code === "not_the_move_to_make" ? _("{move} was not accepted: it is not the move to make", { move: e.move || "?" })
         : _("{move} was not accepted", { move: e.move || "?" });
       case "storage": return e.ok ? _("The store writes again: nothing was lost") : "";
@@ -165,7 +187,8 @@
         const a = { error: e.message || "" };
         return per(e.by, _("The attackers' computer player failed: {error}", a), _("The defenders' computer player failed: {error}", a));
       }
-      case "hint": return _("Hint for the {side}: {move}", { side: sideName(e.side), move: e.move || "" });
+      case "hint": return per(e.side, _("Hint for the attackers: {move}", { move: e.move || "" }), _("Hint for the defenders: {move}", { move: e.move || "" }));
+      case "hint_failed": return _("No hint: {error}", { error: e.message || "" });
     }
     return "";
   }
@@ -174,11 +197,11 @@
   function eventText(e, S) {
     const what = eventWords(e);
     if (!what) return "";
-    const by = ["owner", "board", "attackers", "defenders"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game"].includes(e.kind)
-      ? who(e.by, S) : "";
+    const by = ["owner", "board", "attackers", "defenders"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game", "hint_failed"].includes(e.kind)
+      ? who(e.by, S, e) : "";
     return (by ? _("{what} ({who})", { what: what, who: by }) : what) + ".";
   }
 
   T.play = { syncTime, serverNow, sideTime, clockText, controlText, renderClocks, kindText, levelName, LEVEL,
-    resultsText, matchText, scoreText, eventText, SIDES };
+    resultsText, matchText, scoreText, eventText, thoughtText, hintText, hintsUsedText, SIDES };
 })();

@@ -50,7 +50,7 @@
       show();
       window.scrollTo(0, 0);
       if (T.analysis) T.analysis.reset();
-      if (analyse || g.analysed) return analysis(analyse);
+      if (g.moves.length && (analyse || g.analysed !== false)) return analysis(analyse);
     }).catch((e) => {
       if (leaving) return;   // the page is being reloaded or left: the request was cut off
       if (push === false) close(true);
@@ -100,6 +100,8 @@
     $("rvcsv").href = `/api/games/${g.id}/record.csv`;
     $("rvotg").href = `/api/games/${g.id}/game.otg`;
     $("rvanalysis").hidden = g.moves.length === 0;
+    const me = T.live ? T.live.me() : {};
+    $("rvanalyse").hidden = me.role !== "owner" || (g.result === "ongoing" && T.live && T.live.state() && T.live.state().game === g.id);
   }
 
   /* The match this game belongs to: both games (each opens here) and the score. */
@@ -150,7 +152,11 @@
     if (ply === n && g.result !== "ongoing") text += " " + resultText(g.result, g.reason);
     const threat = settings.threats && g.threats[ply];
     if (threat && T.announce) text += " " + T.announce.threatWords(threat) + ".";
-    if (hint) text += " " + _("The engine's better move here: {from} to {to}.", hint);
+    if (hint) {
+      const a = { from: hint.from, to: hint.to, played: hint.played || "" };
+      text += " — " + (hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
+        : _("Better for the defenders here: {from} to {to} instead of {played}.", a));
+    }
     $("rvmsg").textContent = text;
     const left = m && m.left;
     $("rvclock").hidden = !left;
@@ -230,5 +236,23 @@
       .then((j) => { open(j.games[0]); return j.games; });
   }
 
-  T.review = { open, close, active, importFile, go, redraw: () => R && show(), game: () => R };
+  /* ---- past games ---- */
+  function list() {
+    T.getJSON("/api/games?limit=30").then((j) => {
+      const none = _("No games yet.");
+      $("gamelist").innerHTML = j.games.map((g) => {
+        const res = g.result === "ongoing"
+          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
+          : resultText(g.result, g.reason);
+        const title = _("Game {id}", { id: g.id });
+        const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
+        const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
+        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
+          `<span class="small">${esc(g.players.attackers)} – ${esc(g.players.defenders)} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+      }).join("") || `<li>${esc(none)}</li>`;
+    });
+  }
+  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
+
+  T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
 })();
