@@ -78,8 +78,9 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
     page.screenshot(path=str(SHOTS / "tafl-e2e-review.png"), full_page=True)
     # a reload keeps the position; leaving returns to the live game
     page.goto(daemon + f"review/{gid}#3")
+    page.reload(wait_until="domcontentloaded")   # only the hash changed: goto alone does not load the page again
     page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
-    assert page.inner_text("#rvpos") == "Move 3 of 6"
+    page.wait_for_function("document.querySelector('#rvpos').innerText === 'Move 3 of 6'")
     page.click("#rvclose")
     page.wait_for_selector("#live:not([hidden])")
     assert page.url == daemon and page.inner_text("#turntext") == "Game over"
