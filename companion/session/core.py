@@ -29,7 +29,7 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.actors import BOARD, COMPUTER, Actor
 from companion.session.clock import SIDES, GameClock, TimeControl
-from companion.session.match import GameResult, Match
+from companion.session.match import Match, finish_match_game, reopen_match_game
 from companion.session.players import (
     MovePlayer,
     PlayerError,
@@ -564,34 +564,10 @@ class SessionCore:
         self._finish_match_game()
 
     def _finish_match_game(self) -> None:
-        m = self.match
-        if m is None or not self.game.is_over():
-            return
-        idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
-        left = None
-        if self.clock is not None:
-            t = self.board_time()
-            left = {s: self.clock.left(s, t) for s in SIDES}
-        while len(m.results) <= idx:
-            m.results.append(None)
-        m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
-        if m.finished:
-            winner, how = m.winner()
-            result = {"score": m.score(), "winner": winner, "decided_by": how}
-            try:
-                self.store.end_match(m.id, result)
-            except (sqlite3.Error, OSError) as exc:
-                log.error("could not store the match result (%s)", exc)
-            self._note("match_over", "system", match=m.id, **result)
+        finish_match_game(self)
 
     def _reopen_match_game(self) -> None:
-        m = self.match
-        if m is None or self.gid not in m.game_ids:
-            return
-        idx = m.game_ids.index(self.gid)
-        if idx < len(m.results):
-            m.results[idx] = None
-            del m.results[idx + 1:]
+        reopen_match_game(self)
 
     # -- provided by the controls ------------------------------------------------------------
     def flag_fall(self, side: str, at: float) -> None:

@@ -14,7 +14,16 @@ and when no criterion decides (or the list is empty), the match is drawn.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from companion.session.core import SessionCore
+
+log = logging.getLogger("companion.session")
+SIDES = ("attackers", "defenders")
 
 TIE_CRITERIA = ("moves", "time")
 DEFAULT_TIE_BREAK: tuple[str, ...] = ("moves", "time")
@@ -131,3 +140,37 @@ class Match:
         if self.finished:
             out["winner"], out["decided_by"] = self.winner()
         return out
+
+
+def finish_match_game(self: SessionCore) -> None:
+    """Record the current game's result in its match; end the match after its last game."""
+    m = self.match
+    if m is None or not self.game.is_over():
+        return
+    idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
+    left = None
+    if self.clock is not None:
+        t = self.board_time()
+        left = {s: self.clock.left(s, t) for s in SIDES}
+    while len(m.results) <= idx:
+        m.results.append(None)
+    m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
+    if m.finished:
+        winner, how = m.winner()
+        result = {"score": m.score(), "winner": winner, "decided_by": how}
+        try:
+            self.store.end_match(m.id, result)
+        except (sqlite3.Error, OSError) as exc:
+            log.error("could not store the match result (%s)", exc)
+        self._note("match_over", "system", match=m.id, **result)
+
+
+def reopen_match_game(self: SessionCore) -> None:
+    """The current game was reopened (a takeback): its match result is open again."""
+    m = self.match
+    if m is None or self.gid not in m.game_ids:
+        return
+    idx = m.game_ids.index(self.gid)
+    if idx < len(m.results):
+        m.results[idx] = None
+        del m.results[idx + 1:]

@@ -72,18 +72,29 @@ def _message(s: SessionCore) -> str:
         return (f"{m['side'].capitalize()} ({s.players[m['side']].name}, on the phone) play "
                 f"{m['from']} to {m['to']}: make the move on the board{caps}.")
     text = s.tracker.message
-    outcome = s.game.outcome()
-    if outcome is not None and str(outcome.reason) in ("agreement", "resignation", "time"):
-        why = REASON_TEXT.get(str(outcome.reason), str(outcome.reason))
-        head = "Draw" if outcome.winner is None else f"{outcome.winner.capitalize()} win"
+    g = s._game_json  # the stored game's outcome (computed once per store, not per scan)
+    reason, result = g.get("reason"), g.get("result", "ongoing")
+    if reason and (reason in ("agreement", "resignation", "time") or not text):
+        why = REASON_TEXT.get(reason, reason)
+        head = "Draw" if result == "draw" else f"{str(result).capitalize()} win"
         return f"{head}: {why}."
     if text:
         return text
-    if outcome:
-        why = REASON_TEXT.get(str(outcome.reason), str(outcome.reason))
-        return f"Draw: {why}." if outcome.winner is None else (
-            f"{outcome.winner.capitalize()} win: {why}.")
     return f"{s.game.turn.capitalize()} to move."
+
+
+_SORTED: dict[int, tuple[frozenset[str], list[str]]] = {}
+
+
+def _sorted(occupied: frozenset[str] | None) -> list[str]:
+    """``sorted(occupied)``, cached for the last reading (the loop asks at every scan)."""
+    if not occupied:
+        return []
+    hit = _SORTED.get(0)
+    if hit is None or hit[0] is not occupied:
+        hit = (occupied, sorted(occupied))
+        _SORTED[0] = hit
+    return hit[1]
 
 
 def live_state(s: SessionCore) -> dict:
@@ -95,7 +106,7 @@ def live_state(s: SessionCore) -> dict:
         "tracking": s.tracker.state,
         "guidance": s.tracker.guidance,
         "move_to_make": dict(s.move_to_make) if s.move_to_make else None,
-        "occupied": sorted(s._occupied or ()),
+        "occupied": _sorted(s._occupied),
         "board": {k: status.get(k) for k in ("kind", "connected", "detail")},
         "storage": dict(s.storage),
         "events": list(s.recent),
