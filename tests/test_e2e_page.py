@@ -78,7 +78,7 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
     page.screenshot(path=str(SHOTS / "tafl-e2e-review.png"), full_page=True)
     # a reload keeps the position; leaving returns to the live game
     page.goto(daemon + f"review/{gid}#3")
-    # only the hash changed: goto alone does not load the page again
+    # only the hash changed, so goto alone does not load the page again
     page.reload(wait_until="domcontentloaded")
     page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
     page.wait_for_function("document.querySelector('#rvpos').innerText === 'Move 3 of 6'")
