@@ -210,6 +210,7 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     import re
     import subprocess
     import sys
+    import threading
     import time
 
     config = tmp_path / "c.toml"
@@ -220,18 +221,30 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
                              "--data-dir", str(tmp_path / "d")], stdin=subprocess.DEVNULL,
                             stdout=follower, stderr=follower, env=env)
     os.close(follower)
-    out = b""
+    chunks: list[bytes] = []
+
+    def drain() -> None:  # read the terminal until the daemon is gone (a full pty would block it)
+        while True:
+            try:
+                data = os.read(leader, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         end = time.monotonic() + 30
-        while b"to unlock the controls" not in out and time.monotonic() < end:
-            try:
-                out += os.read(leader, 65536)
-            except OSError:
-                break
+        while b"to unlock the controls" not in b"".join(chunks) and time.monotonic() < end:
+            time.sleep(0.05)
     finally:
         proc.terminate()
-        proc.wait(15)
+        proc.wait(30)
+        reader.join(5)
         os.close(leader)
+    out = b"".join(chunks)
     code = (tmp_path / "d" / "owner-code").read_text().strip()
     text = out.decode(errors="replace")
     assert re.search(rf"http://\S+/#pin={code} to unlock the controls", text), text[-2000:]
