@@ -69,8 +69,10 @@ def _message(s: SessionCore) -> str:
     m = s.move_to_make
     if m and tracking in ("ready", "lifted"):
         caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
-        return (f"{m['side'].capitalize()} ({s.players[m['side']].name}, on the phone) play "
-                f"{m['from']} to {m['to']}: make the move on the board{caps}.")
+        who = {"page": f"{s.players[m['side']].name}, on the phone", "computer": "the computer",
+               "engine": "the engine"}.get(m["by"], m["by"])
+        return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
+                f"on the board{caps}.")
     text = s.tracker.message
     g = s._game_json  # the stored game's outcome (computed once per store, not per scan)
     reason, result = g.get("reason"), g.get("result", "ongoing")
