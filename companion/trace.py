@@ -1,4 +1,4 @@
-"""Sensor traces in the ``tafl-trace/1`` format (shared/spec/INTERFACES.md §2): read, validate,
+"""Sensor traces in the ``tafl-trace/1`` format (docs/interfaces.md §2): read, validate,
 write.
 
 Compatible extensions used by this project:

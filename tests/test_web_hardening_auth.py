@@ -208,9 +208,9 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     import os
     import pty
     import re
+    import select
     import subprocess
     import sys
-    import threading
     import time
 
     config = tmp_path / "c.toml"
@@ -221,30 +221,27 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
                              "--data-dir", str(tmp_path / "d")], stdin=subprocess.DEVNULL,
                             stdout=follower, stderr=follower, env=env)
     os.close(follower)
-    chunks: list[bytes] = []
-
-    def drain() -> None:  # read the terminal until the daemon is gone (a full pty would block it)
-        while True:
-            try:
-                data = os.read(leader, 65536)
-            except OSError:
-                return
-            if not data:
-                return
-            chunks.append(data)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    out = b""
     try:
         end = time.monotonic() + 30
-        while b"to unlock the controls" not in b"".join(chunks) and time.monotonic() < end:
-            time.sleep(0.05)
+        while b"to unlock the controls" not in out and time.monotonic() < end:
+            try:
+                out += os.read(leader, 65536)
+            except OSError:
+                break
     finally:
         proc.terminate()
-        proc.wait(30)
-        reader.join(5)
+        # keep draining the terminal: a daemon blocked writing to a full pty never exits
+        end = time.monotonic() + 15
+        while proc.poll() is None and time.monotonic() < end:
+            ready, _, _ = select.select([leader], [], [], 0.1)
+            if ready:
+                try:
+                    out += os.read(leader, 65536)
+                except OSError:
+                    break
+        proc.wait(5)
         os.close(leader)
-    out = b"".join(chunks)
     code = (tmp_path / "d" / "owner-code").read_text().strip()
     text = out.decode(errors="replace")
     assert re.search(rf"http://\S+/#pin={code} to unlock the controls", text), text[-2000:]

@@ -1,4 +1,4 @@
-"""Game records: the CSV form of ``shared/corpus/`` and replaying records against the rules."""
+"""Game records: the CSV form of docs/interfaces.md and replaying records against the rules."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Rule sets as values, and the named presets of VARIANTS.md.
 
-A :class:`RuleSet` has exactly the fields of the schema in ``shared/rules/VARIANTS.md``; a preset
+A :class:`RuleSet` has exactly the fields of the schema in ``docs/rules.md``; a preset
 is a named instance. Users may build more with :func:`dataclasses.replace`.
 """
 
