@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from .rules import RuleSet, get_variant
 from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
@@ -52,7 +53,7 @@ class Trace:
         return float(self.header["scan_hz"])
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
