@@ -234,7 +234,9 @@ def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
                 f"{len(report['lost'])} lost")
     # one last run to the end of the trace: the resumed game must be the whole trace's game
     run = Run(args())
-    deadline = time.monotonic() + end / speed + 30
+    run.listening.wait(60)
+    # generous: it ends as soon as the game is whole; a loaded machine starts and replays slowly
+    deadline = time.monotonic() + end / speed + 90
     final: list[str] = []
     while time.monotonic() < deadline:
         try:

@@ -50,12 +50,20 @@ def counted(self, now):  # the scan loop's own reads (a control also reads the b
         scans[0] += 1
     return original(self, now)
 sim.SimBoard.scan = counted
+import companion.web.hub as hub
+published = {}
+publish = hub.StateHub.publish
+def stamped(self, state):  # when the first state holding each move count was published
+    changed = publish(self, state)
+    published.setdefault(len(state.get("moves") or ()), time.time())
+    return changed
+hub.StateHub.publish = stamped
 stats = sys.argv[2]
 def report():
     while True:
         tmp = stats + ".tmp"
         with open(tmp, "w") as f:
-            json.dump({"scans": scans[0], "t": time.monotonic()}, f)
+            json.dump({"scans": scans[0], "t": time.monotonic(), "published": published}, f)
         os.replace(tmp, stats)
         time.sleep(0.1)
 threading.Thread(target=report, daemon=True).start()
@@ -215,6 +223,10 @@ class Daemon:
         doc = json.loads(self.stats.read_text())
         return doc["scans"], doc["t"]
 
+    def published(self) -> dict[int, float]:
+        """Move count -> when the daemon published the first state holding it."""
+        return {int(k): v for k, v in json.loads(self.stats.read_text())["published"].items()}
+
     def stop(self) -> None:
         self.proc.terminate()
         self.proc.wait(15)
@@ -279,6 +291,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
     cpu0 = cpu_seconds(d.proc.pid)
     wall0 = time.monotonic()
     latencies: list[float] = []
+    fanout: list[float] = []  # publish -> receive: the web layer's share
     missed = 0
     for k, (frm, to) in enumerate(moves, start_moves + 1):
         await loop.run_in_executor(None, click, base, frm)
@@ -287,13 +300,16 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
         while time.monotonic() < deadline and not all(k in v.first for v in viewers):
             await asyncio.sleep(0.02)
         accepted = viewers[0].accepted_at(k)
+        await asyncio.sleep(pause)
+        published = d.published().get(k)
         for v in viewers:
             got = v.arrival(k)
             if got is None or accepted is None:
                 missed += 1
             else:
                 latencies.append(got - accepted)
-        await asyncio.sleep(pause)
+                if published is not None:
+                    fanout.append(got - published)
     scans1, t1 = d.scans()
     cpu = (cpu_seconds(d.proc.pid) - cpu0) / (time.monotonic() - wall0)
     rss, peak = memory_mb(d.proc.pid)
@@ -308,6 +324,8 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
         "p95_ms": round(1000 * percentile(latencies, 95), 1) if latencies else None,
         "p99_ms": round(1000 * percentile(latencies, 99), 1) if latencies else None,
         "max_ms": round(1000 * max(latencies), 1) if latencies else None,
+        "fanout_p95_ms": round(1000 * percentile(fanout, 95), 1) if fanout else None,
+        "fanout_max_ms": round(1000 * max(fanout), 1) if fanout else None,
         "rss_mb": rss, "peak_rss_mb": peak, "cpu_pct": round(100 * cpu, 1),
         "scan_hz": round((scans1 - scans0) / (t1 - t0), 1),
     }
@@ -316,7 +334,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--viewers", default="1,100,200", help="viewer counts (default 1,100,200)")
-    p.add_argument("--moves", type=int, default=20, help="moves per viewer count")
+    p.add_argument("--moves", type=int, default=40, help="moves per viewer count")
     p.add_argument("--pause", type=float, default=0.3, help="seconds between moves")
     p.add_argument("--stalled", type=int, default=0, help="extra clients that never read")
     p.add_argument("--slowloris", type=int, default=0, help="trickling connections to try first")
@@ -336,13 +354,19 @@ def main() -> None:
                 time.sleep(1)
         finally:
             d.stop()
+    load = os.getloadavg()[0]
     print(f"daemon idle RSS {idle_rss} MB; {a.moves} moves per row; latency = move accepted "
-          "-> state received by each viewer (loopback)")
+          f"-> state received by each viewer (loopback); load average {load:.1f} on "
+          f"{os.cpu_count()} CPUs")
+    print("(web p95/max: from the daemon publishing the state to its arrival, the web layer's "
+          "share)")
     print(f"{'viewers':>8} {'stalled':>7} {'held':>5} {'missed':>6} {'p50 ms':>7} {'p95 ms':>7} "
-          f"{'p99 ms':>7} {'max ms':>7} {'RSS MB':>7} {'peak':>6} {'CPU %':>6} {'scan Hz':>8}")
+          f"{'p99 ms':>7} {'max ms':>7} {'web p95':>8} {'web max':>8} {'RSS MB':>7} "
+          f"{'peak':>6} {'CPU %':>6} {'scan Hz':>8}")
     for r in rows:
         print(f"{r['viewers']:>8} {r['stalled']:>7} {r['held']:>5} {r['missed']:>6} "
               f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>7} "
+              f"{r['fanout_p95_ms']:>8} {r['fanout_max_ms']:>8} "
               f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8}")
     if slow:
         print(f"slowloris: {slow['connections']} trickling connections "

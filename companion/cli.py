@@ -1,7 +1,8 @@
-"""The ``tafl-companion`` command line (see shared/spec/INTERFACES.md §1).
+"""The ``tafl-companion`` command line (documented in docs/interfaces.md).
 
 Every command prints one JSON document on stdout and exits 0, or prints a one-line message on
 stderr and exits 2 on bad input. Subsystems add their commands through ``register(subparsers)``.
+Without a command it prints the commands; ``--version`` prints the version.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from . import __version__
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
 from .rules.otg import replay_otg
 from .rules.records import RecordError, read_records, replay_record
@@ -43,10 +45,34 @@ def cmd_variants(args: argparse.Namespace) -> int:
     return 0
 
 
+# The deepest perft per board size that finishes within about a minute on a 2-core x86 machine
+# (measured: brandubh depth 5 takes 12 s and 42 M nodes, ard-ri depth 6 132 s; 9x9 depth 4
+# 4-5 s; 11x11 depth 4 10-15 s; 13x13 depth 3 0.2 s but depth 4 95 s; 19x19 depth 3 6 s).
+# Every further ply multiplies the time by the branching factor (40 to 580). A Raspberry Pi
+# runs it several times slower.
+PERFT_MAX_DEPTH = {7: 5, 9: 4, 11: 4, 13: 3, 19: 3}
+
+
+def perft_max_depth(size: int) -> int:
+    """The deepest ``rules perft`` allowed on a ``size`` x ``size`` board."""
+    if size in PERFT_MAX_DEPTH:
+        return PERFT_MAX_DEPTH[size]
+    return 5 if size <= 7 else 4 if size <= 11 else 3
+
+
 def cmd_perft(args: argparse.Namespace) -> int:
     if args.depth < 0:
         raise UsageError(f"depth must be 0 or more, not {args.depth}")
-    emit({"nodes": perft(_board(args), args.depth)})
+    board = _board(args)
+    size = board.rules.size
+    limit = perft_max_depth(size)
+    if args.depth > limit:
+        raise UsageError(
+            f"perft depth {args.depth} is too deep for a {size}x{size} board: at most {limit} "
+            "(each ply multiplies the time by the number of moves; the limit keeps it within "
+            "about a minute)"
+        )
+    emit({"nodes": perft(board, args.depth)})
     return 0
 
 
@@ -118,8 +144,15 @@ def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser."""
-    parser = _Parser(prog="tafl-companion", description="Companion computer for a tafl board")
-    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    parser = _Parser(
+        prog="tafl-companion",
+        description="Companion computer for a physical tafl board. Start with `tafl-companion "
+        "run` (a simulated board on http://localhost:8080). Commands and the trace format: "
+        "docs/interfaces.md.",
+    )
+    parser.add_argument("--version", action="version", version=f"tafl-companion {__version__}")
+    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
     _register_rules(sub)
     for register in _registrars():
         register(sub)
@@ -129,7 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not (sys.argv[1:] if argv is None else argv):
+            parser.print_help()  # no command: say what there is, exit 0
+            return 0
+        args = parser.parse_args(argv)
         return int(args.func(args) or 0)
     except UsageError as exc:
         msg = str(exc)

@@ -22,6 +22,16 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     [match]
     enabled = true                  # start with a two-game match
     tie_break = ["moves", "time"]   # how a tied match is decided; [] = drawn
+    [computer]                      # the computer players (docs/session.md)
+    resign = true                   # resigns a hopeless position ...
+    resign_threshold = 8.0          # ... scored at or below -8 soldiers (or a forced loss)
+    resign_moves = 2                # ... for this many of its moves in a row
+    draw = true                     # answers draw offers by its evaluation (false: declines)
+    draw_threshold = 0.0            # accepts when it stands no better than this (soldiers)
+    hint_seconds = 1.0              # how long the engine looks for a hint
+    analysis_seconds = 1.0          # per position, in a post-game analysis
+    engines = ["/opt/engines/x --otep"]  # engine commands the owner may choose on the page
+    any_engine = false              # any command from the page (only on a trusted network)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
 
@@ -51,10 +61,12 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
-            "players", "rules", "match")
+            "players", "rules", "match", "computer")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
+COMPUTER_KEYS = ("resign", "resign_threshold", "resign_moves", "draw", "draw_threshold",
+                 "hint_seconds", "analysis_seconds", "engines", "any_engine")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
 
@@ -84,6 +96,13 @@ class DaemonConfig:
     match: bool = False
     tie_break: tuple[str, ...] = ("moves", "time")
     reset_store: bool = False
+    computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
+
+
+def _computer_defaults() -> Any:
+    from companion.session.computer import ComputerConfig
+
+    return ComputerConfig()
 
 
 def default_data_dir() -> Path:
@@ -239,9 +258,45 @@ def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
             cfg = replace(cfg, match=match["enabled"])
         if "tie_break" in match:
             cfg = replace(cfg, tie_break=check_tie_break(match["tie_break"], "[match] tie_break"))
+        cfg = replace(cfg, computer=_computer(_table(doc, "computer", COMPUTER_KEYS)))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return cfg
+
+
+def _computer(table: Mapping[str, Any]) -> Any:
+    """``[computer]``: the computer players' policy (a ComputerConfig)."""
+    from companion.session.computer import ComputerConfig
+
+    out: dict[str, Any] = {}
+    for key in ("resign", "draw", "any_engine"):
+        if key in table:
+            if not isinstance(table[key], bool):
+                raise ConfigError(f"[computer] {key} must be true or false, not {table[key]!r}")
+            out[key] = table[key]
+    limits = {"resign_threshold": (0.5, 100.0), "draw_threshold": (-100.0, 100.0),
+              "hint_seconds": (0.1, 30.0), "analysis_seconds": (0.05, 30.0)}
+    for key, (lo, hi) in limits.items():
+        if key in table:
+            v = table[key]
+            if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
+                raise ConfigError(f"[computer] {key} must be a number from {lo:g} to {hi:g}, "
+                                  f"not {v!r}")
+            out[key] = float(v)
+    if "resign_moves" in table:
+        v = table["resign_moves"]
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 20:
+            raise ConfigError(f"[computer] resign_moves must be a whole number from 1 to 20, "
+                              f"not {v!r}")
+        out["resign_moves"] = v
+    if "engines" in table:
+        v = table["engines"]
+        if not isinstance(v, list) or not all(isinstance(c, str) and c.strip() and "\n" not in c
+                                               for c in v):
+            raise ConfigError('[computer] engines must be a list of engine commands such as '
+                              f'["/opt/engines/x --otep"], not {v!r}')
+        out["engines"] = tuple(c.strip() for c in v)
+    return ComputerConfig(**out)
 
 
 def check_time_control(value: object, where: str = "--time-control") -> str:

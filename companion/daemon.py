@@ -63,7 +63,7 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
-                           cfg.tie_break, cfg.match, keep_variant, cfg.raichi)
+                           cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
 
 
 class _LateApp:

@@ -1,5 +1,5 @@
 """``tafl-companion replay`` and ``simulate``: sensor traces through the tracker on a virtual
-clock (shared/spec/INTERFACES.md §1), and the simulator that writes them.
+clock (docs/interfaces.md §1), and the simulator that writes them.
 
 The replay feeds every scan to the same :class:`~companion.tracker.Tracker` the daemon runs and
 calls ``tick`` exactly at the tracker's deadlines in between (no real sleeping), so a move is
@@ -157,7 +157,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_replay)
     p = sub.add_parser("simulate", help="turn a game record into a sensor trace")
     p.add_argument("variant", help="variant id (see `rules variants`)")
-    p.add_argument("records", help="game records in the CSV form of shared/corpus/")
+    p.add_argument("records", help="game records, one CSV line each (see docs/interfaces.md)")
     p.add_argument("--game", type=int, default=1, help="which record (1-based), default 1")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--noise", default="typical", help="clean, typical or clumsy")

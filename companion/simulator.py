@@ -78,7 +78,7 @@ PROFILES: dict[str, Profile] = {
 SLOW_LIFT = (0.28, 0.4)  # lift to place of a deliberate move: longer than the knock window
 
 
-def _colour(letter: str) -> str:
+def _colour(letter: str | None) -> str:
     return "a" if letter == "t" else "d"
 
 

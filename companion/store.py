@@ -9,8 +9,9 @@ move anyone has seen on the page or the LEDs is never lost. Opening, versions an
 
 Tables: ``matches``, ``games`` (variant, settings, players, time control, current clock,
 result), ``moves`` (one row per ply: wall time ``t``, both clocks after the move), ``events``
-(illegal moves, warnings, takebacks, draw offers, flag falls ...: wall time ``t`` and a JSON
-payload), ``links`` (player-link tokens), ``meta``.
+(illegal moves, warnings, takebacks, draw offers, flag falls, hints ...: wall time ``t`` and a
+JSON payload), ``links`` (player-link tokens), ``analyses`` (the engine's analysis of a game),
+``meta``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ class GameRow:
     clock: str | None = None
     match_id: int | None = None
     match_game: int | None = None
+    hints_json: str | None = None
+    analysed: int = 0
 
     @property
     def finished(self) -> bool:
@@ -74,6 +77,11 @@ class GameRow:
         stored = json.loads(self.players_json or "{}")
         names = {"attackers": self.attackers, "defenders": self.defenders}
         return {s: {"kind": "board", **stored.get(s, {}), "name": names[s]} for s in names}
+
+    def hints(self) -> dict[str, int]:
+        """Hints given per side in this game."""
+        data = json.loads(self.hints_json or "{}")
+        return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
 
     def settings_json(self) -> dict:
         data = json.loads(self.settings or "{}")
@@ -88,6 +96,7 @@ class GameRow:
             "plies": self.plies, "finished": self.finished,
             "settings": self.settings_json(), "time_control": self.time_control,
             "match": self.match_id, "match_game": self.match_game,
+            "hints": self.hints(), "analysed": bool(self.analysed),
         }
 
 
@@ -112,7 +121,8 @@ class MatchRow:
 _GAME_COLS = (
     "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
     "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
-    "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game"
+    "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game, g.hints, "
+    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id)"
 )
 
 
@@ -227,10 +237,11 @@ class Store:
 
     def sync_game(self, gid: int, game: Game, events: Sequence[EventRow | tuple[str, dict]] = (),
                   t: float | None = None, *, move_clocks: Sequence[dict | None] | None = None,
-                  clock: dict | None = None) -> None:
-        """Make the stored moves equal ``game``'s record, store ``events`` and the result and
-        the clock, all in ONE transaction. ``move_clocks[i]`` is the clock record of ply i+1
-        (``{"wall", "left": {side: s}, ...}``); a changed one is rewritten."""
+                  clock: dict | None = None, hints: dict | None = None) -> None:
+        """Make the stored moves equal ``game``'s record, store ``events``, the result, the
+        clock and the hints used (``{side: n}``), all in ONE transaction. ``move_clocks[i]`` is
+        the clock record of ply i+1 (``{"wall", "left": {side: s}, ...}``); a changed one is
+        rewritten."""
         t = time.time() if t is None else t
         rows = [(e[0], e[1], float(e[2]) if len(e) > 2 else t) for e in events]
         with self._tx() as db:
@@ -257,6 +268,8 @@ class Store:
             self._insert_events(db, gid, rows)
             if clock is not None:
                 db.execute("UPDATE games SET clock = ? WHERE id = ?", (_dumps(clock), gid))
+            if hints is not None:
+                db.execute("UPDATE games SET hints = ? WHERE id = ?", (_dumps(hints), gid))
             self._set_result(db, gid, game, t)
 
     @staticmethod
@@ -350,7 +363,25 @@ class Store:
                        "VALUES (?, ?, ?, ?, ?, ?)",
                        (token, game_id, match_id, side, seat, time.time()))
 
+    def save_analysis(self, gid: int, moves: Sequence[str], seconds: float, engine: str,
+                      review: dict) -> None:
+        """Keep the engine's analysis of a game (``moves``: the move texts analysed)."""
+        with self._tx() as db:
+            db.execute("INSERT OR REPLACE INTO analyses (game_id, moves, seconds, engine, "
+                       "created, review) VALUES (?, ?, ?, ?, ?, ?)",
+                       (gid, _dumps(list(moves)), seconds, engine, time.time(), _dumps(review)))
+
     # -- reading ----------------------------------------------------------------------------
+
+    def analysis(self, gid: int) -> dict | None:
+        """A game's stored analysis: ``{"moves", "seconds", "engine", "created", "review"}``."""
+        with self._lock:
+            row = self._db.execute("SELECT moves, seconds, engine, created, review FROM "
+                                   "analyses WHERE game_id = ?", (gid,)).fetchone()
+        if row is None:
+            return None
+        return {"moves": json.loads(row[0]), "seconds": row[1], "engine": row[2],
+                "created": row[3], "review": json.loads(row[4])}
 
     def link(self, token: str) -> dict | None:
         with self._lock:

@@ -2,11 +2,13 @@
 
 ``PRAGMA user_version`` holds the schema version. Version 1 is the first release's schema (it
 never set the pragma, so it reads 0 with tables present); each later version has one migration
-that moves a store forward in one transaction. A store made by a newer version is refused, never
-written. Opening checks, in order, and stops at the first problem with one clear line
-(:class:`StoreOpenError`): the data directory (a file? unwritable?), the database path (a
-directory?), the file's header (garbage, truncated), SQLite's own integrity check (corrupt
-pages), the schema version, and one real write (read-only mount, full disk).
+that moves a store forward, all in one transaction (2: matches, settings, players, clocks, links;
+3: hints per game and the ``analyses`` table). A new store is made as version 2 and migrated.
+A store made by a newer version is refused, never written. Opening checks, in order, and stops
+at the first problem with one clear line (:class:`StoreOpenError`): the data directory (a file?
+unwritable?), the database path (a directory?), the file's header (garbage, truncated), SQLite's
+own integrity check (corrupt pages), the schema version, and one real write (read-only mount,
+full disk).
 
 A damaged database is never deleted: with ``reset=True`` (``run --reset-store``) it is moved
 aside to ``games.sqlite3.damaged-<time>`` (with its ``-wal``/``-shm``) and a fresh store starts.
@@ -21,7 +23,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 HEADER = b"SQLite format 3\x00"
 
 SCHEMA_V2 = """
@@ -111,6 +113,18 @@ CREATE TABLE links (
 );
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 UPDATE games SET settings = json_object('variant', variant, 'options', json_object());
+""",
+    # 3: hints used per side, and the engine's analysis of a game (kept, never recomputed)
+    2: """
+ALTER TABLE games ADD COLUMN hints TEXT;
+CREATE TABLE analyses (
+    game_id INTEGER PRIMARY KEY REFERENCES games(id),
+    moves TEXT NOT NULL,
+    seconds REAL NOT NULL,
+    engine TEXT NOT NULL,
+    created REAL NOT NULL,
+    review TEXT NOT NULL
+);
 """,
 }
 
@@ -248,14 +262,14 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
     db.execute("PRAGMA foreign_keys=ON")
     try:
         db.execute("BEGIN IMMEDIATE")
-        if version == 0:
+        if version == 0:  # a new store: version 2's tables, then the migrations from there
             for stmt in _statements(SCHEMA_V2):
                 db.execute(stmt)
-        else:
-            while version < SCHEMA_VERSION:
-                for stmt in _statements(MIGRATIONS[version]):
-                    db.execute(stmt)
-                version += 1
+            version = 2
+        while version < SCHEMA_VERSION:
+            for stmt in _statements(MIGRATIONS[version]):
+                db.execute(stmt)
+            version += 1
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         # one real write: a read-only mount or a full disk shows up now, not at the first move
         db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened', ?)",

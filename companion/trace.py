@@ -1,4 +1,4 @@
-"""Sensor traces in the ``tafl-trace/1`` format (shared/spec/INTERFACES.md §2): read, validate,
+"""Sensor traces in the ``tafl-trace/1`` format (docs/interfaces.md §2): read, validate,
 write.
 
 Compatible extensions used by this project:
@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from .rules import RuleSet, get_variant
 from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
@@ -52,7 +53,7 @@ class Trace:
         return float(self.header["scan_hz"])
 
 
-def _number(value: object) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -522,8 +522,9 @@ class Bridge:
             if self.scanner.stuck != self.stuck_reported:
                 self.stuck_reported = list(self.scanner.stuck)
                 if self.stuck_reported:
-                    cols = ",".join(["%d" % c for c in self.stuck_reported])
-                    self.send(P.ERR, "stuck columns " + cols + " read closed, all rows released")
+                    files = ",".join([chr(97 + c) for c in self.stuck_reported])
+                    text = "stuck files " + files + " read closed with every row released"
+                    self.send(P.ERR, text)
             if changed:
                 self.snapshot()
         if time.ticks_diff(now, self.t_snap) >= cfg["snapshot_ms"]:

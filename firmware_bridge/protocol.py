@@ -28,7 +28,7 @@ Pico -> host:
     ``HB up=<ms> scans=<n> bad=<n> faults=<list or ->``
         heartbeat, every 0.5 s.
     ``ACK <host seq>``  an LED frame was applied.
-    ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck column, a
+    ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck file, a
         configuration it cannot run: then it sends that ERR every second and nothing else).
 
 Host -> Pico:

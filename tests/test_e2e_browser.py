@@ -96,12 +96,18 @@ def test_page_fits_a_phone_and_is_small(browser, daemon) -> None:
 
 
 def test_accepted_move_shows_within_100ms(browser, daemon) -> None:
+    """From the daemon's acceptance of a move (its wall time in the state) to the page having
+    drawn it: the median of three moves (one sample can catch a busy machine's hiccup)."""
     page = open_page(browser, daemon + f"#pin={PIN}")
     move(page, "d1", "d4")
     assert "d1-d4" in page.inner_text("#moves")
-    latency = page.evaluate("window.taflLatency")
-    assert latency and 0 <= latency[0] < 100, latency
     assert page.inner_text("#turntext") == "Defenders to move"
+    move(page, "f4", "e4")
+    move(page, "h1", "h2")
+    latency = page.evaluate("window.taflLatency")
+    assert len(latency) == 3 and all(x >= 0 for x in latency), latency
+    assert sorted(latency)[1] < 100, latency
+    print(json.dumps({"move_to_display_ms": latency}))
     page.context.close()
 
 
@@ -141,7 +147,7 @@ def test_controls_refused_without_the_pin(browser, daemon) -> None:
     assert page.is_visible("#pinform") and not page.is_visible("#ctl")
     page.fill("#pin", "0000")
     page.click("#pinform button")
-    page.wait_for_function("document.getElementById('ctlmsg').textContent.includes('wrong PIN')")
+    page.wait_for_function("document.getElementById('ctlmsg').textContent.includes('Wrong PIN')")
     assert not page.is_visible("#ctl")
     # a hand-made request from the page without the PIN is refused too
     status = page.evaluate("""fetch('/api/new', {method: 'POST', headers: {'Content-Type':
@@ -157,7 +163,9 @@ def test_controls_refused_without_the_pin(browser, daemon) -> None:
 def test_play_a_short_game_by_clicking(browser, daemon) -> None:
     page = open_page(browser, daemon + f"#pin={PIN}")
     page.click("#controls summary")
-    page.wait_for_function("document.getElementById('variant').options.length > 5")
+    page.click("#newgame summary")
+    page.wait_for_function("(document.getElementById('variant') || {options: []})"
+                           ".options.length > 5")
     page.select_option("#variant", "brandubh")
     page.click("button[data-act=new]")
     page.wait_for_function("document.getElementById('board').getAttribute('viewBox')"

@@ -43,8 +43,10 @@ def test_every_example_config_parses(path):
     assert hw.board.kind == doc["board"]["kind"]
     assert hw.board.size == doc["board"]["size"]
     assert hw.leds.kind == doc["leds"]["kind"]
-    for key in ("variant", "data_dir", "pin", "web"):  # the daemon's keys are there too
+    for key in ("variant", "data_dir", "web"):  # the daemon's keys are there too
         assert key in doc
+    assert "pin" not in doc  # no example PIN that people would keep: one is generated
+    assert "pin:" in path.read_text()  # ... and the comment says how to set one
 
 
 def test_defaults():

@@ -36,6 +36,10 @@ from firmware_bridge import protocol as P  # noqa: E402
 from firmware_bridge.sim import write_board  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "hardware" / "examples"
+STUCK_C = (
+    "file c reads closed with every row released: short to ground, or a switch shorted past "
+    "its diode"
+)
 
 
 @pytest.fixture(params=INTERPRETERS)
@@ -161,8 +165,8 @@ def test_explicit_port_that_does_not_exist(tmp_path):
     port = str(tmp_path / "ttyACM9")
     bridge = SerialBridge(11, port=port)
     try:
-        wait_for(lambda: "could not open port" in bridge.status()["detail"], what="error")
-        assert bridge.status()["detail"].startswith(f"cannot open {port}: ")
+        wait_for(lambda: "No such file" in bridge.status()["detail"], what="error")
+        assert bridge.status()["detail"] == f"cannot open {port}: No such file or directory"
         assert bridge.scan(0.0) is None
     finally:
         bridge.close()
@@ -205,8 +209,8 @@ def test_stuck_column_is_reported_by_the_firmware(rig):
     pico, bridge, poller = rig(initial={"c2", "d4"})
     wait_for(lambda: reading(bridge) == {"c2", "d4"}, what="first snapshot")
     write_board(str(pico.dir), {"c2", "d4"}, None, stuck_cols=[2])
-    wait_for(lambda: bridge.status()["faults"] == ["col2"], what="fault in heartbeat")
-    assert "stuck columns 2" in bridge.status()["last_device_error"]
+    wait_for(lambda: bridge.status()["faults"] == [STUCK_C], what="fault in heartbeat")
+    assert "stuck files c" in bridge.status()["last_device_error"]
     time.sleep(0.1)
     assert reading(bridge) == {"c2", "d4"}  # file c is frozen, not suddenly full of pieces
 

@@ -22,9 +22,10 @@ def source_messages() -> set[tuple[str | None, str]]:
     method_map = [("companion/web/static/**.js", "javascript"),
                   ("companion/web/templates/**.html", "jinja2")]
     keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+    options = {"companion/web/static/**.js": {"parse_template_string": "true"}}
     out = set()
     for _file, _line, message, _comments, context in extract_from_dir(
-            str(ROOT), method_map, keywords=keywords):
+            str(ROOT), method_map, options, keywords=keywords):
         out.add((context, message[0] if isinstance(message, tuple) else message))
     return out
 
@@ -107,3 +108,36 @@ def test_language_negotiation(query, cookie, accept, want) -> None:
 def test_unknown_language_has_no_catalogue() -> None:
     with pytest.raises(KeyError):
         i18n.catalogue("xx")
+
+
+def test_the_scripts_catalogue_is_split_by_when_the_page_loads_them() -> None:
+    """/i18n/<code>.js holds what the first-load scripts say, /i18n/<code>-more.js what only
+    the lazily loaded ones say; every message of every script is in one of them (the split
+    finds a message by its literal in the script's source), and the template's own sentences
+    (rendered by the server) are in neither."""
+    from babel.messages.extract import extract
+
+    keywords = {"_": None, "N_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+    eager, lazy = i18n.script_messages()
+    assert not eager & lazy
+    for path in i18n.STATIC.glob("*.js"):
+        with path.open("rb") as fh:
+            found = extract("javascript", fh, keywords=keywords,
+                            options={"parse_template_string": True})
+            for _line, message, _comments, context in found:
+                msgid = message[0] if isinstance(message, tuple) else message
+                key = f"{context}\x04{msgid}" if context else msgid
+                where = eager | lazy if path.name in i18n.LAZY_SCRIPTS else eager
+                assert key in where, (path.name, msgid)
+    de = i18n.catalogue("de")
+    assert b"Diese Partie analysieren" not in de.script + de.more_script  # template only
+    assert b"Hausregeln" in de.more_script and b"Hausregeln" not in de.script
+    assert de.more_script.startswith(b"Object.assign(window.TAFL_I18N.m,")
+
+
+def test_catalogue_keys_hash_without_collisions() -> None:
+    """The page looks translations up by a hash of the English text: no two may share one."""
+    keys = {(f"{c}\x04{m}" if c else m) for c, m in template()}
+    hashes = {i18n.key_hash(k) for k in keys}
+    assert len(hashes) == len(keys)
+    assert i18n.key_hash("Attackers to move") == "1f6ld5l"  # core.js hashes the same way (e2e)

@@ -550,6 +550,52 @@ def test_exit_fort_leaning_on_the_empty_throne_can_be_broken():
     assert play(COPENHAGEN, {**_column_fort(6), "g2": "K"}, "defenders", "g2-g1")[1] == "ongoing"
 
 
+# VARIANTS.md note 5: a border defender is also safe when the defender backing it on a line is
+# itself uncapturable, whether or not that one borders the king's region.
+
+# The king's region b2 c2 c1 next to the corner a1, walled by b1 d1 d2 c3 b3 and a2. a2 stands
+# between the hostile corner a1 and a3 on file a: only a defender on a3 keeps it, and that one
+# can only be taken through a2.
+BACKED_BORDER_PIECE = {"b1": "T", "d1": "T", "d2": "T", "c3": "T", "b3": "T", "a2": "T",
+                       "c1": "K", "h8": "t"}
+
+
+def test_exit_fort_with_a_backed_border_piece_wins():
+    pieces = {**BACKED_BORDER_PIECE, "a5": "T"}
+    assert play(COPENHAGEN, pieces, "defenders", "a5-a3")[1:] == ("defenders", "exit_fort")
+    # without the backer on a3 an attacker there takes a2 against the corner: no win
+    pieces = {**BACKED_BORDER_PIECE, "h5": "T"}
+    assert play(COPENHAGEN, pieces, "defenders", "h5-h4")[1] == "ongoing"
+
+
+# The column fort f1..g6 holds the empty throne f6 (hostile to defenders), so the two wall
+# pieces beside it need backing from behind the border: e6 (between d6 and the throne) and f7
+# (between the throne and f8). Chains back them: d6 then d5 (which e5 covers), f8 then g8
+# (which g7 covers).
+BACKED_CHAINS = {"d6": "T", "d5": "T", "f8": "T", "g8": "T"}
+
+
+def test_exit_fort_with_a_backed_chain_wins():
+    pieces = {**_column_fort(6), **BACKED_CHAINS, "g2": "K"}
+    assert play(COPENHAGEN, pieces, "defenders", "g2-g1")[1:] == ("defenders", "exit_fort")
+    # the last link arrives: d5 from b5 closes the chain (the king already on the edge)
+    pieces = {**_column_fort(6), **BACKED_CHAINS, "g1": "K"}
+    pieces["b5"] = pieces.pop("d5")
+    assert play(COPENHAGEN, pieces, "defenders", "b5-d5")[1:] == ("defenders", "exit_fort")
+
+
+def test_exit_fort_whose_backing_piece_can_be_taken_is_no_win():
+    # d6 backs e6 but can itself be taken by attackers on d5 and d7, then e6 against the
+    # throne: the fort can be broken
+    pieces = {**_column_fort(6), **BACKED_CHAINS, "g2": "K"}
+    del pieces["d5"]
+    assert play(COPENHAGEN, pieces, "defenders", "g2-g1")[1] == "ongoing"
+    # f8 backs f7 but nothing covers f8 along rank 8 without g8
+    pieces = {**_column_fort(6), **BACKED_CHAINS, "g2": "K"}
+    del pieces["g8"]
+    assert play(COPENHAGEN, pieces, "defenders", "g2-g1")[1] == "ongoing"
+
+
 def test_exit_fort_only_in_copenhagen():
     pieces = {**UNBREAKABLE_FORT, "f2": "K", "c8": "t"}
     assert play("fetlar", pieces, "defenders", "f2-f1")[1] == "ongoing"

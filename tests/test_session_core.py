@@ -49,7 +49,7 @@ def test_takeback_restores_both_clocks(tmp_path: Path) -> None:
     h.move("d1", "d4", think=3.0)
     h.move("f4", "e4", think=7.0)
     before = dict(h.store.moves(h.session.gid)[0]["left"])
-    assert h.session.takeback(OWNER) == {"undone": "f4-e4"}
+    assert h.session.takeback(OWNER) == {"undone": "f4-e4", "moves": ["f4-e4"]}
     clock = h.session.clock
     assert clock is not None and clock.running == "defenders"
     assert clock.left("defenders", h.t) == pytest.approx(before["defenders"], abs=0.02)

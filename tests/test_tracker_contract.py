@@ -94,6 +94,17 @@ def test_placed_at_is_when_the_piece_came_to_rest():
     assert move.t == pytest.approx(placed + rig.tracker.settle)
 
 
+def test_removed_captures_carry_when_they_were_lifted():
+    rig = Rig("brandubh", position=CAPTURE, turn="attackers")
+    rig.move("d1", "d3")
+    rig.lift("c3", dt=0.7)
+    lifted = rig.t
+    rig.wait(1)
+    (removed,) = rig.of("removed")
+    assert removed.data == {"square": "c3", "lifted_at": pytest.approx(lifted)}
+    assert removed.t == pytest.approx(lifted + rig.tracker.settle)
+
+
 def test_a_revision_keeps_the_first_placement_time():
     rig = Rig("brandubh", position=REVISE, turn="attackers")
     rig.change(on=("f3",), dt=0.5).change(off=("f4",), dt=0.01)

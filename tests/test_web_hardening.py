@@ -392,3 +392,18 @@ def control_from(d, src: str, path: str, pin: str | None = PIN) -> tuple[int, di
         return resp.status, json.loads(resp.read() or b"{}")
     finally:
         conn.close()
+
+
+def test_the_server_listens_on_ipv6_and_both_families() -> None:
+    from companion.web.server import bind
+
+    for host, reach in (("::1", "::1"), ("::", "127.0.0.1"), ("::", "::1")):
+        try:
+            sock = bind(host, 0)
+        except OSError:
+            pytest.skip("no IPv6 on this machine")
+        with sock:
+            port = sock.getsockname()[1]
+            family = socket.AF_INET6 if ":" in reach else socket.AF_INET
+            with socket.socket(family) as c:
+                c.connect((reach, port))

@@ -208,6 +208,7 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     import os
     import pty
     import re
+    import select
     import subprocess
     import sys
     import time
@@ -230,7 +231,16 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
                 break
     finally:
         proc.terminate()
-        proc.wait(15)
+        # keep draining the terminal: a daemon blocked writing to a full pty never exits
+        end = time.monotonic() + 15
+        while proc.poll() is None and time.monotonic() < end:
+            ready, _, _ = select.select([leader], [], [], 0.1)
+            if ready:
+                try:
+                    out += os.read(leader, 65536)
+                except OSError:
+                    break
+        proc.wait(5)
         os.close(leader)
     code = (tmp_path / "d" / "owner-code").read_text().strip()
     text = out.decode(errors="replace")

@@ -61,6 +61,31 @@ def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
     return None
 
 
+def _open_error(e: Exception) -> str:
+    """A short reason a port did not open ("No such file or directory", "Permission denied")."""
+    errno = getattr(e, "errno", None)
+    if isinstance(errno, int):
+        reason = os.strerror(errno)
+        if errno == 13:
+            reason += " (add the user to the dialout group)"
+        return reason
+    return str(e)
+
+
+def file_letter_faults(tokens: list[str]) -> list[str]:
+    """The firmware's fault tokens (``col2``) as sentences that name files by letter."""
+    out = []
+    for t in tokens:
+        if t.startswith("col") and t[3:].isdigit():
+            out.append(
+                f"file {chr(ord('a') + int(t[3:]))} reads closed with every row released: "
+                "short to ground, or a switch shorted past its diode"
+            )
+        else:
+            out.append(t)
+    return out
+
+
 def square_names(size: int) -> list[str]:
     """Square name of each bitmap index ``i = rank * size + file``."""
     return list(_names(size))
@@ -195,7 +220,10 @@ class SerialBridge:
                 if self._last_error:
                     detail += "; " + self._last_error
             else:
-                detail = "cannot open {}: {}".format(self.port, self._last_error or "not tried yet")
+                if self._last_error:
+                    detail = f"cannot open {self.port}: {self._last_error}"
+                else:
+                    detail = f"opening {self.port}"
             if not connected and self._device_error and now - self._device_error_at < 5.0:
                 detail += "; the Pico reports: " + self._device_error
             return {
@@ -214,7 +242,7 @@ class SerialBridge:
                 "syncs": self.syncs,
                 "reconnects": self.reconnects,
                 "hellos": self.hellos,
-                "faults": list(self._device_faults),
+                "faults": file_letter_faults(self._device_faults),
                 "last_error": self._last_error,
                 "last_device_error": self._device_error,
             }
@@ -270,7 +298,8 @@ class SerialBridge:
             ser = serial.Serial(path, self.baud, timeout=0.05, write_timeout=1.0, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as e:
             with self._lock:
-                self._last_error = f"{path}: {e}"
+                reason = _open_error(e)
+                self._last_error = f"{path}: {reason}" if self.port == "auto" else reason
             return False
         with self._lock:
             self._ser = ser

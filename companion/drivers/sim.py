@@ -4,7 +4,7 @@
 lifts the piece, a click on an empty square puts one down, exactly what a hand does to the reed
 switches; the tracker infers moves from it as from a real board.
 
-:class:`ReplayBoard` feeds a recorded ``tafl-trace/1`` file (shared/spec/INTERFACES.md §2) in as if
+:class:`ReplayBoard` feeds a recorded ``tafl-trace/1`` file (docs/interfaces.md §2) in as if
 it were the board, in real time scaled by ``speed``, then keeps the last scan. Its scans carry the
 *trace* time, so the tracker sees the recorded timing whatever the speed.
 """

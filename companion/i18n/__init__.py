@@ -13,8 +13,12 @@ Babel's ``read_po`` (no compile step, so a fresh ``pip install`` works) and keep
 
 - the translations for the server-side template (Jinja's i18n extension), and
 - a small script ``/i18n/<code>.js`` (``window.TAFL_I18N = {...}``) that the page loads before
-  its own scripts: the translations plus a table from CLDR plural categories (what the
-  browser's ``Intl.PluralRules`` answers) to the ``.po`` file's plural forms.
+  its own scripts: the translations its first-load scripts use, plus a table from CLDR plural
+  categories (what the browser's ``Intl.PluralRules`` answers) to the ``.po`` file's plural
+  forms; and ``/i18n/<code>-more.js``, the translations used only by the scripts the page loads
+  later (:data:`LAZY_SCRIPTS`: review, analysis, rules cards, the owner's controls, a player
+  link's page, the words for refused controls), fetched with
+  them. Sentences only the server's template uses are never sent as script.
 
 The language is chosen per request: ``?lang=xx``, then the ``tafl-lang`` cookie (the page's
 switch sets it), then the browser's ``Accept-Language``; English when nothing matches. The
@@ -36,6 +40,9 @@ LOCALES = HERE / "locales"
 DOMAIN = "messages"
 DEFAULT = "en"
 COOKIE = "tafl-lang"
+STATIC = HERE.parent / "web" / "static"
+#: The page's scripts loaded on demand (core.js ``T.load``), not on the first load.
+LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js")
 #: CLDR plural categories, in the order the table is filled
 _CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
@@ -68,18 +75,78 @@ class Catalogue:
         got = self.messages.get(f"{context}\x04{msgid}")
         return got if isinstance(got, str) and got else msgid
 
+    def _part(self, keys: frozenset[str]) -> dict[str, str | list[str]]:
+        """The translations of ``keys``, keyed by :func:`key_hash` (the page hashes the
+        English text it looks up the same way: 7 characters instead of a whole sentence)."""
+        return {key_hash(k): v for k, v in self.messages.items() if k in keys}
+
     @functools.cached_property
     def script(self) -> bytes:
-        """The page's catalogue as a script defining ``window.TAFL_I18N``."""
+        """The first-load catalogue as a script defining ``window.TAFL_I18N``."""
+        eager, _ = script_messages()
         doc = {"lang": self.lang, "name": self.name, "plural": self.plural,
-               "m": self.messages}
-        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-        # "</" cannot end a script here (it is served as a file), but keep it inert anyway
-        return ("window.TAFL_I18N=" + text.replace("</", "<\\/") + ";\n").encode()
+               "m": self._part(eager)}
+        return _script("window.TAFL_I18N=", doc)
+
+    @functools.cached_property
+    def more_script(self) -> bytes:
+        """The translations only the lazily loaded scripts use, added to ``TAFL_I18N``."""
+        _, lazy = script_messages()
+        return _script("Object.assign(window.TAFL_I18N.m,", self._part(lazy), ")")
 
     @functools.cached_property
     def version(self) -> str:
-        return hashlib.sha1(self.script).hexdigest()[:10]
+        return hashlib.sha1(self.script + self.more_script).hexdigest()[:10]
+
+
+def key_hash(key: str) -> str:
+    """A catalogue key as the page looks it up (core.js ``hash``): FNV-1a (32 bits) over the
+    key's UTF-16 code units, in base 36. tests/test_i18n.py checks that no two keys collide."""
+    h = 0x811C9DC5
+    data = key.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        h ^= data[i] | data[i + 1] << 8
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        h, r = divmod(h, 36)
+        out = digits[r] + out
+        if not h:
+            return out
+
+
+def _script(head: str, doc: object, tail: str = "") -> bytes:
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    # "</" cannot end a script here (it is served as a file), but keep it inert anyway
+    return (head + text.replace("</", "<\\/") + tail + ";\n").encode()
+
+
+@functools.cache
+def script_messages() -> tuple[frozenset[str], frozenset[str]]:
+    """Catalogue keys (``msgid``, or ``context\\x04msgid``) the page's scripts use:
+    ``(first load, only the lazily loaded scripts)``. A key belongs to a script whose source
+    holds its msgid as a string literal (tests/test_i18n.py checks that this finds every
+    message pybabel extracts from each script)."""
+    from babel.messages.pofile import read_po
+
+    texts = {p.name: p.read_text(encoding="utf-8") for p in STATIC.glob("*.js")}
+    with (HERE / "messages.pot").open("rb") as fh:
+        pot = read_po(fh)
+    eager: set[str] = set()
+    lazy: set[str] = set()
+    for msg in pot:
+        if not msg.id:
+            continue
+        msgid = msg.id[0] if isinstance(msg.id, tuple | list) else msg.id
+        literal = json.dumps(msgid, ensure_ascii=False)
+        users = {name for name, text in texts.items() if literal in text}
+        key = _key(msg.context, msgid)
+        if users - set(LAZY_SCRIPTS):
+            eager.add(key)
+        elif users:
+            lazy.add(key)
+    return frozenset(eager), frozenset(lazy)
 
 
 def languages() -> list[str]:
@@ -180,10 +247,12 @@ def init_app(app: Any) -> None:
 
     @app.get("/i18n/<lang>.js")
     def i18n_script(lang: str) -> Response:
+        more = lang.endswith("-more")
+        lang = lang.removesuffix("-more")
         if lang not in languages():
             abort(404, f"no catalogue for language {lang!r}")
         cat = catalogue(lang)
-        resp = Response(cat.script, mimetype="text/javascript")
+        resp = Response(cat.more_script if more else cat.script, mimetype="text/javascript")
         resp.headers["Cache-Control"] = "public, max-age=31536000, immutable" \
             if request.args.get("v") == cat.version else "no-cache"
         return resp

@@ -248,7 +248,13 @@ def exit_fort(
 ) -> bool:
     """VARIANTS.md note 5: the king touches the edge, has a legal move, and sits in a region
     of empty squares bordered only by defenders (no corner inside) none of which can ever be
-    captured (greatest set of mutually protecting border defenders), shieldwall included."""
+    captured, shieldwall included.
+
+    A defender is uncapturable when along its rank and along its file at least one neighbour is
+    off the board, in the king's region (not a throne hostile to defenders), or an uncapturable
+    defender, on the border or behind it: the greatest such set of all the defenders is taken,
+    so a border piece backed by a defender that can only be taken through it is safe, and one
+    whose backer can be taken is not."""
     bit = geo.bit
     if king < 0 or not geo.edge & bit[king]:
         return False
@@ -273,7 +279,7 @@ def exit_fort(
         geo.throne if geo.throne >= 0 and DEFENDERS in rules.hostile_throne_empty else -2
     )
     safe_region = region - {throne_hostile}
-    safe = set(border)
+    safe = set(geo.iter_bits(dfn))  # every defender soldier may back the wall
     changed = True
     while changed:
         changed = False
@@ -287,7 +293,7 @@ def exit_fort(
             if not ok:
                 safe.discard(d)
                 changed = True
-    return len(safe) == len(border)
+    return border <= safe
 
 
 def _fort_wall_breakable(

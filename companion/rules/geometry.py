@@ -70,8 +70,7 @@ class Geometry:
         # for each square its two neighbours along each line: ((w, e), (s, n)), -1 off-board
         self.lines: list[tuple[tuple[int, int], tuple[int, int]]] = []
         for i in range(self.count):
-            rays = self.rays[i]
-            first = [ray[0] if ray else -1 for ray in rays]
+            first = [ray[0] if ray else -1 for ray in self.rays[i]]
             self.lines.append(((first[3], first[2]), (first[1], first[0])))
         # the square one step towards the centre from an edge square (-1 on corners)
         self.inward = [-1] * self.count

@@ -437,9 +437,10 @@ def _strip_comments(lines: list[str], offset: int) -> list[tuple[int, str]]:
 
 def _play_record(game: Game, record: str, number: int) -> None:
     where = f"line {number}: {record}"
-    if game.is_over():
+    outcome = game.outcome()
+    if outcome is not None:
         raise OtgError(f"{where}: the game is already over ({game.result} by "
-                       f"{game.outcome().reason})")
+                       f"{outcome.reason})")
     if record == "---":
         game.resign(game.turn)
         return
@@ -493,10 +494,11 @@ def _apply_result(game: Game, result: str) -> None:
         raise OtgError(f"result tag: expected 1, -1, 0 or ?, not {result!r}")
     if want is None:
         return
-    if game.is_over():
+    outcome = game.outcome()
+    if outcome is not None:
         if game.result != want:
             raise OtgError(f"result tag says {want} but the rules say {game.result} "
-                           f"({game.outcome().reason})")
+                           f"({outcome.reason})")
         return
     # the rules have not ended the game: it ended off the board
     if want == "draw":

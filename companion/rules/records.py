@@ -1,4 +1,4 @@
-"""Game records: the CSV form of ``shared/corpus/`` and replaying records against the rules."""
+"""Game records: the CSV form of docs/interfaces.md and replaying records against the rules."""
 
 from __future__ import annotations
 
@@ -88,8 +88,8 @@ def replay_record(rules: RuleSet, record: Record) -> tuple[Game, tuple[int, str]
     reason)`` (ply 1-based; ``len(moves) + 1`` for a disagreement on the final status)."""
     game = Game(rules)
     for ply, text in enumerate(record.moves, 1):
-        if game.is_over():
-            outcome = game.outcome()
+        outcome = game.outcome()
+        if outcome is not None:
             return game, (
                 ply, f"the game was already over ({game.result} by {outcome.reason}) before {text}"
             )

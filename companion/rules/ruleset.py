@@ -1,12 +1,13 @@
-"""Rule sets as values, and the named presets of VARIANTS.md.
+"""Rule sets as values, and the named presets (docs/rules.md describes every field and preset).
 
-A :class:`RuleSet` has exactly the fields of the schema in ``shared/rules/VARIANTS.md``; a preset
-is a named instance. Users may build more with :func:`dataclasses.replace`.
+A :class:`RuleSet` has exactly the fields of the rules specification's schema; a preset is a
+named instance. Users may build more with :meth:`RuleSet.with_options`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 ATTACKERS = "attackers"
 DEFENDERS = "defenders"
@@ -32,7 +33,7 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One tafl rule set (see VARIANTS.md "Rule dimensions")."""
+    """One tafl rule set (see docs/rules.md, "What each rule value means")."""
 
     id: str
     name: str
@@ -90,7 +91,7 @@ class RuleSet:
             out[key] = sorted(out[key])
         return out
 
-    def with_options(self, **changes: object) -> RuleSet:
+    def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some fields changed, e.g. ``copenhagen.with_options(chain_capture=True)``."""
         return replace(self, **changes)
 

@@ -4,7 +4,7 @@ Permissions (docs/session.md):
 
 * **spectator** (no credentials): reads everything, changes nothing;
 * **player** (a player link of one side): moves for his side (``/api/move``), offers, accepts or
-  declines a draw and resigns for his side; nothing else;
+  declines a draw, resigns and asks for a hint for his side; nothing else;
 * **owner** (the PIN, or the owner's session token): everything, for both sides.
 """
 
@@ -34,10 +34,12 @@ class Action(StrEnum):
     LINKS = "links"        # issue player links
     CLOCK = "clock"        # pause / resume
     CLICK = "click"        # the simulated board
+    HINT = "hint"          # ask the engine for a move (a player: for his side, on his turn)
+    ANALYSE = "analyse"    # analyse a stored game
 
 
 #: What a player may do (for his own side only).
-PLAYER_ACTIONS = frozenset({Action.MOVE, Action.DRAW, Action.RESIGN})
+PLAYER_ACTIONS = frozenset({Action.MOVE, Action.DRAW, Action.RESIGN, Action.HINT})
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Actor:
         """``by`` in the session's events: ``owner``, ``attackers`` (a player) or ``spectator``."""
         if self.role is Role.PLAYER and self.side:
             return self.side
+        if self.role is Role.OWNER and self.name == "computer" and self.side:
+            return self.side  # the computer playing that side
         if self.role is Role.OWNER and self.name in ("board", "computer"):
             return self.name
         return self.role.value
@@ -65,7 +69,6 @@ class Actor:
 OWNER = Actor(Role.OWNER, name="owner")
 SPECTATOR = Actor(Role.SPECTATOR, name="spectator")
 BOARD = Actor(Role.OWNER, name="board")  # what the hands at the board do (takeback by hand)
-COMPUTER = Actor(Role.OWNER, name="computer")  # a computer player resigning
 
 
 def player(side: str) -> Actor:

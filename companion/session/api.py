@@ -60,3 +60,16 @@ class SessionAPI(Protocol):
     def player_links(self, actor: Actor) -> dict: ...
 
     def clock_control(self, actor: Actor, action: str) -> dict: ...
+
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict]:
+        """(202, ``{"status": "thinking", "side"}``) or (200, the hint already shown)."""
+        ...
+
+    def start_analysis(self, actor: Actor, gid: int, seconds: object = None
+                       ) -> tuple[int, dict]:
+        """(202, progress) once queued, or (200, the stored analysis)."""
+        ...
+
+    def analysis(self, gid: int) -> dict:
+        """``{"game", "status", "done", "total", "review", "error"?}`` (ControlError 404)."""
+        ...

@@ -24,11 +24,20 @@ from collections.abc import Mapping
 from companion.rules import other
 from companion.rules.board import MoveError
 from companion.rules.game import Game
+from companion.session import advice
 from companion.session.actors import Action, Actor, ControlError, Role, check, player
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
+from companion.session.computer import check_engine_allowed, computer_sides, takeback_plies
 from companion.session.core import SessionCore
 from companion.session.match import Match, MatchError, check_tie_break
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
+from companion.session.players import (
+    EngineNotAllowed,
+    PlayerError,
+    PlayerKind,
+    PlayerSpec,
+    check_move_player,
+    spec_from_json,
+)
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.tracking import copy_game
 from companion.store import StoreError
@@ -112,7 +121,8 @@ class GameSession(SessionCore):
             self.store.sync_game(self.gid, game, all_rows,
                                  move_clocks=self.move_clocks if move_clocks is None
                                  else move_clocks,
-                                 clock=the_clock.snapshot() if the_clock else None)
+                                 clock=the_clock.snapshot() if the_clock else None,
+                                 hints=self.hints)
         except (sqlite3.Error, OSError) as exc:
             log.error("a control could not be written (%s); nothing changed", exc)
             self._storage_failed(exc, None)
@@ -196,7 +206,8 @@ class GameSession(SessionCore):
 
     # -- decisions ------------------------------------------------------------------------------
     def takeback(self, actor: Actor) -> dict:
-        """Reopen the last decision: a draw agreement, a resignation, or a move."""
+        """Reopen the last decision: a draw agreement, a resignation, or a move (against the
+        computer: the person's last move and the computer's reply)."""
         check(actor, Action.TAKEBACK)
         with self.lock:
             self._ready(playing=False)
@@ -215,26 +226,39 @@ class GameSession(SessionCore):
                 self._note("takeback", actor.label, reopened=reason)
                 self._after_control()
                 return {"undone": reason, "reopened": reason}
-            if not self.game.played:
-                raise ControlError(409, "nothing_to_take_back", "there is no move to take back")
-            last = self.game.played[-1]
+            plies = takeback_plies(self)
+            if not plies:
+                what = "move" if not self.game.played else "move of a person"
+                raise ControlError(409, "nothing_to_take_back", f"there is no {what} to take "
+                                                                "back")
+            undone = [p.text for p in reversed(self.game.played[-plies:])]  # latest first
             game = copy_game(self.game, manual=False)
-            game.undo()
-            self._commit(game, [("takeback", {"move": last.text, "by": actor.label})],
-                         move_clocks=self.move_clocks[:-1])
-            self._apply_takeback(self.board_time())
-            self._note("takeback", actor.label, move=last.text)
+            for _ in range(plies):
+                game.undo()
+            data: dict = {"move": undone[-1], "by": actor.label}
+            if plies > 1:
+                data["moves"] = undone
+            self._commit(game, [("takeback", data)], move_clocks=self.move_clocks[:-plies])
+            stopped = self._apply_takeback(self.board_time(), plies)
+            self._note("takeback", actor.label, **{k: v for k, v in data.items() if k != "by"})
             self._after_control()
-            return {"undone": last.text}
+            out: dict = {"undone": undone[-1], "moves": undone}
+            if stopped:
+                out["stopped"] = True
+            return out
 
-    def draw(self, actor: Actor, action: str, side: str | None) -> dict:
+    def draw(self, actor: Actor, action: str, side: str | None, *,
+             score: float | None = None) -> dict:
+        """Offer, accept or decline a draw (``score``: the computer's evaluation it answered
+        by, kept with the event)."""
         if action not in ("offer", "accept", "decline"):
             raise ControlError(400, "bad_action", '"action" must be offer, accept or decline')
         side = self._side_arg(actor, side)
         check(actor, Action.DRAW, side)
         with self.lock:
             self._ready()
-            rows = [("draw", {"action": action, "side": side, "by": actor.label})]
+            extra = {} if score is None else {"score": score}
+            rows = [("draw", {"action": action, "side": side, "by": actor.label, **extra})]
             if action == "offer":
                 if self.draw_offer == side:
                     raise ControlError(409, "already_offered", f"the {side} already offer a draw")
@@ -253,7 +277,10 @@ class GameSession(SessionCore):
                 else:
                     self._commit(self.game, rows)
                 self.draw_offer = None
-            self._note("draw", actor.label, action=action, side=side)
+            self._note("draw", actor.label, action=action, side=side, **extra)
+            opponent = other(side)
+            if action == "offer" and opponent in computer_sides(self):
+                advice.ask_draw_answer(self, opponent)  # it answers by its evaluation
             self._after_control()
             return {"ok": True, "draw_offer": self.draw_offer}
 
@@ -264,11 +291,12 @@ class GameSession(SessionCore):
             self._ready()
             game = copy_game(self.game)
             game.resign(side)
-            self._commit(game, [("resign", {"side": side, "by": actor.label})])
+            extra = {"computer": True} if actor.name == "computer" else {}
+            self._commit(game, [("resign", {"side": side, "by": actor.label, **extra})])
             self.game = game
             self.draw_offer = None
             self._game_ended(self.board_time())
-            self._note("resign", actor.label, side=side)
+            self._note("resign", actor.label, side=side, **extra)
             self._after_control()
             return {"ok": True, "result": game.result}
 
@@ -358,7 +386,7 @@ class GameSession(SessionCore):
                 if side not in SIDES or not isinstance(value, Mapping):
                     raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                            "{name?, kind?}}")
-                players[side] = _player_from(value, base[side], side)
+                players[side] = self._player_from(value, base[side], side)
             if self.game.is_over():
                 self.next_players = players
             else:
@@ -397,6 +425,53 @@ class GameSession(SessionCore):
             except (sqlite3.Error, OSError):
                 raise _storage_error() from None
             return {"links": out, "match": m.id if m else None, "game": self.gid}
+
+    def _player_from(self, value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
+        """A side's player from the API (owner only; an engine command must be allowed)."""
+        try:
+            spec = spec_from_json(value, base, side,
+                                  lambda command: check_engine_allowed(self, command))
+            check_move_player(spec, side)
+            return spec
+        except EngineNotAllowed as exc:
+            raise ControlError(403, "engine_not_allowed", str(exc)) from None
+        except PlayerError as exc:
+            raise ControlError(400, "bad_players", str(exc).removeprefix("--")) from None
+
+    # -- the computer's help: hints and analyses -------------------------------------------------
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict]:
+        """Ask the engine for a move for the side to move (companion.session.advice)."""
+        return advice.request_hint(self, actor, seconds)
+
+    def start_analysis(self, actor: Actor, gid: int, seconds: object = None) -> tuple[int, dict]:
+        """Analyse stored game ``gid`` on the worker: (202, progress) or (200, stored)."""
+        check(actor, Action.ANALYSE)
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(
+                seconds, int | float) or not 0.05 <= seconds <= 30):
+            raise ControlError(400, "bad_request", '"seconds" must be a number from 0.05 to 30')
+        try:
+            row = self.store.game(gid)
+        except StoreError:
+            raise ControlError(404, "not_found", f"no game {gid}") from None
+        with self.lock:
+            if gid == self.gid and not self.game.is_over():
+                raise ControlError(409, "game_ongoing", "this game is being played: it can be "
+                                                       "analysed once it is over")
+        if row.plies == 0:
+            raise ControlError(409, "no_moves", f"game {gid} has no moves to analyse")
+        secs = float(seconds) if seconds is not None else self.defaults.computer.analysis_seconds
+        try:
+            return self.analyses.start(gid, secs)
+        except (sqlite3.Error, OSError):
+            raise _storage_error() from None
+
+    def analysis(self, gid: int) -> dict:
+        """The analysis of stored game ``gid``: none, running (with progress), done, failed."""
+        try:
+            self.store.game(gid)
+        except StoreError:
+            raise ControlError(404, "not_found", f"no game {gid}") from None
+        return self.analyses.status(gid)
 
     # -- games and matches ----------------------------------------------------------------------
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
@@ -437,7 +512,7 @@ class GameSession(SessionCore):
                     if side not in SIDES or not isinstance(value, Mapping):
                         raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                                "{name?, kind?}}")
-                    players[side] = _player_from(value, players[side], side)
+                    players[side] = self._player_from(value, players[side], side)
             new_match = None
             if request.get("match") is True:
                 if players["attackers"].name == players["defenders"].name:
@@ -500,6 +575,10 @@ class GameSession(SessionCore):
         self.clock, self.move_clocks, self.before = clock, [], []  # runs once set up
         self.pending_switch = None
         self.draw_offer = self.move_to_make = self.refused = None
+        self.hint = self.hint_pending = None
+        self.hints = {side: 0 for side in SIDES}
+        self.hopeless = {}
+        self.advisor.clear()
         self._left_start = False
         board = self.caps.clickable
         if board is not None:
@@ -510,21 +589,6 @@ class GameSession(SessionCore):
         log.info("new game %d: %s%s", gid, rules.name,
                  f" (match {match.id}, game {number})" if match else "")
         self._after_control()
-
-
-def _player_from(value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
-    try:
-        spec = base
-        if "kind" in value:
-            kind = value["kind"]
-            if kind not in ("board", "page"):
-                raise PlayerError(f"{side}: kind must be board or page here (the computer "
-                                  "players are started with run --attackers/--defenders)")
-            spec = PlayerSpec.parse(str(kind), base.name)
-        name = check_name(value["name"], f"{side} name") if "name" in value else base.name
-        return spec.named(name)
-    except PlayerError as exc:
-        raise ControlError(400, "bad_players", str(exc)) from None
 
 
 __all__ = ["GameSession", "other"]

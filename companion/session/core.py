@@ -27,16 +27,14 @@ from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.feedback import with_role
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.session.actors import BOARD, COMPUTER, Actor
+from companion.session import computer
+from companion.session.actors import BOARD, Actor
+from companion.session.advice import Advisor, advice_step, current_hint
+from companion.session.analysis import AnalysisWorker
 from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.computer import ComputerConfig
 from companion.session.match import Match, finish_match_game, reopen_match_game
-from companion.session.players import (
-    MovePlayer,
-    PlayerError,
-    PlayerKind,
-    PlayerSpec,
-    open_move_player,
-)
+from companion.session.players import MovePlayer, PlayerKind, PlayerSpec
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 from companion.session.state import game_state, live_state
@@ -64,6 +62,7 @@ class SessionDefaults:
     match: bool = False
     keep_variant: bool = False
     raichi: bool = True  # light the escape squares the king has a free line to
+    computer: ComputerConfig = field(default_factory=ComputerConfig)
 
 
 class SessionCore:
@@ -106,11 +105,22 @@ class SessionCore:
         self.rows: list[EventRow] = []
         self._resumed: list[Event] = []
         self._unlogged: list[str] = []  # log lines of rows not yet stored
-        # computer players: side -> (spec, player); what was asked of them
+        # computer players: side -> (spec, player); what was asked of them (companion.session.
+        # computer), what the page sees while they think, their hopeless moves in a row
         self.move_players: dict[str, tuple[PlayerSpec, MovePlayer]] = {}
         self._asked: tuple[str, int] | None = None  # (side, ply) of the pending request
+        self._asked_wall = 0.0
+        self._thinking_at = -1e9
         self._retry_player_at = 0.0
         self.player_error: dict | None = None
+        self.thinking: dict | None = None
+        self.hopeless: dict[str, int] = {}
+        # hints and draw answers (a second engine process), analyses (a worker thread)
+        self.advisor = Advisor()
+        self.analyses = AnalysisWorker(store)
+        self.hint: dict | None = None
+        self.hint_pending: dict | None = None
+        self.hints: dict[str, int] = {side: 0 for side in SIDES}
         self.storage: dict = {"ok": True}
         self._retry_at = 0.0
         # the page
@@ -176,7 +186,8 @@ class SessionCore:
             self._handle(events, t)
         self._check_flag(t)
         self._check_next_game(scan)
-        self._computer_turn(now)
+        computer.computer_turn(self, now)
+        advice_step(self)
         if not self.storage["ok"] and now >= self._retry_at:
             self._write(now)
         if self._resumed:  # the tracker judged the board afresh after the store recovered
@@ -235,12 +246,13 @@ class SessionCore:
                 self.accepted_at = wall
                 changed = True
             elif e.kind == "takeback":
-                last = self.game.played[-1].text if self.game.played else None
-                if last is None or last != data.get("move"):
+                last = self.game.played[-1] if self.game.played else None
+                if last is None or last.text != data.get("move"):
                     self._refuse(data, ("does_not_fit", f"cannot take back {data.get('move')}"),
                                  e.t)
                     continue
                 self._apply_takeback(e.t)
+                computer.hold_after_hand_takeback(self, last.side, self.monotonic())
                 self._note("takeback", "board", move=data.get("move"))
                 changed = True
             elif e.kind == "removed":
@@ -348,14 +360,17 @@ class SessionCore:
                 rec["switched"] = round(switched, 3)
         return rec
 
-    def _apply_takeback(self, t: float) -> None:
-        """Undo the last move (by hand or from a control): both clocks as before it."""
+    def _apply_takeback(self, t: float, plies: int = 1) -> bool:
+        """Undo the last ``plies`` moves (by hand or from a control): both clocks as before
+        them. True when a computer was thinking (it is stopped)."""
         game = copy_game(self.game, manual=False)
-        game.undo()
+        before: dict | None = None
+        for _ in range(plies):
+            game.undo()
+            if self.move_clocks:
+                self.move_clocks.pop()
+            before, _since = self.before.pop() if self.before else (None, None)
         self.game = game
-        if self.move_clocks:
-            self.move_clocks.pop()
-        before, _ = self.before.pop() if self.before else (None, None)
         if self.tc is not None:
             self.clock = GameClock.restore(before) if before else GameClock(self.tc)
             self.clock.flagged = None
@@ -363,84 +378,29 @@ class SessionCore:
         self.pending_switch = None
         self.draw_offer = None
         self.move_to_make = None
-        self.cancel_move_players()
+        self.hopeless = {}
+        stopped = self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))
         self._reopen_match_game()
+        return stopped
 
-    # -- computer players -------------------------------------------------------------------
+    # -- computer players (companion.session.computer) ------------------------------------------
     def sync_move_players(self) -> None:
         """Start the computer players of the current sides, stop those no longer playing."""
-        for side in SIDES:
-            spec = self.players[side]
-            have = self.move_players.get(side)
-            if have is not None and (have[0] != spec or spec.kind in (PlayerKind.BOARD,
-                                                                      PlayerKind.PAGE)):
-                have[1].close()
-                del self.move_players[side]
-                have = None
-            if have is None and spec.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE):
-                self.move_players[side] = (spec, open_move_player(spec, side, seed=self.gid))
-        self._asked = None
+        computer.sync_move_players(self)
 
-    def cancel_move_players(self) -> None:
+    def cancel_move_players(self) -> bool:
         """Stop any thinking (a takeback, a new game, the end of the game)."""
-        for _, player in self.move_players.values():
-            player.cancel()
-        self._asked = None
+        return computer.cancel_move_players(self)
 
     def close(self) -> None:
-        """Release the computer players' processes."""
+        """Release the engine processes (computer players, advisor, analysis worker)."""
+        self.analyses.close()
         with self.lock:
             for _, player in self.move_players.values():
                 player.close()
             self.move_players.clear()
-
-    def _computer_turn(self, now: float) -> None:
-        """Ask the computer for its move when it is its turn; show its answer as the move to
-        make at the board."""
-        side = self.game.turn
-        entry = self.move_players.get(side)
-        if entry is None or self.game.is_over() or self.move_to_make is not None:
-            return
-        spec, player = entry
-        ply = len(self.game.played)
-        if self._asked != (side, ply):
-            if now < self._retry_player_at or not self.storage["ok"]:
-                return
-            clock = None
-            if self.clock is not None:
-                t = self.board_time()
-                clock = {s: self.clock.left(s, t) for s in SIDES}
-            player.request(self.game, clock)
-            self._asked = (side, ply)
-            return
-        try:
-            answer = player.poll()
-        except PlayerError as exc:
-            self._asked = None
-            self._retry_player_at = now + 5.0
-            self.player_error = {"side": side, "message": str(exc)}
-            self._note("player_error", side, message=str(exc))
-            log.warning("the %s' player failed: %s (asking again in 5 s)", side, exc)
-            return
-        if answer is None:
-            return
-        self.player_error = None
-        if answer.resigned:
-            log.info("game %d: the computer (%s) resigns", self.gid, side)
-            self.resign(COMPUTER, side)
-            return
-        assert answer.move is not None
-        frm, _, to = answer.move.partition("-")
-        board = self.game.board
-        parsed, _ = board.parse_move(answer.move)
-        caps, _ = board.preview(parsed)
-        self.move_to_make = {"move": answer.move, "from": frm, "to": to, "by": spec.kind.value,
-                             "side": side, "captures": sorted(
-                                 board.geo.names[q] for q in board.geo.iter_bits(caps))}
-        self.rows.append(("move_to_make", dict(self.move_to_make), self.wall()))
-        self._note("move_to_make", spec.kind.value, move=answer.move, side=side)
-        self._expect_current()
+            self.advisor.close()
 
     def resign(self, actor: Actor, side: str | None) -> dict:
         raise NotImplementedError
@@ -476,7 +436,8 @@ class SessionCore:
         try:
             self._store.sync_game(self.gid, self.game, list(self.rows),
                                   move_clocks=self.move_clocks,
-                                  clock=self.clock.snapshot() if self.clock else None)
+                                  clock=self.clock.snapshot() if self.clock else None,
+                                  hints=self.hints)
         except (sqlite3.Error, OSError) as exc:
             self._storage_failed(exc, now)
             return False
@@ -532,6 +493,10 @@ class SessionCore:
         threat = self._game_json.get("threat") if self.defaults.raichi else None
         if threat:
             frame = with_role(frame, threat["squares"], "raichi")
+        hint = current_hint(self)
+        if hint is not None and self.move_to_make is None:
+            frame = with_role(with_role(frame, [hint["from"]], "hint_from"), [hint["to"]],
+                              "hint_to")
         return frame
 
     def publish(self, now: float | None = None, force: bool = False) -> None:
@@ -559,6 +524,7 @@ class SessionCore:
             self.clock.stop(t)
         self.pending_switch = None
         self.move_to_make = None
+        self.hint_pending = None
         self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))
         self._finish_match_game()
@@ -574,6 +540,13 @@ class SessionCore:
         raise NotImplementedError
 
     def next_game(self, actor: Actor) -> dict:
+        raise NotImplementedError
+
+    def draw(self, actor: Actor, action: str, side: str | None, *,
+             score: float | None = None) -> dict:
+        raise NotImplementedError
+
+    def _ready(self, *, playing: bool = True) -> None:
         raise NotImplementedError
 
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:

@@ -2,14 +2,16 @@
 
 CSV: the corpus form (``moves,attacker_captures,defender_captures,status``, one line a game)
 after ``#`` header lines that carry what the record line cannot: game id, date, variant and
-house rules (with the OpenTafl rules string), players, result and reason, time control, and
-each move's wall time and both clock readings. ``tafl-companion rules replay`` skips the ``#``
+house rules (with the OpenTafl rules string), players, result and reason, time control, the
+hints each side used (and before which moves), and each move's wall time and both clock
+readings. ``tafl-companion rules replay`` skips the ``#``
 lines, so an export replays as it is.
 
 ``.otg``: OpenTafl's tags (``attackers``, ``defenders``, ``date``, ``result``,
 ``termination``, ``rules`` with the game's own rule set) plus ``time-control`` and
-``time-remaining`` (as OpenTafl's own serializer writes them) and, per move, a comment with the
-wall time and both clocks after it (``[12:00:03 a=4:51.0 d=5:00.0|...]``).
+``time-remaining`` (as OpenTafl's own serializer writes them), ``companion-hints`` (hints used:
+``attackers 1 defenders 0``) and, per move, a comment with the wall time and both clocks after it
+(``[12:00:03 a=4:51.0 d=5:00.0|...]``; ``hint`` when a hint was given for that move).
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ def _wall(t: float | None) -> str:
     return _dt.datetime.fromtimestamp(t).strftime("%H:%M:%S") if t else "-"
 
 
+def _hint_plies(store: Store, gid: int) -> dict[int, str]:
+    """Ply -> the side a hint was given to before that move."""
+    return {int(e["ply"]): str(e.get("side", "")) for e in store.events(gid, 5000)
+            if e["kind"] == "hint" and isinstance(e.get("ply"), int)}
+
+
+def _hints_text(row: GameRow) -> str:
+    hints = row.hints()
+    return f"attackers {hints['attackers']} defenders {hints['defenders']}"
+
+
 def _header(store: Store, row: GameRow) -> list[str]:
     game_rules = store.load_game(row.id).rules
     settings = row.settings_json()
@@ -53,6 +66,10 @@ def _header(store: Store, row: GameRow) -> list[str]:
     lines.append(f"# result: {row.result}" + (f" ({row.reason})" if row.reason else ""))
     if row.time_control:
         lines.append(f"# time control: {row.time_control}")
+    if any(row.hints().values()):
+        plies = _hint_plies(store, row.id)
+        where = f" (before plies {', '.join(str(p) for p in sorted(plies))})" if plies else ""
+        lines.append(f"# hints: {_hints_text(row)}{where}")
     moves = store.moves(row.id)
     if moves:
         lines.append("# moves: " + " ".join(
@@ -83,12 +100,17 @@ def game_otg(store: Store, gid: int) -> str:
         if last:
             tags["time-remaining"] = (f"{_clock_text(last['attackers'])} "
                                       f"{_clock_text(last['defenders'])}")
+    if any(row.hints().values()):
+        tags["companion-hints"] = _hints_text(row)
+    hinted = _hint_plies(store, gid)
     comments = []
     for m in moves:
         text = _wall(m["t"])
         if m["left"]:
             text += (f" a={_clock_text(m['left']['attackers'])}"
                      f" d={_clock_text(m['left']['defenders'])}")
+        if m["ply"] in hinted:
+            text += " hint"
         comments.append(text)
     return export_otg(game, tags=tags, date=_dt.date.fromtimestamp(row.started),
                       comments=comments)

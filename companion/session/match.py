@@ -154,6 +154,8 @@ def finish_match_game(self: SessionCore) -> None:
         left = {s: self.clock.left(s, t) for s in SIDES}
     while len(m.results) <= idx:
         m.results.append(None)
+    if m.results[idx] is not None:
+        return  # recorded already (the end of a game is seen again by the next board reading)
     m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
     if m.finished:
         winner, how = m.winner()

@@ -4,8 +4,11 @@ A player spec (``run --attackers SPEC``, the config's ``[players]``, the API)::
 
     board               a person at the board (the default)
     page                a person on a phone, through a player link
-    computer[:LEVEL]    the built-in engine, LEVEL 1-10 (default 5)
+    computer[:LEVEL]    the built-in engine, LEVEL 1-10 (default 6, docs/engine.md)
     engine:COMMAND      an external engine speaking OTEP
+
+The API gives the same as JSON (:func:`spec_from_json`), with ``seconds`` per move for the
+computer players; an engine command from the network is only run when the config allows it.
 
 ``board`` and ``page`` players need nothing from the session but a place in the state; the
 computer players implement :class:`MovePlayer` (:class:`EnginePlayer`, on the engine's OTEP
@@ -16,10 +19,13 @@ takeback or a new game.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
 import shutil
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
@@ -42,7 +48,9 @@ class PlayerError(ValueError):
 
 
 _NAME_OK = re.compile(r"^[^\x00-\x1f\x7f]{1,40}$")
-DEFAULT_LEVEL = 5
+DEFAULT_LEVEL = 6  # the engine's default level (companion.engine.levels.DEFAULT_LEVEL)
+ENGINE_SECONDS = 30.0  # an external engine without a clock or ``seconds``: silent after this
+MAX_SECONDS = 600.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +61,7 @@ class PlayerSpec:
     name: str = ""
     level: int | None = None
     command: str | None = None
+    seconds: float | None = None  # the computer players' time per move (None: their own)
 
     @classmethod
     def parse(cls, text: str, name: str = "", where: str = "player") -> PlayerSpec:
@@ -93,8 +102,13 @@ class PlayerSpec:
         """Whether this side's moves are chosen elsewhere and made at the board by hand."""
         return self.kind is not PlayerKind.BOARD
 
+    @property
+    def is_computer(self) -> bool:
+        """Whether a computer (the built-in engine or an external one) plays this side."""
+        return self.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE)
+
     def named(self, name: str) -> PlayerSpec:
-        return PlayerSpec(self.kind, name, self.level, self.command)
+        return PlayerSpec(self.kind, name, self.level, self.command, self.seconds)
 
     def to_json(self) -> dict:
         out: dict = {"name": self.name, "kind": self.kind.value}
@@ -102,7 +116,86 @@ class PlayerSpec:
             out["level"] = self.level
         if self.command is not None:
             out["command"] = self.command
+        if self.seconds is not None:
+            out["seconds"] = self.seconds
         return out
+
+    @classmethod
+    def from_stored(cls, data: Mapping, default_name: str) -> PlayerSpec:
+        """A player as stored with a game (``to_json``); a board player when it cannot be
+        read."""
+        name = str(data.get("name", default_name))
+        try:
+            kind = PlayerKind(str(data.get("kind", "board")))
+            seconds = data.get("seconds")
+            seconds = float(seconds) if isinstance(seconds, int | float) else None
+            if kind is PlayerKind.COMPUTER:
+                return cls(kind, name, int(data.get("level") or DEFAULT_LEVEL), None, seconds)
+            if kind is PlayerKind.ENGINE and data.get("command"):
+                return cls(kind, name, None, str(data["command"]), seconds)
+            if kind is PlayerKind.ENGINE:
+                raise ValueError("an engine without a command")
+            return cls(kind, name)
+        except (ValueError, TypeError):
+            return cls(PlayerKind.BOARD, name)
+
+
+def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
+                   engine_allowed: Callable[[str], bool] = lambda command: False) -> PlayerSpec:
+    """A side's player from the API: ``{"name"?, "kind"?, "level"?, "seconds"?, "command"?}``
+    on top of ``base`` (what is not given stays). PlayerError (one line) for a bad field;
+    :class:`EngineNotAllowed` for an engine command the config does not allow."""
+    known = {"name", "kind", "level", "seconds", "command"}
+    unknown = sorted(str(k) for k in value if k not in known)
+    if unknown:
+        raise PlayerError(f"{where}: unknown field {unknown[0]!r} (known: "
+                          f"{', '.join(sorted(known))})")
+    kind_text = value.get("kind", base.kind.value)
+    if kind_text not in [k.value for k in PlayerKind]:
+        raise PlayerError(f"{where}: kind must be board, page, computer or engine, not "
+                          f"{kind_text!r}")
+    kind = PlayerKind(kind_text)
+    name = check_name(value["name"], f"{where} name") if "name" in value else base.name
+    same = kind is base.kind
+    for key in ("level", "seconds", "command"):
+        if key in value and not _applies(kind, key):
+            raise PlayerError(f"{where}: {key} is for "
+                              f"{'a computer' if key == 'level' else 'an engine'} player")
+    seconds = value.get("seconds", base.seconds if same else None)
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(
+            seconds, int | float) or not math.isfinite(seconds)
+            or not 0.1 <= seconds <= MAX_SECONDS):
+        raise PlayerError(f"{where}: seconds must be a number from 0.1 to {MAX_SECONDS:g}, "
+                          f"not {seconds!r}")
+    if kind is PlayerKind.COMPUTER:
+        level = value.get("level", base.level if same else DEFAULT_LEVEL)
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 10:
+            raise PlayerError(f"{where}: level must be a whole number from 1 to 10, not "
+                              f"{level!r}")
+        return PlayerSpec(kind, name, level, None, None if seconds is None else float(seconds))
+    if kind is PlayerKind.ENGINE:
+        command = value.get("command", base.command if same else None)
+        if not isinstance(command, str) or not command.strip() or len(command) > 500 or any(
+                c in command for c in "\x00\n\r"):
+            raise PlayerError(f"{where}: an engine player needs its \"command\" (one line)")
+        command = command.strip()
+        if not (same and command == base.command) and not engine_allowed(command):
+            raise EngineNotAllowed(f"{where}: the engine command {command!r} is not allowed "
+                                   "from the page: list it in the config's [computer] engines")
+        return PlayerSpec(kind, name, None, command, None if seconds is None else float(seconds))
+    return PlayerSpec(kind, name)
+
+
+def _applies(kind: PlayerKind, key: str) -> bool:
+    if key == "level":
+        return kind is PlayerKind.COMPUTER
+    if key == "command":
+        return kind is PlayerKind.ENGINE
+    return kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE)
+
+
+class EngineNotAllowed(PlayerError):
+    """An engine command the config does not allow from the network."""
 
 
 def check_name(value: object, where: str = "name") -> str:
@@ -114,11 +207,15 @@ def check_name(value: object, where: str = "name") -> str:
 
 @dataclass(frozen=True)
 class ChosenMove:
-    """What a computer player answered: a move (``"g3-e3"``), or a resignation."""
+    """What a computer player answered: a move (``"g3-e3"``), or a resignation; with the
+    engine's evaluation for its own side when it gave one (``score`` hundredths of a soldier,
+    ``mate`` plies to a forced result, negative: it is losing)."""
 
     move: str | None
     resigned: bool = False
     note: str = ""
+    score: int | None = None
+    mate: int | None = None
 
 
 class MovePlayer(Protocol):
@@ -139,6 +236,12 @@ class MovePlayer(Protocol):
         """Stop thinking at once (a takeback, a new game)."""
         ...
 
+    @property
+    def thinking(self) -> dict | None:
+        """While it thinks: ``{"since": monotonic time}`` plus its last reported search
+        (``depth``, ``cp`` or ``mate``, ``pv``); None otherwise. Never blocks."""
+        ...
+
     def close(self) -> None:
         ...
 
@@ -148,28 +251,42 @@ class EnginePlayer:
     engine (``computer[:LEVEL]``, run as a child process) or any OTEP engine
     (``engine:COMMAND``). The search never runs in the session's thread."""
 
-    def __init__(self, spec: PlayerSpec, seed: int = 0) -> None:
-        from companion.engine import OtepHost, builtin_engine_command
+    def __init__(self, spec: PlayerSpec, seed: int = 0, grace: float = 3.0) -> None:
+        from companion.engine import OtepHost, builtin_engine_command, get_level
 
         if spec.kind is PlayerKind.COMPUTER:
-            argv = builtin_engine_command(level=spec.level or DEFAULT_LEVEL, seed=seed)
-            name = f"computer {spec.level}"
+            level = spec.level or DEFAULT_LEVEL
+            argv = builtin_engine_command(level=level, seed=seed, seconds=spec.seconds)
+            name = f"computer {level}"
+            # the longest it may think: its level's cap, lowered by ``seconds``
+            self.budget = min(get_level(level).seconds, spec.seconds or 1e9)
         elif spec.kind is PlayerKind.ENGINE and spec.command:
             argv, name = shlex.split(spec.command), spec.command
+            self.budget = spec.seconds or ENGINE_SECONDS
         else:
             raise PlayerError(f"{spec.spec} is not a computer player")
         self.spec = spec
-        self.host = OtepHost(argv, name=name)
+        self.host = OtepHost(argv, name=name, grace=grace)
         self._pending: Pending[EngineMove] | None = None
+        self._since = 0.0
 
     def request(self, game: Game, clock: dict[str, float] | None) -> None:
-        seconds = None
+        seconds = self.budget
         times = None
         if clock is not None:
-            mine = clock[game.turn]
-            seconds = max(0.2, min(mine / 30.0, mine / 4.0))
             times = (clock["attackers"], clock["defenders"])
+            if self.spec.kind is PlayerKind.ENGINE and self.spec.seconds is None:
+                seconds = max(clock[game.turn], 0.1)  # its clock is its limit
+        self.host.thinking = None
+        self._since = time.monotonic()
         self._pending = self.host.request_move(game.board, seconds=seconds, clock=times)
+
+    @property
+    def thinking(self) -> dict | None:
+        pending = self._pending
+        if pending is None or pending.done():
+            return None
+        return {"since": self._since, **(self.host.thinking or {})}
 
     def poll(self) -> ChosenMove | None:
         from companion.engine import EngineError
@@ -184,7 +301,7 @@ class EnginePlayer:
             raise PlayerError(str(exc)) from None
         if answer.resigned or answer.move is None:
             return ChosenMove(None, True, answer.message)
-        return ChosenMove(answer.move)
+        return ChosenMove(answer.move, score=answer.score, mate=answer.mate)
 
     def cancel(self) -> None:
         if self._pending is not None:

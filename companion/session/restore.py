@@ -15,7 +15,7 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.match import GameResult, Match
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec
+from companion.session.players import PlayerSpec
 from companion.session.settings import GameSettings, SettingsError
 from companion.store import GameRow, StoreError
 
@@ -26,18 +26,7 @@ log = logging.getLogger("companion.session")
 
 
 def _players(row: GameRow) -> dict[str, PlayerSpec]:
-    out = {}
-    for side, data in row.players().items():
-        try:
-            spec = PlayerSpec.parse(str(data.get("kind", "board")), str(data["name"]))
-            if data.get("kind") == "computer" and data.get("level"):
-                spec = PlayerSpec(PlayerKind.COMPUTER, str(data["name"]), int(data["level"]))
-            elif data.get("kind") == "engine" and data.get("command"):
-                spec = PlayerSpec(PlayerKind.ENGINE, str(data["name"]), command=data["command"])
-        except (PlayerError, ValueError, KeyError):
-            spec = PlayerSpec(PlayerKind.BOARD, str(data.get("name", side)))
-        out[side] = spec
-    return out
+    return {side: PlayerSpec.from_stored(data, side) for side, data in row.players().items()}
 
 
 def _fits(session: SessionCore, row: GameRow) -> bool:
@@ -129,6 +118,7 @@ def _resume(session: SessionCore, row: GameRow) -> None:
         clock.paused = bool(data and data.get("paused"))
     session.gid, session.game, session.settings, session.tc = row.id, game, settings, tc
     session.players = _players(row)
+    session.hints = row.hints()
     session.clock, session.move_clocks, session.before = clock, move_clocks, before
     session.match = _match(session, row)
     log.info("resuming game %d (%s) after %d moves", row.id, row.variant, len(game.played))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from companion.rules.board import REASON_TEXT
 from companion.rules.threats import threat_json
+from companion.session.advice import current_hint, public_hint
 
 if TYPE_CHECKING:
     from companion.session.core import SessionCore
@@ -67,6 +68,10 @@ def _message(s: SessionCore) -> str:
     if s.refused and tracking == "setup":
         return f"{s.refused['message'].capitalize()}: put the pieces back as the lights show."
     m = s.move_to_make
+    err = s.player_error
+    if err and not m and tracking == "ready" and err["side"] == s.game.turn:
+        return (f"The computer playing the {err['side']} failed: {err['message']}. It is asked "
+                "again in a few seconds; meanwhile its move can be made by hand.")
     if m and tracking in ("ready", "lifted"):
         caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
         who = {"page": f"{s.players[m['side']].name}, on the phone", "computer": "the computer",
@@ -113,5 +118,9 @@ def live_state(s: SessionCore) -> dict:
         "storage": dict(s.storage),
         "events": list(s.recent),
         "player_error": dict(s.player_error) if s.player_error else None,
+        "thinking": dict(s.thinking) if s.thinking else None,
+        "hint": public_hint(current_hint(s)),
+        "hint_pending": public_hint(s.hint_pending),
+        "hints": dict(s.hints),
         "note": "",
     }

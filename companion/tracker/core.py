@@ -62,7 +62,7 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from .. import messages
@@ -71,40 +71,14 @@ from ..rules.game import Game, PlayedMove
 from ..rules.outcome import Outcome
 from ..scan import Scan
 from . import events as ev
+from .base import COLOUR_OF, NEVER, Candidate, Expected, Fault, side_colour
 from .display import DisplayMixin
 from .events import Event, EventKind, Guidance, GuidanceKind, TrackerState
-from .faults import COLOUR_OF, NEVER, Fault, FaultsMixin, side_colour
+from .faults import FaultsMixin
 from .revisions import RevisionsMixin
 from .squares import captured_letters, path
 
 __all__ = ["NEVER", "Candidate", "Expected", "Fault", "Tracker", "path"]
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One explanation of the diff as a legal move."""
-
-    frm: str
-    to: str
-    captured: tuple[str, ...]
-    removed: tuple[str, ...]  # captured pieces already lifted off (settled)
-
-
-@dataclass(frozen=True, slots=True)
-class Expected:
-    """The move to make (see :meth:`Tracker.expect`)."""
-
-    text: str  # record text, captures listed: g3-e3xe2
-    frm: str
-    to: str
-    piece: str
-    side: str
-    captured: tuple[str, ...]
-
-    @property
-    def move(self) -> str:
-        """``g3-e3``."""
-        return f"{self.frm}-{self.to}"
 
 
 class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
@@ -329,12 +303,12 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
 
     # -- setup --------------------------------------------------------------------------
     def _eval_setup(self, now: float) -> None:
-        board = self._game.board
-        fill = {s: board.piece_at(s) for s in self._pos - self._cur}
+        piece = self._piece
+        fill = {s: piece(s) for s in self._pos - self._cur}
         clear = sorted(self._cur - self._pos)
         recolour = {
-            s: board.piece_at(s) for s in self._cur & self._pos
-            if s in self._colours and self._colours[s] != COLOUR_OF[board.piece_at(s)]
+            s: piece(s) for s in self._cur & self._pos
+            if s in self._colours and self._colours[s] != COLOUR_OF[piece(s)]
         }
         self._setup = (fill, clear, recolour)
         if fill or clear or recolour:
@@ -368,7 +342,7 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
             for s in done:
                 del pend[s]
                 self._removed[s] = lc.get(s, NEVER)
-                self._emit(ev.REMOVED, square=s)
+                self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
             self._revisable = False
             self._view()
             return True
@@ -544,7 +518,7 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
             self._revisable = False
         self._emit(ev.MOVE, **self._move_data(played))
         for s in c.removed:
-            self._emit(ev.REMOVED, square=s)
+            self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
         outcome = self._outcome
         if outcome is not None:
             self._emit(ev.GAME_OVER, **outcome.to_json())

@@ -8,11 +8,11 @@ from typing import Any
 from .. import messages
 from ..feedback import FrameSpec, build_frame
 from . import events as ev
+from .base import TrackerBase, _pairs
 from .events import Guidance, GuidanceKind, TrackerState
-from .faults import _pairs
 
 
-class DisplayMixin:
+class DisplayMixin(TrackerBase):
     """Builds ``_frame``, ``_guidance``, ``_message`` and ``_state`` and emits the ``illegal``,
     ``warning`` and ``leds`` events of a run."""
 

@@ -21,7 +21,7 @@ class EventKind(StrEnum):
     MOVE = "move"            #: a move was made (a proposal): move, side, captured, from, to,
     #                           ply, placed_at
     LEDS = "leds"            #: the LED frame changed: leds (the whole new frame)
-    REMOVED = "removed"      #: a captured piece was lifted off: square
+    REMOVED = "removed"      #: a captured piece was lifted off: square, lifted_at
     ILLEGAL = "illegal"      #: an illegal move or state: code, reason, leds, and the code's data
     GAME_OVER = "game_over"  #: result, reason (result "ongoing", reason "revised" if a revision
     #                           un-ends the game)

@@ -5,60 +5,15 @@ knocked-piece rules.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
 from typing import Any
 
-from .. import messages
-from ..rules import ATTACKERS, Move
+from ..rules import Move
 from . import events as ev
+from .base import COLOUR_OF, NEVER, Fault, TrackerBase, _pairs
 from .squares import on_line, touching
 
-NEVER = -math.inf
 
-#: The sensor colour (polarity boards) of each piece letter.
-COLOUR_OF = {"t": "a", "T": "d", "K": "d"}
-
-
-def side_colour(side: str) -> str:
-    """The sensor colour (``"a"``/``"d"``) of a side's pieces."""
-    return "a" if side == ATTACKERS else "d"
-
-
-def _pairs(pieces: dict[str, str]) -> dict[str, list[str]]:
-    """``{"squares": [...], "pieces": [...]}`` (sorted by square) of square -> piece letter."""
-    squares = sorted(pieces)
-    return {"squares": squares, "pieces": [pieces[s] for s in squares]}
-
-
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """A board state that needs the players' attention: ``kind`` is ``illegal`` or
-    ``warning``, ``code`` a stable id (docs/events.md), ``data`` its squares and pieces."""
-
-    kind: ev.EventKind
-    code: str
-    data: dict[str, Any] = field(default_factory=dict)
-    illegal: tuple[str, ...] = ()
-    setup: tuple[str, ...] = ()
-    key: tuple = ()
-    # the board's difference from the game when it was flagged (a smaller one that is a part of
-    # it is the fault being put right)
-    gone: frozenset[str] = frozenset()
-    new: frozenset[str] = frozenset()
-
-    @property
-    def reason(self) -> str:
-        """What happened, in English."""
-        return messages.fault_reason(self.code, self.data)
-
-    @property
-    def message(self) -> str:
-        """What to do about it, in English."""
-        return messages.fault_message(self.kind, self.code, self.data)
-
-
-class FaultsMixin:
+class FaultsMixin(TrackerBase):
     """Fault detection and wording for :class:`~companion.tracker.core.Tracker` (which holds
     the state these methods read: ``_game``, ``_lc``, ``_pending``, ``_colours``, ...)."""
 
@@ -117,8 +72,8 @@ class FaultsMixin:
         if not self._colours:
             return None
         wrong = {
-            s: self._letter(s) for s, c in self._colours.items()
-            if self._letter(s) and c != COLOUR_OF[self._letter(s)]
+            s: letter for s, c in self._colours.items()
+            if (letter := self._letter(s)) and c != COLOUR_OF[letter]
         }
         if not wrong:
             return None
@@ -191,7 +146,7 @@ class FaultsMixin:
             squares = sorted(new)
             return Fault(ev.WARNING, "unexpected_piece", {"squares": squares},
                          setup=tuple(squares), key=("extra", *key))
-        missing = _pairs({s: board.piece_at(s) for s in gone})
+        missing = _pairs({s: self._piece(s) for s in gone})
         if not new:
             return Fault(ev.WARNING, "pieces_missing", missing,
                          setup=tuple(missing["squares"]), key=("missing", *key))

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from ..rules import Move
 from . import events as ev
-from .faults import NEVER
+from .base import NEVER, TrackerBase
 from .squares import line, on_line
 
 
-class RevisionsMixin:
+class RevisionsMixin(TrackerBase):
     """Replacing or taking back the last move."""
 
     def _revision_open(self) -> bool:

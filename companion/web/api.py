@@ -230,3 +230,22 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def clock() -> Response:
         action = field(body(), "action", ("pause", "resume"))
         return jsonify(control(session.clock_control, action))
+
+    # -- the computer's help ----------------------------------------------------------------
+    @app.post("/api/hint")
+    def hint() -> tuple[Response, int]:
+        status, out = control(session.request_hint, body().get("seconds"))
+        return jsonify(out), status
+
+    @app.post("/api/games/<int:gid>/analysis")
+    def start_analysis(gid: int) -> tuple[Response, int]:
+        seconds = body().get("seconds")
+        status, out = control(session.start_analysis, checked_id(gid, "game"), seconds)
+        return jsonify(out), status
+
+    @app.get("/api/games/<int:gid>/analysis")
+    def analysis(gid: int) -> Response:
+        try:
+            return jsonify(session.analysis(checked_id(gid, "game")))
+        except ControlError as exc:
+            raise ApiError(exc.status, exc.message, exc.code) from None

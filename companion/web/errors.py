@@ -7,7 +7,7 @@
   ``NaN``/``Infinity`` extensions: a body nested 1,000 deep is a 400 naming the limit, not a
   ``RecursionError``.
 - :func:`check_square` parses a square name from the network strictly (ASCII, canonical, on the
-  board): ``d01``, ``a１``, ``İ1`` are 400s.
+  board, by :mod:`companion.squares`): ``d01``, ``a１``, ``İ1`` are 400s.
 - :class:`ErrorLog` logs a bug's traceback once per kind (exception type and route) per minute
   and counts the repeats, so 500 bad requests cannot write 450 KB of log.
 
@@ -17,7 +17,6 @@ before its routes are added (the converter applies to the routes added after it)
 
 from __future__ import annotations
 
-import importlib
 import json
 import logging
 import re
@@ -31,11 +30,12 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import BadRequest
 from werkzeug.routing import IntegerConverter
 
+from companion.squares import MAX_SIZE, parse_coords
+
 log = logging.getLogger("companion.web")
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 MAX_JSON_DEPTH = 20  # a control body is an object of strings: 2 levels would do
-_SQUARE = re.compile(r"[a-s](?:[1-9]|1[0-9])\Z")  # ASCII only, canonical, up to 19x19
 
 
 class IdConverter(IntegerConverter):
@@ -83,23 +83,14 @@ class StrictJSONProvider(DefaultJSONProvider):
 
 
 def check_square(value: object, size: int | None) -> str:
-    """``value`` if it is a canonical square name on a ``size`` board, else a 400 that names
-    the bad text. Uses the project's one square vocabulary when it is there."""
-    try:  # the project's strict parser (companion.squares), where it exists
-        parse_coords = importlib.import_module("companion.squares").parse_coords
-    except ImportError:  # not there yet: the same rule, here
-        parse_coords = None
-    if parse_coords is not None and isinstance(value, str):
-        try:
-            parse_coords(value, size or 19)
-        except ValueError as exc:
-            raise BadRequest(str(exc)) from None
-        return value
-    if not isinstance(value, str) or not _SQUARE.match(value):
-        raise BadRequest(f"not a square name: {value!r} (a file letter a-s and a rank 1-19 "
-                         "in ASCII digits, like e3)")
-    if size is not None and (ord(value[0]) - 97 >= size or int(value[1:]) > size):
-        raise BadRequest(f"square {value!r} is off the {size}x{size} board")
+    """``value`` if it is a canonical square name (on a ``size`` board when given), else a 400
+    that names the bad text (the project's one strict parser, :mod:`companion.squares`)."""
+    if not isinstance(value, str):
+        raise BadRequest(f"a square name must be text, not {type(value).__name__}")
+    try:
+        parse_coords(value, size or MAX_SIZE)
+    except ValueError as exc:  # SquareError: the text and what is wrong with it
+        raise BadRequest(str(exc)) from None
     return value
 
 

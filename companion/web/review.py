@@ -12,12 +12,19 @@
   closed games (never resumed as the live game) and can then be reviewed and exported.
 - ``GET /api/rules``: every preset's rules, for the page's rule cards.
 - ``GET /api/links`` and ``GET /api/qr.svg?text=URL``: the addresses a phone can use and a QR
-  code of a link, for the owner view.
+  code of a link, for the owner view; ``GET /api/time``: the daemon's wall clock (the page counts
+  the clocks down from the daemon's readings).
+
+The page itself (HTML, scripts, style sheet, catalogues) is sent gzip-compressed to browsers that
+accept it (:func:`compress`): a phone on a weak Wi-Fi loads about a third of the bytes.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import gzip
+import hashlib
+import threading
 import time
 from typing import Any, Protocol
 
@@ -52,9 +59,34 @@ def rules_json(rules: Any) -> dict:
     return out
 
 
+def match_json(store: Any, mid: int) -> dict | None:
+    """A match for the review: its score and result, and both games."""
+    from companion.store import StoreError
+
+    try:
+        m = store.match(mid)
+        games = store.match_games(mid)
+    except StoreError:
+        return None
+    out = m.to_json()
+    result = out.get("result") or {}
+    score: dict[str, float] = {name: 0.0 for name in m.players}
+    for g in games:
+        if g.result in ("attackers", "defenders"):
+            winner = g.attackers if g.result == "attackers" else g.defenders
+            score[winner] = score.get(winner, 0.0) + 1.0
+        elif g.result == "draw":
+            for name in (g.attackers, g.defenders):
+                score[name] = score.get(name, 0.0) + 0.5
+    out.update(score=result.get("score", score), winner=result.get("winner"),
+               decided_by=result.get("decided_by"), finished=m.ended is not None,
+               games=[g.to_json() for g in games])
+    return out
+
+
 def review_json(store: Any, gid: int) -> dict:
     """The review of stored game ``gid`` (NotFound if there is none)."""
-    from companion.store import StoreError
+    from companion.store import StoreError, rules_of
 
     try:
         row = store.game(gid)
@@ -62,7 +94,7 @@ def review_json(store: Any, gid: int) -> dict:
         events = store.events(gid, 2000)
     except StoreError as exc:
         raise NotFound(str(exc)) from None
-    rules = get_variant(row.variant)
+    rules = rules_of(row)  # the variant with the game's own house rules
     game = Game(rules, row.start_position, row.start_turn)
     geo = game.board.geo
     positions = [game.board.otn()]
@@ -74,12 +106,13 @@ def review_json(store: Any, gid: int) -> dict:
         game.play(f"{m['from']}-{m['to']}")
         out_moves.append({
             "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
-            "text": m["text"], "t": m["t"],
+            "text": m["text"], "t": m["t"], "left": m.get("left"),
             "captured": [{"square": sq, "piece": pieces[sq]} for sq in m["captured"]],
         })
         positions.append(game.board.otn())
         threats.append(threat_json(game.board))
     imported = next((e for e in events if e["kind"] == "imported"), None)
+    players = row.players()
     return {
         "id": row.id,
         "variant": row.variant,
@@ -89,6 +122,12 @@ def review_json(store: Any, gid: int) -> dict:
         "corners": [geo.names[s] for s in geo.iter_bits(geo.corner)],
         "first": row.start_turn,
         "players": {"attackers": row.attackers, "defenders": row.defenders},
+        "player_kinds": {side: p.get("kind", "board") for side, p in players.items()},
+        "player_levels": {side: p["level"] for side, p in players.items() if "level" in p},
+        "settings": row.settings_json(),
+        "time_control": row.time_control,
+        "match": match_json(store, row.match_id) if row.match_id is not None else None,
+        "match_game": row.match_game,
         "started": row.started,
         "ended": row.ended,
         "result": row.result,
@@ -167,12 +206,56 @@ def _started(tags: dict) -> float:
     return day.replace(hour=12).timestamp()
 
 
+# -- compression of the page's own files -------------------------------------------------------
+
+#: Paths whose answers are the page's files (the HTML page is recognised by its type).
+PAGE_FILES = ("/static/", "/i18n/")
+_GZ_LOCK = threading.Lock()
+_GZ: dict[tuple[str, str], bytes] = {}  # (path, digest of the plain bytes) -> gzip bytes
+
+
+def compress(resp: Response) -> Response:
+    """Gzip an answer carrying one of the page's files, when the browser accepts gzip. Static
+    files and catalogues are compressed once per version (kept in memory: about 40 KB); the
+    HTML page (rendered per language) each time (7 KB, well under a millisecond)."""
+    if (request.method != "GET" or resp.status_code != 200 or resp.headers.get("Content-Encoding")
+            or "gzip" not in request.headers.get("Accept-Encoding", "").lower()):
+        return resp
+    static = request.path.startswith(PAGE_FILES)
+    if not static and resp.mimetype != "text/html":
+        return resp
+    resp.direct_passthrough = False
+    data = resp.get_data()
+    if len(data) < 512:
+        return resp
+    if static:
+        key = (request.path, hashlib.sha1(data).hexdigest())
+        with _GZ_LOCK:
+            packed = _GZ.get(key)
+        if packed is None:
+            packed = gzip.compress(data, 6, mtime=0)
+            with _GZ_LOCK:
+                if len(_GZ) > 256:  # files change only with a new version: never grows much
+                    _GZ.clear()
+                _GZ[key] = packed
+    else:
+        packed = gzip.compress(data, 6, mtime=0)
+    resp.set_data(packed)
+    resp.headers["Content-Encoding"] = "gzip"
+    resp.vary.add("Accept-Encoding")
+    etag, _weak = resp.get_etag()
+    if etag:  # the same file in another encoding: equal by weak comparison (304s still work)
+        resp.set_etag(etag, weak=True)
+    return resp
+
+
 # -- the blueprint ------------------------------------------------------------------------------
 
 
 def blueprint(source: HasStore) -> Blueprint:
     """The page's routes, reading games from ``source.store``."""
     bp = Blueprint("review", __name__)
+    bp.after_app_request(compress)
 
     @bp.app_context_processor
     def _theme() -> dict:
@@ -206,6 +289,11 @@ def blueprint(source: HasStore) -> Blueprint:
             players = (tags.get("attackers", ""), tags.get("defenders", ""))
             ids.append(source.store.import_game(game, players, _started(tags), origin, ending))
         return jsonify(games=ids)
+
+    @bp.get("/api/time")
+    def wall_time() -> Any:
+        """The daemon's wall clock, so a page counts the clocks down from its readings."""
+        return jsonify(now=time.time())
 
     @bp.get("/api/rules")
     def rules() -> Any:

@@ -182,6 +182,14 @@ def run_app(app: Callable[..., Any], environ: dict[str, Any],
     return started[0], started[1], b"".join(chunks)
 
 
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host`` (an IPv4 or IPv6 address or a name; ``::`` also takes
+    IPv4 where the system allows it); OSError if it cannot be had."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    dual = host == "::" and socket.has_dualstack_ipv6()
+    return socket.create_server((host, port), family=family, backlog=256, dualstack_ipv6=dual)
+
+
 def error_body(message: str) -> bytes:
     return json.dumps({"error": message}).encode()
 
@@ -442,7 +450,7 @@ class WebServer:
         self.limits = limits or DEFAULT_LIMITS
         self.allow_host = allow_host
         self.errors = ErrorLog(log)
-        self.sock = socket.create_server((host, port), backlog=256)
+        self.sock = bind(host, port)
         self.sock.setblocking(False)
         self.host = host
         self.port = int(self.sock.getsockname()[1])

@@ -5,7 +5,7 @@
 "use strict";
 (function () {
   const { _, I, store, sideName, resultText, listText } = window.T;
-  const DEFAULTS = { sound: false, speech: false, vibrate: false, threats: true };
+  const DEFAULTS = { sound: false, speech: false, vibrate: false, threats: true, thoughts: false };
   const settings = Object.assign({}, DEFAULTS, store.get("announce", {}));
   const log = (window.taflAnnounced = []);   // what was announced (tests read it)
   let ctx = null;

@@ -1,31 +1,45 @@
 /* tafl-companion page, the live game. Live state by Server-Sent Events (fallback: polling
-   /api/state), the board drawn as SVG, controls behind the PIN, settings of this browser.
-   Words come from window.T (core.js), in the page's language. */
+   /api/state), the board drawn as SVG, the clocks, the players, the move to make, the session's
+   events, and what this viewer may do: the owner (an owner session token, made from the PIN),
+   a player (a player link: /?player=TOKEN; he taps his moves and answers draws for his side),
+   or a spectator (sees everything, acts on nothing). The review, the rules cards, the analysis
+   and the owner's forms are loaded when first used (T.load). Words come from window.T. */
 "use strict";
 (function () {
-  const T = window.T;
-  const { _, ngettext, esc, sideName, resultText, variantLabel, TO_MOVE, other } = T;
+  const T = window.T, P = T.play, A = T.announce;
+  const { _, esc, sideName, resultText, variantLabel, TO_MOVE, other } = T;
   const $ = (id) => document.getElementById(id);
-  const SIDES = ["attackers", "defenders"];
-  const A = T.announce;
+  const SIDES = P.SIDES;
   let S = null;            // latest state from the daemon
   let reachable = false;   // is the daemon answering?
-  /* Controls: this browser keeps an owner session token (made by POST /api/auth from the PIN),
-     never the PIN itself (docs/security.md); a PIN from the #pin= link or from an older page is
-     held in memory only until it is exchanged. */
+  /* Credentials: this browser keeps an owner session token (made by POST /api/auth from the
+     PIN), never the PIN itself; a PIN from the #pin= link or an older page is held in memory
+     only until it is exchanged. A player link's token (/?player=...) is kept: this page then
+     acts as that player. */
   let owner = localStorage.getItem("tafl-owner") || "";
   let pin = localStorage.getItem("tafl-pin") || "";
   localStorage.removeItem("tafl-pin");
-  let zoom = false;
-  let es = null, pollTimer = null, lastMoves = "";
+  let player = localStorage.getItem("tafl-player") || "";
+  let me = { role: "spectator", side: null };
+  let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
+  let results = {}, resultsKey = "", seenEvent = null;
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
     pin = decodeURIComponent(location.hash.slice(5));
     history.replaceState(null, "", location.pathname + location.search);
   }
+  const query = new URLSearchParams(location.search);
+  if (query.get("player")) {
+    player = query.get("player");
+    localStorage.setItem("tafl-player", player);
+    query.delete("player");
+    const rest = query.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+  }
 
-  const playerName = (p) => (p && typeof p === "object" ? p.name : p) || "";
+  const isOwner = () => me.role === "owner";
+  const playerOf = (side) => (S && S.players && S.players[side]) || {};
 
   /* What the companion says now, in this page's language. Structured guidance is rendered from
      its kind; the daemon's English message is the fallback for what has no entry yet. */
@@ -47,10 +61,11 @@
   /* ---- drawing ---- */
   function drawBoard() {
     const show = A.settings.threats && S.result === "ongoing" ? S.threat : null;
+    const choice = T.remote ? T.remote.pick() : null;
     T.drawBoard($("board"), {
       size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
       pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
-      last: S.last, threat: show,
+      last: S.last, threat: show, pick: choice,
       taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });
     $("zoom").hidden = S.size < 13;
@@ -90,21 +105,21 @@
     const t = A.settings.threats && !over ? S.threat : null;
     threat.hidden = !t;
     if (t) threat.textContent = A.threatWords(t) + ".";
-    for (const side of SIDES) {
-      const el = $("side-" + side);
-      el.className = "side" + (!over && S.turn === side ? " now" : "");
-      const n = (S.captures || {})[side] || 0;
-      const took = side === "attackers" ? ngettext("took {n} defender", "took {n} defenders", n)
-        : ngettext("took {n} attacker", "took {n} attackers", n);
-      const name = playerName(S.players && S.players[side]);
-      el.innerHTML = `<b>${esc(sideName(side))}</b>${name ? esc(name) + "<br>" : ""}<span class="small">${esc(took)}</span>`;
-    }
+    renderToMake();
+    renderSides(over);
+    renderClocks();
+    const m = S.match;
+    $("matchline").hidden = !m;
+    if (m) $("matchline").textContent = P.matchText(m);
     renderDrawBanner(over);
+    renderYou();
+    renderHelp(over);
+    renderEvents();
     const bs = $("boardstatus");
     if (!reachable) {
       bs.textContent = _("No connection to the companion: the board's state is unknown.");
     } else {
-      const detail = board.kind === "sim" ? _("a simulated board: click a square to lift or place a piece") : board.detail;
+      const detail = board.kind === "sim" ? (isOwner() ? _("a simulated board: click a square to lift or place a piece") : "") : board.detail;
       bs.textContent = (board.connected ? _("Board connected") : _("Board not connected")) +
         ` (${board.kind})` + (detail ? ": " + detail : "") + " · " +
         variantLabel(S.variant, S.size, S.variant_name) + " · " + _("game {id}", { id: S.game });
@@ -112,8 +127,60 @@
     bs.className = "small" + (reachable && board.connected ? "" : " bad");
     document.body.classList.toggle("stale", !reachable);
     renderMoves();
-    renderDrawRow();
+    if (T.owner) T.owner.render(S);
+    $("analysebtn").hidden = !over || !S.moves.length;
+    if (T.live.extra) T.live.extra(S, me);
   }
+
+  /* The move chosen off the board (a phone player, the computer), to be made at the board. */
+  function renderToMake() {
+    const m = S.move_to_make, el = $("tomake");
+    el.hidden = !m;
+    if (!m) return;
+    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
+    let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
+      : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
+    text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
+      : _("Make this move on the board."));
+    if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });
+    el.textContent = text;
+  }
+
+  function renderSides(over) {
+    for (const side of SIDES) {
+      const el = $("side-" + side), p = playerOf(side);
+      el.className = "side" + (!over && S.turn === side ? " now" : "") + (me.role === "player" && me.side === side ? " mine" : "");
+      const n = (S.captures || {})[side] || 0;
+      const took = side === "attackers" ? T.ngettext("took {n} defender", "took {n} defenders", n)
+        : T.ngettext("took {n} attacker", "took {n} attackers", n);
+      const you = me.role === "player" && me.side === side ? " · " + _("you") : "";
+      el.innerHTML = `<b>${esc(sideName(side))}${esc(you)}</b>` +
+        (p.name ? `<span class="pname">${esc(p.name)}</span>` : "") +
+        `<span class="small">${esc(P.kindText(p))}</span><span class="small">${esc(took)}</span>` +
+        (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "") +
+        ((S.hints || {})[side] ? `<span class="small">${esc(T.ngettext("{n} hint used", "{n} hints used", S.hints[side]))}</span>` : "");
+    }
+    const key = S.game + ":" + S.result + ":" + SIDES.map((s) => playerOf(s).name).join();
+    if (key !== resultsKey) {
+      resultsKey = key;
+      T.getJSON("/api/players").then((j) => { results = j.players || {}; renderSides(S.result !== "ongoing"); }).catch(() => {});
+    }
+  }
+
+  function renderClocks() {
+    const el = $("clocks");
+    SIDES.forEach((side) => {
+      const p = playerOf(side);
+      el.querySelector(`[data-side=${side}] .cname`).textContent = sideName(side) + (p.name ? " · " + p.name : "");
+    });
+    const ticking = P.renderClocks(S, el);
+    const pb = $("pausebtn");
+    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused);
+    pb.textContent = S.clock && S.clock.paused ? _("Resume the clocks") : _("Pause the clocks");
+    if (ticking && !ticker) ticker = setInterval(() => { if (S && P.renderClocks(S, el) === false) stopTicker(); }, 100);
+    else if (!ticking) stopTicker();
+  }
+  function stopTicker() { if (ticker) { clearInterval(ticker); ticker = null; } }
 
   function renderDrawBanner(over) {
     const b = $("drawbanner");
@@ -123,6 +190,76 @@
         ? _("The attackers offer a draw. The defenders may accept or decline.")
         : _("The defenders offer a draw. The attackers may accept or decline.");
     }
+  }
+
+  /* ---- the computer's help: its thinking, hints ---- */
+  const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
+  function canHint() {
+    if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    return isOwner() || (me.role === "player" && me.side === S.turn);
+  }
+
+  function renderHelp(over) {
+    const th = S.thinking, hint = S.hint, pend = S.hint_pending;
+    const think = $("thinking"), ht = $("hinttext"), hb = $("hintbtn"), tb = $("thoughtsbtn");
+    think.hidden = !th || over;
+    if (!think.hidden) {
+      let t = th.side === "attackers" ? _("The computer (attackers) is thinking…") : _("The computer (defenders) is thinking…");
+      if (A.settings.thoughts && (th.best || th.score !== undefined || th.mate !== undefined)) t += " " + P.thoughtText(th);
+      think.textContent = t;
+    }
+    tb.hidden = think.hidden;
+    tb.textContent = A.settings.thoughts ? _("Hide its thoughts") : _("Show its best move and score");
+    ht.hidden = !(hint || pend) || over;
+    if (!ht.hidden) ht.textContent = hint ? P.hintText(hint) : _("The engine looks for a hint…");
+    hb.hidden = !canHint() || !!hint;
+    const used = S.hints || {};
+    hb.textContent = _("Hint");
+    $("help").hidden = think.hidden && ht.hidden && hb.hidden;
+    if (used.attackers || used.defenders) hb.title = P.hintsUsedText(used);
+  }
+
+  $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("thoughtsbtn").addEventListener("click", () => { A.set("thoughts", !A.settings.thoughts); render(); });
+
+  /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
+  function renderYou() {
+    $("you").hidden = me.role !== "player";
+    if (me.role !== "player") return;
+    if (T.remote) T.remote.render();
+    else T.load("remote").then(() => T.remote.render());
+  }
+
+  /* ---- the session's events: who did what ---- */
+  function renderEvents() {
+    const evs = S.events || [];
+    const shown = evs.map((e) => [e, P.eventText(e, S)]).filter((x) => x[1]);
+    $("happened").hidden = !shown.length;
+    $("events").innerHTML = shown.slice(-8).reverse().map(([e, text]) =>
+      `<li><span class="small">${esc(timeText(e.t))}</span> ${esc(text)}</li>`).join("");
+    const last = evs.length ? evs[evs.length - 1] : null;
+    const key = last ? last.id + ":" + last.t : "";
+    if (seenEvent === null) { seenEvent = key; return; }   // what happened before this page opened
+    if (key === seenEvent) return;
+    const before = seenEvent;
+    seenEvent = key;
+    const fresh = [];
+    for (let i = evs.length - 1; i >= 0 && evs[i].id + ":" + evs[i].t !== before; i--) fresh.unshift(evs[i]);
+    fresh.forEach((e) => {
+      const text = P.eventText(e, S);
+      if (!text) return;
+      if (e.kind !== "move_to_make") {
+        const note = $("note");
+        note.textContent = text;
+        note.hidden = false;
+        note.className = "note" + (/^(resign|flag|takeback|draw)$/.test(e.kind) ? " strong" : "");
+      }
+      A.announce(e.kind === "move_to_make" ? "move" : "event", text);
+    });
+  }
+
+  function timeText(t) {
+    try { return new Date(t * 1000).toLocaleTimeString(T.I.lang, { hour: "2-digit", minute: "2-digit" }); } catch (e) { return ""; }
   }
 
   function renderMoves() {
@@ -143,31 +280,15 @@
     ol.scrollTop = ol.scrollHeight;
   }
 
-  function renderDrawRow() {
-    const row = $("drawrow");
-    const key = (S.result !== "ongoing") + ":" + S.draw_offer;
-    if (row.dataset.key === key) return;
-    row.dataset.key = key;
-    if (S.result !== "ongoing") { row.innerHTML = ""; return; }
-    const btn = (action, side, text) =>
-      `<button type="button" data-act="draw" data-action="${action}" data-side="${side}">${esc(text)}</button>`;
-    if (S.draw_offer) {
-      const foe = other(S.draw_offer);
-      row.innerHTML = btn("accept", foe, foe === "attackers" ? _("Attackers accept the draw") : _("Defenders accept the draw")) +
-        btn("decline", foe, _("Decline the draw"));
-    } else {
-      row.innerHTML = btn("offer", "attackers", _("Attackers offer a draw")) +
-        btn("offer", "defenders", _("Defenders offer a draw"));
-    }
-  }
-
   function apply(state) {
     const prev = S;
     const moved = prev && state.moves.length > prev.moves.length && state.game === prev.game;
+    if (T.remote && prev && (state.game !== prev.game || state.moves.length !== prev.moves.length)) T.remote.reset();
     S = state;
     render();
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
     A.onState(prev, S, message(), illegalNow());
+    if (prev && prev.game !== S.game && me.role === "player") whoami();   // a link may end with its game
   }
 
   /* ---- live connection ---- */
@@ -200,6 +321,7 @@
     es.onopen = () => {
       if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
       setConn("live", _("live"));
+      P.syncTime();
     };
     es.onmessage = (e) => { setConn("live", _("live")); apply(JSON.parse(e.data)); };
     es.onerror = () => {
@@ -213,23 +335,71 @@
     };
   }
 
-  /* ---- controls ---- */
+  /* ---- credentials and controls ---- */
+  function credentials(withPin) {
+    const h = {};
+    if (withPin) h["X-Tafl-Pin"] = withPin;
+    else if (player) h["X-Tafl-Player"] = player;
+    else if (owner) h["X-Tafl-Token"] = owner;
+    else if (pin) h["X-Tafl-Pin"] = pin;
+    return h;
+  }
+
+  async function api(path, body, withPin) {
+    const headers = Object.assign({ "Content-Type": "application/json", "X-Tafl-Request": "1" }, credentials(withPin));
+    const r = await fetch(path, { method: "POST", headers: headers, body: JSON.stringify(body || {}), credentials: "same-origin" });
+    let j = {};
+    try { j = await r.json(); } catch (e) { /* not JSON */ }
+    if (!r.ok) {
+      const err = new Error(j.error || r.status + " " + r.statusText);
+      err.status = r.status;
+      err.code = j.code || "";
+      throw err;
+    }
+    return j;
+  }
+  T.api = api;
+
+  /* Who this page acts for: owner, player (and his side) or spectator. */
+  function whoami() {
+    return fetch("/api/whoami", { cache: "no-store", headers: credentials() }).then((r) => r.json().then((j) => {
+      if (r.ok) { me = { role: j.role, side: j.side }; return; }
+      me = { role: "spectator", side: null };
+      if (j.code === "bad_link" && player) {
+        player = "";
+        localStorage.removeItem("tafl-player");
+        refused({ code: "bad_link", status: 403, message: j.error });
+        return whoami();
+      }
+      if (j.code === "session_expired") forget();
+    })).catch(() => {}).then(showUnlocked);
+  }
+
   function ctlMsg(text, bad) {
     const p = $("ctlmsg");
     p.textContent = text;
     p.className = "small" + (bad ? " bad" : "");
   }
 
+  function say(text, bad) {
+    const msg = $("msg");
+    msg.textContent = text;
+    msg.className = "msg" + (bad ? " bad" : " act");
+  }
+
   function showUnlocked() {
-    const on = !!(owner || pin);
+    const on = isOwner() || (!player && !!(owner || pin));
     $("ctl").hidden = !on;
-    $("pinform").hidden = on;
+    $("pinform").hidden = on || !!player;
     $("importform").hidden = !on;
+    $("controls").hidden = !!player && !on;
+    if (S) render();
   }
 
   function forget() {
     owner = pin = "";
     localStorage.removeItem("tafl-owner");
+    if (me.role === "owner") me = { role: "spectator", side: null };
   }
 
   /* Trade a PIN for an owner session token (kept); the PIN itself is dropped. */
@@ -242,52 +412,36 @@
       } else {
         pin = given;  // a daemon without sessions: in memory only, never stored
       }
+      me = { role: j.role || "owner", side: j.side || null };
       showUnlocked();
     });
   }
 
-  async function api(path, body, withPin) {
-    const headers = { "Content-Type": "application/json", "X-Tafl-Request": "1" };
-    if (withPin) headers["X-Tafl-Pin"] = withPin;
-    else if (owner) headers["X-Tafl-Token"] = owner;
-    else if (pin) headers["X-Tafl-Pin"] = pin;
-    const r = await fetch(path, {
-      method: "POST",
-      headers: headers,
-      body: JSON.stringify(body || {}),
-      credentials: "same-origin",
-    });
-    let j = {};
-    try { j = await r.json(); } catch (e) { /* not JSON */ }
-    if (!r.ok) {
-      const err = new Error(j.error || r.status + " " + r.statusText);
-      err.status = r.status;
-      throw err;
-    }
-    return j;
-  }
-  T.api = api;
-
+  const PIN_CODES = ["pin_required", "bad_pin", "session_expired", "forbidden"];
   function refused(e) {
-    if (e.status === 403 && /PIN/.test(e.message)) {
-      forget();
-      showUnlocked();
-      $("controls").open = true;
-      ctlMsg(e.message, true);
-      $("msg").textContent = _("Read-only: enter the PIN under Controls to move pieces.");
-    } else {
-      ctlMsg(e.message, true);
-      $("msg").textContent = e.message;
-    }
-    $("msg").className = "msg bad";
+    if (!e || !e.code) { if (e && e.message) { ctlMsg(e.message, true); say(e.message, true); } return; }
+    T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
+      if (e.status === 403 && PIN_CODES.includes(e.code) && me.role !== "player") {
+        if (e.code !== "forbidden") forget();
+        showUnlocked();
+        $("controls").open = true;
+        ctlMsg(text, true);
+        say(e.code === "forbidden" || e.code === "pin_required" ? _("Read-only: enter the PIN under Controls to move pieces.") : text, true);
+      } else {
+        ctlMsg(text, true);
+        say(text, true);
+      }
+      if (e.code === "bad_link" && player) whoami();
+    });
   }
+  T.refused = refused;
 
   $("board").addEventListener("click", (ev) => {
     const t = ev.target.closest("[data-sq]");
     if (!t || !S) return;
+    if (me.role === "player") { T.load("remote").then(() => T.remote.click(t.dataset.sq)); return; }
     if (S.board.kind !== "sim") {
-      $("msg").textContent = S.board.kind === "replay"
-        ? _("This board is a recorded game being replayed.") : _("Move the pieces on the real board.");
+      say(S.board.kind === "replay" ? _("This board is a recorded game being replayed.") : _("Move the pieces on the real board."), false);
       return;
     }
     api("/api/click", { square: t.dataset.sq }).catch(refused);
@@ -300,82 +454,63 @@
     unlock(given).then(() => {
       $("pin").value = "";
       ctlMsg(_("Controls unlocked."));
-      render();
     }).catch(refused);
+  });
+
+  $("pausebtn").addEventListener("click", () => {
+    api("/api/clock", { action: S.clock.paused ? "resume" : "pause" }).catch(refused);
   });
 
   $("controls").addEventListener("click", (ev) => {
     const b = ev.target.closest("button[data-act]");
     if (!b) return;
-    const act = b.dataset.act, side = b.dataset.side;
-    let call;
-    if (act === "lock") {
+    if (b.dataset.act === "lock") {
       forget();
       showUnlocked();
       ctlMsg(_("Controls locked."));
       return;
-    } else if (act === "new") {
-      if (S && S.result === "ongoing" && S.moves.length && !confirm(_("Abandon this game and start a new one?"))) return;
-      call = api("/api/new", { variant: $("variant").value }).then(() => _("New game started."));
-    } else if (act === "takeback") {
-      call = api("/api/takeback").then((j) => _("Took back {move}: put the pieces back as the lights show.", { move: j.undone }));
-    } else if (act === "swap") {
-      call = api("/api/swap").then((j) => _("Attackers: {a}, defenders: {d}.",
-        { a: playerName(j.players.attackers), d: playerName(j.players.defenders) }));
-    } else if (act === "draw") {
-      call = api("/api/draw", { action: b.dataset.action, side: side }).then(() => _("Done."));
-    } else if (act === "resign") {
-      if (!confirm(side === "attackers" ? _("Do the attackers resign?") : _("Do the defenders resign?"))) return;
-      call = api("/api/resign", { side: side }).then(() => _("Resigned."));
     }
-    if (call) call.then((m) => ctlMsg(m)).catch(refused);
+    T.load("owner").then(() => T.owner.act(b)).then((m) => m && ctlMsg(m)).catch(refused);
   });
-
   $("controls").addEventListener("toggle", () => {
-    if (!$("controls").open || $("variant").options.length) return;
-    T.getJSON("/api/variants").then((j) => {
-      $("variant").innerHTML = j.variants.map((v) =>
-        `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join("");
-      if (S) $("variant").value = S.variant;
-    });
+    if ($("controls").open && isOwner()) T.load("owner").then(() => T.owner.render(S));
   });
 
-  $("invite").addEventListener("toggle", () => {
-    if (!$("invite").open) return;
-    const local = /^(localhost|127\.|\[::1\])/.test(location.hostname);
-    (local ? T.getJSON("/api/links").then((j) => j.urls) : Promise.resolve([location.origin + "/"]))
-      .then((urls) => {
-        const url = urls[0], alt = _("QR code of {link}", { link: url });
-        $("links").innerHTML = `<img class="qr" alt="${esc(alt)}" src="/api/qr.svg?text=${encodeURIComponent(url)}">` +
-          urls.map((u) => `<div><a href="${esc(u)}">${esc(u)}</a></div>`).join("");
-      });
-  });
+  /* The owner's controls and forms (new game or match, players, phone links, board lights):
+     loaded when first opened. */
+  document.querySelectorAll("details[data-owner]").forEach((d) => d.addEventListener("toggle", () => {
+    if (d.open) T.load("owner").then(() => T.owner.open(d.dataset.owner, S)).catch(() => {});
+  }));
 
-  /* ---- past games ---- */
-  function loadGames() {
-    T.getJSON("/api/games?limit=30").then((j) => {
-      const none = _("No games yet.");
-      $("gamelist").innerHTML = j.games.map((g) => {
-        const res = g.result === "ongoing"
-          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
-          : resultText(g.result, g.reason);
-        const title = _("Game {id}", { id: g.id });
-        const what = T.variantName(g.variant) + " · " + ngettext("{n} move", "{n} moves", g.plies);
-        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what)}<br>` +
-          `<span class="small">${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
-      }).join("") || `<li>${esc(none)}</li>`;
-    });
-  }
-  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
-
+  /* ---- past games (listed by review.js), the review, the analysis ---- */
+  const review = () => T.load("review");
+  $("games").addEventListener("toggle", () => { if ($("games").open) review().then(() => T.review.list()); });
   $("importfile").addEventListener("change", () => {
     const file = $("importfile").files[0];
     if (!file) return;
     const csv = !/\.otg$/i.test(file.name);
-    T.review.importFile(file, csv && S ? S.variant : undefined).then(() => {
+    review().then(() => T.review.importFile(file, csv && S ? S.variant : undefined)).then(() => {
       $("importfile").value = "";
-      loadGames();
+      T.review.list();
     }).catch((e) => { $("importfile").value = ""; alert(e.message); });
+  });
+
+  /* /review/<id>[#ply] opens the review (a view of its own); "/" the live game. */
+  function route() {
+    const m = /^\/review\/(\d+)$/.exec(location.pathname);
+    const at = /^#\d+$/.test(location.hash) ? +location.hash.slice(1) : null;
+    if (m) review().then(() => T.review.open(+m[1], at, false));
+    else if (T.review && T.review.active()) T.review.close(false);
+  }
+  window.addEventListener("popstate", route);
+  document.addEventListener("click", (ev) => {
+    const a = ev.target.closest("a[data-review]");
+    if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+    ev.preventDefault();
+    review().then(() => T.review.open(+a.dataset.review));
+  });
+  $("analysebtn").addEventListener("click", () => {
+    review().then(() => T.review.open(S.game, null, true, true));
   });
 
   /* ---- settings of this browser ---- */
@@ -401,13 +536,15 @@
     if (T.review) T.review.redraw();
   });
   $("zoom").addEventListener("click", () => { zoom = !zoom; if (S) drawBoard(); });
-  $("rulesbtn").addEventListener("click", () => { if (S) T.showRules(S.variant); });
+  T.openRules = (what) => T.load("rules").then(() => T.showRules(what));
+  $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant); });
   $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
-  T.live = { render: () => render() };
+  T.live = { render: () => render(), redraw: () => S && drawBoard(), state: () => S, me: () => me, playerOf, ctlMsg, say };
   showUnlocked();
-  if (pin) unlock(pin).catch(refused);  // the #pin= link (or an old page's PIN): exchange it
   poll();
   connect();
-  T.review.route();
+  P.syncTime();
+  (pin && !player ? unlock(pin).catch(refused) : whoami());
+  route();
 })();

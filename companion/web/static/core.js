@@ -2,19 +2,31 @@
    and the board drawing used by the live view and the review. No framework, no build step.
    Sentences come from the catalogue the server sends (/i18n/<lang>.js, gettext .po files):
    _("..."), ngettext(...), pgettext(ctx, ...) and N_ (mark only) are what `pybabel extract`
-   collects; placeholders are {name}. */
+   collects; placeholders are {name}. The catalogue is keyed by a hash of the English text
+   (FNV-1a over its UTF-16 code units, base 36; companion/i18n key_hash), not the text itself. */
 "use strict";
 (function () {
   const I = window.TAFL_I18N || { lang: "en", plural: { one: 0, other: 1 }, m: {} };
   const M = I.m;
   const PR = window.Intl && Intl.PluralRules ? new Intl.PluralRules(I.lang) : null;
   const fmt = (s, a) => (a ? s.replace(/\{(\w+)\}/g, (m, k) => (k in a ? a[k] : m)) : s);
-  const tr = (k, s) => (typeof M[k] === "string" ? M[k] : s);
+  const H = new Map();
+  function hash(k) {
+    let h = H.get(k);
+    if (h === undefined) {
+      h = 0x811c9dc5;
+      for (let i = 0; i < k.length; i++) h = Math.imul(h ^ k.charCodeAt(i), 0x01000193) >>> 0;
+      h = h.toString(36);
+      H.set(k, h);
+    }
+    return h;
+  }
+  const tr = (k, s) => { const t = M[hash(k)]; return typeof t === "string" ? t : s; };
   const _ = (s, a) => fmt(tr(s, s), a);
   const N_ = (s) => s;
   const pgettext = (c, s, a) => fmt(tr(c + "\u0004" + s, s), a);
   function ngettext(s, p, n, a) {
-    const forms = M[s];
+    const forms = M[hash(s)];
     let t = n === 1 ? s : p;
     if (Array.isArray(forms)) {
       const i = I.plural[PR ? PR.select(n) : n === 1 ? "one" : "other"];
@@ -111,7 +123,8 @@
   /* ---- the board drawing ----
      g: {size, throne, corners, pos (square -> piece), occ (Set of sensed squares, live only),
          leds {square: role}, last {from, to}, taken [{square, piece}] (pieces the last move
-         captured, drawn faded), threat {king, squares}, flip} */
+         captured, drawn faded), threat {king, squares}, pick {from, to: [{to, captures}]} (a
+         chosen piece and its legal targets), flip} */
   function drawBoard(svg, g) {
     const n = g.size, flip = g.flip;
     const xy = (sq) => {
@@ -184,6 +197,14 @@
           `<path class="gonemark" d="M${cx - .22} ${cy + .22}L${cx + .22} ${cy - .22}"/>`);
       }
     }
+    if (g.pick) {                     // a remote player's choice: the piece and its targets
+      const [x, y] = xy(g.pick.from);
+      o.push(`<rect class="pick" x="${x + .04}" y="${y + .04}" width=".92" height=".92" rx=".1"/>`);
+      for (const t of g.pick.to) {
+        const [tx, ty] = xy(t.to);
+        o.push(`<circle class="tgt${t.captures && t.captures.length ? " cap" : ""}" cx="${tx + .5}" cy="${ty + .5}" r=".17"/>`);
+      }
+    }
     for (const sq in leds) {          // illegal: a cross on the square
       if (leds[sq] !== "illegal") continue;
       const [x, y] = xy(sq);
@@ -198,6 +219,40 @@
     }
     svg.setAttribute("viewBox", `-.56 -.06 ${n + .62} ${n + .62}`);
     svg.innerHTML = o.join("");
+  }
+
+  /* ---- scripts loaded on demand (review, analysis, rules cards, the owner's forms), with the
+     translations only they use (/i18n/<lang>-more.js) ---- */
+  const HTML = document.documentElement.dataset;
+  const loading = {};
+  function script(src) {
+    if (!loading[src]) {
+      loading[src] = new Promise((ok, fail) => {
+        const s = document.createElement("script");
+        s.src = src;
+        s.onload = ok;
+        s.onerror = () => { delete loading[src]; fail(new Error(src)); };
+        document.head.appendChild(s);
+      });
+    }
+    return loading[src];
+  }
+  let css = null;
+  function styles() {
+    if (!css) {
+      css = new Promise((ok) => {
+        const l = document.createElement("link");
+        l.rel = "stylesheet";
+        l.href = "/static/more.css?v=" + HTML.v;
+        l.onload = l.onerror = ok;
+        document.head.appendChild(l);
+      });
+    }
+    return css;
+  }
+  function load(name) {
+    const more = I.lang === "en" ? Promise.resolve() : script("/i18n/" + I.lang + "-more.js?v=" + HTML.i18nV);
+    return Promise.all([more, styles()]).then(() => script("/static/" + name + ".js?v=" + HTML.v));
   }
 
   /* ---- small helpers shared by the views ---- */
@@ -221,8 +276,8 @@
   }
 
   window.T = {
-    I, _, N_, ngettext, pgettext, fmt, esc, sqName, other, sideName, TO_MOVE, WIN, reasonText,
+    I, _, N_, ngettext, pgettext, hash, fmt, esc, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, PIECE, variantName, variantLabel, parseOtn,
-    drawBoard, getJSON, store, dateText, flip: store.get("flip", false),
+    drawBoard, getJSON, store, dateText, load, flip: store.get("flip", false),
   };
 })();

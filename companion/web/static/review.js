@@ -1,7 +1,9 @@
 /* tafl-companion page: the review of a stored game, a view of its own (/review/<id>, #<ply>
-   picks the position): players, date, variant and its rules, result, the move list (each move
-   clickable), first/previous/next/last and the arrow keys, captured pieces, move times, a
-   link to share and the downloads. Leaving it returns to the live game. */
+   picks the position), loaded when first opened: players, date, variant and its rules, result,
+   the match it belongs to (both games, the score), the move list (each move clickable),
+   first/previous/next/last and the arrow keys, captured pieces, move times and the clocks after
+   each move, a link to share, the downloads, and the engine's analysis (analysis.js). Leaving it
+   returns to the live game. */
 "use strict";
 (function () {
   const T = window.T;
@@ -9,12 +11,36 @@
   const $ = (id) => document.getElementById(id);
   let R = null;        // the game under review
   let ply = 0;         // position shown: after this many moves
+  let better = null;   // the engine's better move shown on the board: {ply, from, to}
 
   const active = () => !!R;
+  let leaving = false;
+  window.addEventListener("pagehide", () => { leaving = true; });
+  window.addEventListener("beforeunload", () => { leaving = true; });
 
-  function open(id, at, push) {
+  function build() {
+    const box = $("review");
+    if (box.firstChild) return;
+    const nav = (k, label, sign) => `<button type="button" data-rv="${k}" aria-label="${esc(label)}">${sign}</button>`;
+    box.innerHTML = `<div class="boardcol"><div class="row rvhead"><button type="button" id="rvclose">${esc(_("Back to the live game"))}</button></div>` +
+      `<div class="boardwrap"><svg id="rvboard" class="board" role="img" aria-label="${esc(_("the board"))}" viewBox="0 0 11 11"></svg></div>` +
+      `<div class="navbar">${nav("first", _("first position"), "&laquo;")}${nav("prev", _("previous move"), "&lsaquo;")}<span id="rvpos"></span>` +
+      `${nav("next", _("next move"), "&rsaquo;")}${nav("last", _("last position"), "&raquo;")}</div>` +
+      `<p id="rvmsg" class="msg" aria-live="polite"></p><p id="rvclock" class="small" hidden></p></div>` +
+      `<div class="sidecol"><div id="rvinfo" class="rvinfo"></div><div id="rvmatch" class="rvmatch" hidden></div><div id="rvcaps" class="small"></div>` +
+      `<section class="moves"><h2>${esc(_("Moves"))} <span id="rvcount" class="small"></span></h2><ol id="rvmoves"></ol></section>` +
+      `<section id="rvanalysis" class="analysis"><h2>${esc(_("Analysis"))}</h2><div id="rvgraph"></div>` +
+      `<div class="row"><button type="button" id="rvanalyse">${esc(_("Analyse with the engine"))}</button></div><ol id="rvswings" class="swings"></ol></section>` +
+      `<div class="row"><label for="rvlink" class="small">${esc(_("Link to this game"))}</label><input id="rvlink" readonly>` +
+      `<button type="button" id="rvcopy">${esc(_("Copy"))}</button></div>` +
+      `<div class="row"><a id="rvcsv" class="button" download>${esc(_("Download CSV"))}</a><a id="rvotg" class="button" download>${esc(_("Download .otg"))}</a></div></div>`;
+  }
+
+  function open(id, at, push, analyse) {
+    build();
     return T.getJSON("/api/review/" + id).then((g) => {
       R = g;
+      better = null;
       ply = at === undefined || at === null ? g.moves.length : Math.max(0, Math.min(g.moves.length, at));
       if (push !== false) history.pushState({ review: id }, "", "/review/" + id + (ply !== g.moves.length ? "#" + ply : ""));
       $("live").hidden = true;
@@ -23,14 +49,18 @@
       renderInfo();
       show();
       window.scrollTo(0, 0);
+      if (T.analysis) T.analysis.reset();
+      if (g.moves.length && (analyse || g.analysed !== false)) return analysis(analyse);
     }).catch((e) => {
-      alert(_("Cannot open game {id}: {error}", { id: id, error: e.message }));
+      if (leaving) return;   // the page is being reloaded or left: the request was cut off
       if (push === false) close(true);
+      if (T.live && T.live.say) T.live.say(_("Cannot open game {id}: {error}", { id: id, error: e.message }), true);
     });
   }
 
   function close(push) {
     R = null;
+    if (T.analysis) T.analysis.reset();
     $("review").hidden = true;
     $("live").hidden = false;
     document.body.classList.remove("reviewing");
@@ -46,12 +76,16 @@
     const result = g.result === "ongoing" && !g.reason ? _("unfinished") : resultText(g.result, g.reason);
     const origin = g.imported ? _("imported from {file}", { file: g.imported.name || "?" }) : "";
     const rules = _("Rules"), none = _("No moves.");
+    const tc = g.time_control ? _("Clock: {control}", { control: g.time_control }) : "";
+    const kinds = g.player_kinds || {};
+    const kind = (side) => (kinds[side] && kinds[side] !== "board" ? `<span class="small">${esc(T.play.kindText({ kind: kinds[side], level: (g.player_levels || {})[side] }))}</span>` : "");
     $("rvinfo").innerHTML =
-      `<div><b>${esc(sideName("attackers"))}</b>${name("attackers")}</div>` +
-      `<div><b>${esc(sideName("defenders"))}</b>${name("defenders")}</div>` +
-      `<div class="wide">${esc(variantLabel(g.variant, g.size))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button></div>` +
+      `<div><b>${esc(sideName("attackers"))}</b>${name("attackers")} ${kind("attackers")}</div>` +
+      `<div><b>${esc(sideName("defenders"))}</b>${name("defenders")} ${kind("defenders")}</div>` +
+      `<div class="wide">${esc(variantLabel(g.variant, g.size))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button>${tc ? " · " + esc(tc) : ""}</div>` +
       `<div class="wide">${esc(dateText(g.started))}${origin ? " · " + esc(origin) : ""}</div>` +
       `<div class="wide result-line">${esc(result)}</div>`;
+    renderMatch();
     const first = g.first === "defenders" ? 1 : 0;
     const plies = first ? [null].concat(g.moves) : g.moves;
     const o = [];
@@ -65,17 +99,41 @@
     $("rvlink").value = link;
     $("rvcsv").href = `/api/games/${g.id}/record.csv`;
     $("rvotg").href = `/api/games/${g.id}/game.otg`;
+    $("rvanalysis").hidden = g.moves.length === 0;
+    const me = T.live ? T.live.me() : {};
+    $("rvanalyse").hidden = me.role !== "owner" || (g.result === "ongoing" && T.live && T.live.state() && T.live.state().game === g.id);
+  }
+
+  /* The match this game belongs to: both games (each opens here) and the score. */
+  function renderMatch() {
+    const m = R.match, box = $("rvmatch");
+    box.hidden = !m;
+    if (!m) return;
+    const games = m.games.map((g) => {
+      const title = _("Game {n}", { n: g.match_game });
+      const who = _("{attackers} attacks, {defenders} defends", { attackers: g.players.attackers, defenders: g.players.defenders });
+      const res = g.result === "ongoing" ? _("unfinished") : resultText(g.result, g.reason);
+      const link = g.id === R.id ? `<b>${esc(title)}</b>` : `<a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a>`;
+      return `<li>${link}: ${esc(who)} · ${esc(res)}</li>`;
+    }).join("");
+    const score = T.play.matchText(Object.assign({}, m, { game: R.match_game, games: 2 }));
+    const head = _("Match {id}", { id: m.id });
+    box.innerHTML = `<b>${esc(head)}</b> <span>${esc(score)}</span><ul>${games}</ul>` +
+      `<div class="row"><a class="button" download href="/api/matches/${m.id}/record.csv">${esc(_("Download the match (CSV)"))}</a>` +
+      `<a class="button" download href="/api/matches/${m.id}/games.otg">${esc(_("Download the match (.otg)"))}</a></div>`;
   }
 
   function show() {
     const g = R, n = g.moves.length;
     const m = ply ? g.moves[ply - 1] : null;
     const settings = T.announce ? T.announce.settings : { threats: true };
+    const hint = better && better.ply === ply ? better : null;
     T.drawBoard($("rvboard"), {
       size: g.size, throne: g.throne, corners: g.corners, flip: T.flip,
       pos: T.parseOtn(g.positions[ply], g.size),
       last: m ? { from: m.from, to: m.to } : null, taken: m ? m.captured : [],
       threat: settings.threats ? g.threats[ply] : null,
+      leds: hint ? { [hint.from]: "hint_from", [hint.to]: "hint_to" } : {},
     });
     $("rvpos").textContent = _("Move {i} of {n}", { i: ply, n: n });
     let text = _("Start position.");
@@ -94,7 +152,18 @@
     if (ply === n && g.result !== "ongoing") text += " " + resultText(g.result, g.reason);
     const threat = settings.threats && g.threats[ply];
     if (threat && T.announce) text += " " + T.announce.threatWords(threat) + ".";
+    if (hint) {
+      const a = { from: hint.from, to: hint.to, played: hint.played || "" };
+      text += " — " + (hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
+        : _("Better for the defenders here: {from} to {to} instead of {played}.", a));
+    }
     $("rvmsg").textContent = text;
+    const left = m && m.left;
+    $("rvclock").hidden = !left;
+    if (left) {
+      $("rvclock").textContent = _("Clocks after this move: attackers {a}, defenders {d}",
+        { a: T.play.clockText(left.attackers), d: T.play.clockText(left.defenders) });
+    }
     const taken = { attackers: [], defenders: [] };
     g.moves.slice(0, ply).forEach((mv) => mv.captured.forEach((c) => taken[mv.side].push(c.piece)));
     const nothing = _("nothing");
@@ -111,6 +180,7 @@
       const k = b.dataset.rv;
       b.disabled = (k === "first" || k === "prev") ? ply === 0 : ply === n;
     });
+    if (T.analysis) T.analysis.mark(ply);
   }
 
   function duration(s) {
@@ -120,9 +190,10 @@
     return (h ? h + ":" + two(mm) : mm) + ":" + two(ss);
   }
 
-  function go(to) {
+  function go(to, hint) {
     if (!R) return;
     ply = Math.max(0, Math.min(R.moves.length, to));
+    better = hint || null;
     history.replaceState(history.state, "", "/review/" + R.id + (ply !== R.moves.length ? "#" + ply : ""));
     show();
   }
@@ -131,13 +202,19 @@
     go(k === "first" ? 0 : k === "last" ? R.moves.length : ply + (k === "next" ? 1 : -1));
   }
 
+  /* The engine's analysis (analysis.js, loaded on demand): stored, or asked for now. */
+  function analysis(start) {
+    return T.load("analysis").then(() => T.analysis.show(R, start, go));
+  }
+
   $("review").addEventListener("click", (ev) => {
     const b = ev.target.closest("button");
     if (!b || !R) return;
     if (b.dataset.rv) step(b.dataset.rv);
     else if (b.dataset.ply) go(+b.dataset.ply);
     else if (b.id === "rvclose") close();
-    else if (b.id === "rvrules") T.showRules(Object.assign({}, R.rules, { id: R.variant }));
+    else if (b.id === "rvanalyse") analysis(true);
+    else if (b.id === "rvrules") T.openRules(Object.assign({}, R.rules, { id: R.variant }));
     else if (b.id === "rvcopy") {
       $("rvlink").select();
       const done = () => { $("rvcopy").textContent = _("Copied"); };
@@ -153,27 +230,29 @@
     else if (ev.key === "Escape" && !document.querySelector("dialog[open]")) close();
   });
 
-  /* Links to /review/<id> open here without reloading the page. */
-  document.addEventListener("click", (ev) => {
-    const a = ev.target.closest("a[data-review]");
-    if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
-    ev.preventDefault();
-    open(+a.dataset.review);
-  });
-
-  function route() {
-    const m = /^\/review\/(\d+)$/.exec(location.pathname);
-    const at = /^#\d+$/.test(location.hash) ? +location.hash.slice(1) : null;
-    if (m) open(+m[1], at, false);
-    else if (R) close(false);
-  }
-  window.addEventListener("popstate", route);
-
   /* ---- import (the owner): an .otg file or CSV records, then review ---- */
   function importFile(file, variant) {
     return file.text().then((text) => T.api("/api/import", { name: file.name, text: text, variant: variant }))
       .then((j) => { open(j.games[0]); return j.games; });
   }
 
-  T.review = { open, close, active, route, importFile, redraw: () => R && show() };
+  /* ---- past games ---- */
+  function list() {
+    T.getJSON("/api/games?limit=30").then((j) => {
+      const none = _("No games yet.");
+      $("gamelist").innerHTML = j.games.map((g) => {
+        const res = g.result === "ongoing"
+          ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
+          : resultText(g.result, g.reason);
+        const title = _("Game {id}", { id: g.id });
+        const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
+        const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
+        return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
+          `<span class="small">${esc(g.players.attackers)} – ${esc(g.players.defenders)} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+      }).join("") || `<li>${esc(none)}</li>`;
+    });
+  }
+  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
+
+  T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
 })();

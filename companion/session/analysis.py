@@ -1,0 +1,153 @@
+"""Post-game analysis on a worker thread with its own engine process.
+
+``POST /api/games/ID/analysis`` queues a stored game (finished, replayed, imported, a match's
+game); one worker thread analyses one game at a time through its own
+:class:`~companion.engine.OtepHost` (:func:`companion.engine.analyse_game`: every position for
+``seconds``), reports its progress, and stores the :class:`~companion.engine.GameReview` in the
+store's ``analyses`` table with the moves it analysed. A stored analysis is served again without
+recomputing (as long as the game's moves are the same). Quitting stops the worker at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from companion.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from companion.engine import OtepHost
+
+log = logging.getLogger("companion.session")
+
+
+class AnalysisWorker:
+    """Analyses queued games one after the other (see the module docstring)."""
+
+    def __init__(self, store: Store, argv: Callable[[], list[str]] | None = None,
+                 name: str = "analysis") -> None:
+        self.store = store
+        self._argv = argv
+        self.name = name
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._queue: deque[tuple[int, float]] = deque()
+        self._running: dict[int, dict] = {}  # gid -> {"done", "total", "seconds"}
+        self._failed: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._host: OtepHost | None = None
+        self.timings: list[tuple[int, int, float]] = []  # (game, positions, seconds) done
+
+    # -- asking --------------------------------------------------------------------------------
+    def status(self, gid: int, moves: list[str] | None = None) -> dict:
+        """``{"game", "status", "done", "total", "review", "error"?, "seconds"?}``."""
+        with self._lock:
+            running = self._running.get(gid)
+            if running is not None:
+                return {"game": gid, "status": "running", "done": running["done"],
+                        "total": running["total"], "review": None,
+                        "seconds": running["seconds"]}
+            failed = self._failed.get(gid)
+        stored = self.store.analysis(gid)
+        if moves is None:
+            moves = self.store.move_texts(gid)
+        if stored is not None and stored["moves"] == moves:
+            n = len(moves) + 1
+            return {"game": gid, "status": "done", "done": n, "total": n,
+                    "review": stored["review"], "seconds": stored["seconds"],
+                    "engine": stored["engine"]}
+        if failed is not None:
+            return {"game": gid, "status": "failed", "done": 0, "total": len(moves) + 1,
+                    "review": None, "error": failed}
+        return {"game": gid, "status": "none", "done": 0, "total": len(moves) + 1,
+                "review": None}
+
+    def start(self, gid: int, seconds: float) -> tuple[int, dict]:
+        """Queue ``gid`` (202), or (200) its stored analysis or the one already running."""
+        moves = self.store.move_texts(gid)
+        now = self.status(gid, moves)
+        if now["status"] in ("done", "running"):
+            return (200 if now["status"] == "done" else 202), now
+        with self._lock:
+            if gid in self._running:  # asked twice at once
+                return 202, {**now, "status": "running"}
+            self._failed.pop(gid, None)
+            self._running[gid] = {"done": 0, "total": len(moves) + 1, "seconds": seconds}
+            self._queue.append((gid, seconds))
+            self._wake.notify()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="analysis",
+                                                 daemon=True)
+                self._thread.start()
+        return 202, self.status(gid, moves)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop at once (the engine is killed) and wait for the thread."""
+        self._stop.set()
+        with self._lock:
+            self._queue.clear()
+            self._wake.notify()
+            thread, host = self._thread, self._host
+        if host is not None:
+            host.close()
+        if thread is not None:
+            thread.join(timeout)
+
+    # -- the worker ----------------------------------------------------------------------------
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                while not self._queue and not self._stop.is_set():
+                    self._wake.wait()
+                if self._stop.is_set():
+                    return
+                gid, seconds = self._queue.popleft()
+            try:
+                self._analyse(gid, seconds)
+            except Exception as exc:  # an engine failure, a game the rules cannot replay ...
+                if self._stop.is_set():
+                    return
+                log.warning("analysis of game %d failed: %s", gid, exc)
+                with self._lock:
+                    self._failed[gid] = str(exc) or type(exc).__name__
+            finally:
+                with self._lock:
+                    self._running.pop(gid, None)
+
+    def _analyse(self, gid: int, seconds: float) -> None:
+        from companion.engine import OtepHost, analyse_game, builtin_engine_command
+
+        try:
+            game = self.store.load_game(gid)
+        except StoreError as exc:
+            raise RuntimeError(f"game {gid} cannot be replayed: {exc}") from None
+        moves = list(game.moves)
+        with self._lock:
+            if self._host is None or self._host.closed:
+                argv = self._argv() if self._argv else builtin_engine_command(level=10)
+                self._host = OtepHost(argv, name=self.name if self._argv else
+                                      "tafl-companion engine")
+            host = self._host
+
+        def progress(done: int, total: int) -> None:
+            with self._lock:
+                if gid in self._running:
+                    self._running[gid].update(done=done, total=total)
+
+        started = time.monotonic()
+        review = analyse_game(host, game, seconds, stop=self._stop, on_progress=progress)
+        if self._stop.is_set():
+            return
+        took = time.monotonic() - started
+        try:
+            self.store.save_analysis(gid, moves, seconds, host.name, review.to_json())
+        except (sqlite3.Error, OSError) as exc:
+            raise RuntimeError(f"the analysis could not be stored: {exc}") from None
+        self.timings.append((gid, len(moves) + 1, took))
+        log.info("game %d analysed: %d positions in %.1f s", gid, len(moves) + 1, took)
