@@ -84,6 +84,11 @@ SMALL_CORNERS = Weights(
 # king_reach2 (squares two king moves away with an open line) fits the games a little better
 # (log-loss 0.540 -> 0.529 on Brandubh) but costs a third of the speed and did not win in
 # self-play at equal nodes (+19 Elo over 36 games), so it is left at 0.
+# open_lines / open_lines2 / king_threats2 (the empty squares with an open line to escape, or two
+# lines away, counted by line fills) were tried in self-play at 8,000 nodes a move on Brandubh
+# (60 games each): open_lines 15 +12 Elo (-40..+64), 40 -134 (-211..-67); king_threats2 40 with
+# open_lines2 5 -95 (-159..-37). Raising king_threats to 60 (-58), corner_guard to 40 (-89) or
+# king_distance to 10 (-89) lost too: the fitted weights stay, these at 0.
 # edge escape (no corpus): the large-board fit without the corner terms, threats commoner
 EDGE_ESCAPE = LARGE_CORNERS.scaled(
     king_threats=120, king_lines=400, corner_guard=0, corner_trap=0, edge=-20,
@@ -155,6 +160,9 @@ class Evaluator:
         king_mover = core.Mover(geo, rules, True, True)
         self.king_pass = self.full & ~king_mover.blocked & ~self.escape
         self.king_stop = self.full & ~king_mover.no_stop & ~self.escape
+        # once he has left it, the king may not stop on the throne again in some rule sets
+        closed = core.Mover(geo, rules, True, False)
+        self.king_stop_closed = self.full & ~closed.no_stop & ~closed.blocked & ~self.escape
         steps = []
         k = 1
         while k < n:
@@ -192,16 +200,19 @@ class Evaluator:
         an E1 square (two moves from escape; 0 unless the weights use it or ``need_e2``).
         Cached by occupancy."""
         occ = pos.att | pos.dfn
-        cached = self.lines_cache.get(occ)
+        closed = not self.t.may_throne and pos.king_left
+        key = occ << 1 | closed
+        cached = self.lines_cache.get(key)
         if cached is None or (need_e2 and cached[1] < 0):
+            stop = self.king_stop_closed if closed else self.king_stop
             empty = self.king_pass & ~occ
-            e1 = self.line_fill(self.escape & ~occ, empty) & self.king_stop
+            e1 = self.line_fill(self.escape & ~occ, empty) & stop
             e2 = -1
             if self.need_e2 or need_e2:
-                e2 = self.line_fill(e1, empty) & ~e1 & self.king_stop
+                e2 = self.line_fill(e1, empty) & ~e1 & stop
             if len(self.lines_cache) > 200_000:
                 self.lines_cache.clear()
-            cached = self.lines_cache[occ] = (e1, e2)
+            cached = self.lines_cache[key] = (e1, e2)
         return cached
 
     def second_threats(self, pos: Position, kd: int) -> int:

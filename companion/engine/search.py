@@ -134,6 +134,10 @@ class Searcher:
         self.futility: tuple[int, ...] = FUTILITY
         self.null_move = True
         self.lmr = True
+        # Three switches, off by default: none gained in self-play (Brandubh, 8,000 nodes a
+        # move, 60 games each: guard moves -23 Elo (-90..+42), qthreat 2 +0 (-46..+46),
+        # aspiration 50 +23 (-22..+69); docs/engine.md). bench/selfplay.py turns them on with
+        # s.guard=on, s.qthreat=N, s.aspiration=N.
         # attackers' moves onto the king's lines or the squares with an open line to escape
         # are ordered first among quiet moves and neither pruned nor reduced much
         self.guard_moves = False
