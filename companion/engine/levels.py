@@ -45,7 +45,7 @@ LEVELS: dict[int, Level] = {
         Level(2, "novice", depth=1, nodes=None, seconds=1.0, noise=120, blunder=0.15),
         Level(3, "casual", depth=2, nodes=None, seconds=1.5, noise=80, blunder=0.05),
         Level(4, "club", depth=2, nodes=None, seconds=1.5, noise=40),
-        Level(5, "keen", depth=None, nodes=4_000, seconds=2.0, noise=15),
+        Level(5, "keen", depth=None, nodes=8_000, seconds=2.0, noise=10),
         Level(6, "strong", depth=None, nodes=20_000, seconds=5.0),
         Level(7, "expert", depth=None, nodes=60_000, seconds=6.0),
         Level(8, "master", depth=None, nodes=200_000, seconds=8.0),
