@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, spawn_daemon, state, wait_for
+from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click
 from test_e2e_play import page_for, wait_text
 
@@ -161,13 +161,46 @@ def test_brandubh_against_the_computer_at_two_levels(browser, tmp_path: Path) ->
         points = page.get_attribute("#rvgraph polyline.evline", "points").split()
         assert len(points) == figures[1]["plies"] + 1
         swings = page.locator("#rvswings [data-swing]")
-        if swings.count():
-            swings.first.click()
-            wait_text(page, "#rvmsg", "here: ")
-            assert "instead of" in page.inner_text("#rvmsg")
-            assert page.locator("#rvboard rect.led.hint_to").count() == 1
+        assert swings.count() >= 1          # a beginner's game has its mistakes
+        assert page.locator("#rvgraph circle.swing").count() == swings.count()
+        swings.first.click()
+        wait_text(page, "#rvmsg", "here: ")
+        assert "instead of" in page.inner_text("#rvmsg")
+        assert page.locator("#rvboard rect.led.hint_to").count() == 1
+        assert page.locator("#rvboard rect.led.hint_from").count() == 1
         page.screenshot(path=str(SHOTS / "tafl-e2e-analysis.png"), full_page=True)
         assert page.errors == []
         print(json.dumps({"computer_games": figures}))
+    finally:
+        proc.stop()
+
+
+def test_the_computer_is_seen_thinking_with_its_best_move_on_request(browser,
+                                                                   tmp_path: Path) -> None:
+    """While the computer thinks the page says so; on request it adds its best move so far and
+    the score; the indicator goes when the move to make is shown."""
+    proc, base = start(tmp_path)
+    try:
+        status, _ = control(base, "api/new", {"variant": "brandubh", "players": {
+            "defenders": {"kind": "computer", "level": 10, "seconds": 4}}})
+        assert status == 200
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the new game")
+        page = page_for(browser, base + f"#pin={PIN}")
+        page.wait_for_selector("#thinking", state="hidden")
+        make(page, base, "d1-e1")
+        page.wait_for_selector("#thinking:not([hidden])")
+        assert page.inner_text("#thinking") == "The computer (defenders) is thinking…"
+        assert page.inner_text("#thoughtsbtn") == "Show its best move and score"
+        page.click("#thoughtsbtn")
+        wait_text(page, "#thinking", "Best move so far ", timeout=4000)
+        shown = page.inner_text("#thinking")
+        assert shown.startswith("The computer (defenders) is thinking… Best move so far "), shown
+        assert " score " in shown and "(depth " in shown, shown
+        wait_for(lambda: state(base)["move_to_make"], timeout=15, what="the computer's move")
+        page.wait_for_selector("#thinking", state="hidden")
+        m = state(base)["move_to_make"]
+        wait_text(page, "#tomake", f"The computer (defenders) plays {m['from']} to {m['to']}.")
+        assert page.errors == []
+        print(json.dumps({"thinking_shown": shown}))
     finally:
         proc.stop()

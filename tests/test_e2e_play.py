@@ -246,6 +246,22 @@ def test_spectator_sees_everything_and_can_do_nothing(browser, tmp_path: Path) -
         assert text(watcher, "#drawbanner").startswith("The attackers offer a draw.")
         wait_text(watcher, "#events", "The attackers offer a draw (by the owner).")
         watcher.screenshot(path=str(SHOTS / "tafl-e2e-spectator.png"), full_page=True)
+        control(base, "api/draw", {"action": "decline", "side": "defenders"})
+        wait_text(watcher, "#note", "The defenders decline the draw (by the owner).")
+        watcher.wait_for_selector("#drawbanner", state="hidden")
+        # a swap of the players, then a resignation: who did it, and the result
+        names = [text(watcher, f"#side-{s} .pname") for s in ("attackers", "defenders")]
+        control(base, "api/swap")
+        wait_text(watcher, "#note", "The players swapped sides (by the owner).")
+        assert [text(watcher, f"#side-{s} .pname") for s in ("attackers", "defenders")] == \
+            names[::-1]
+        control(base, "api/resign", {"side": "defenders"})
+        wait_text(watcher, "#note", "The defenders resigned (by the owner).")
+        assert "strong" in watcher.get_attribute("#note", "class")
+        assert text(watcher, "#result") == "Attackers win: the defenders resigned"
+        said = [a["text"] for a in watcher.evaluate("window.taflAnnounced")]
+        assert "The players swapped sides (by the owner)." in said
+        assert "The defenders resigned (by the owner)." in said
         assert watcher.errors == [] and owner.errors == []
         print(json.dumps({"spectator_events": text(watcher, "#events")}))
     finally:

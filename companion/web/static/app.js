@@ -44,6 +44,10 @@
   /* What the companion says now, in this page's language. Structured guidance is rendered from
      its kind; the daemon's English message is the fallback for what has no entry yet. */
   function message() {
+    const board = S.board || {};
+    if (!board.connected && S.result === "ongoing") {
+      return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
+    }
     const said = T.guidanceText(S.guidance);
     if (said) return said;
     const over = S.result !== "ongoing";
@@ -93,10 +97,10 @@
     $("turndot").className = "dot " + dot;
     $("turntext").textContent = head;
     const msg = $("msg");
-    msg.textContent = message();
+    msg.textContent = reachable ? message() : _("The companion does not answer: trying again…");
     const roles = Object.values(S.leds || {});
     const kind = S.guidance ? S.guidance.kind : "";
-    msg.className = "msg" + (illegalNow() || kind === "suspended" ? " bad"
+    msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     const res = $("result");
     res.hidden = !over;

@@ -252,7 +252,6 @@
       }).join("") || `<li>${esc(none)}</li>`;
     });
   }
-  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
 
   T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
 })();

@@ -1,0 +1,127 @@
+"""What everyone sees, in headless Chromium against the real daemon: a board that drops out is
+never shown with "X to move"; the owner's phone links as QR codes (spectators, and a player link
+per side that opens that side's page); the rules card of every preset in English and German."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import test_e2e_browser as e2e
+from test_daemon_support import PIN, running_daemon, wait_for
+from test_e2e_play import page_for, wait_text
+
+from companion.rules import get_variant
+from companion.rules.game import Game
+from companion.scan import Scan
+
+browser = e2e.browser
+daemon = e2e.daemon
+
+
+class UnpluggableBoard:
+    """A real-kind board (not the simulator) whose cable the test pulls: while unplugged it gives
+    no reading, as a serial board whose link is down."""
+
+    kind = "serial"
+
+    def __init__(self, size: int, occupied) -> None:
+        self.size = size
+        self.occupied = frozenset(occupied)
+        self.connected = True
+
+    def scan(self, now: float) -> Scan | None:
+        return Scan(now, self.occupied) if self.connected else None
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": self.connected,
+                "detail": "" if self.connected else "no frames from the board"}
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_board_that_drops_out_is_never_shown_with_whose_move(browser, tmp_path: Path) -> None:
+    board = UnpluggableBoard(11, Game(get_variant("copenhagen")).board.occupied_names())
+    with running_daemon(tmp_path, board=board) as d:
+        page = page_for(browser, f"http://127.0.0.1:{d.port}/")
+        wait_text(page, "#turntext", "Attackers to move")
+        assert page.inner_text("#boardstatus").startswith("Board connected (serial)")
+        board.connected = False
+        wait_text(page, "#turntext", "Board not connected")
+        for sel in ("header", "#msg"):
+            assert "to move" not in page.inner_text(sel), (sel, page.inner_text(sel))
+        assert page.inner_text("#msg").startswith("The board is not connected")
+        assert "Board connected" not in page.inner_text("#boardstatus")
+        assert "bad" in page.get_attribute("#boardstatus", "class")
+        board.connected = True                     # plugged in again: play goes on
+        wait_text(page, "#turntext", "Attackers to move")
+        wait_text(page, "#msg", "Attackers to move")
+        assert page.errors == []
+        page.context.close()
+
+
+def test_owner_sees_the_phone_links_as_qr_codes(browser, daemon) -> None:
+    owner = page_for(browser, daemon + f"#pin={PIN}")
+    owner.click("#controls summary")
+    owner.wait_for_selector("#ctl", state="visible")
+    owner.click("#invite summary")
+    owner.wait_for_selector("#links img.qr")
+    codes = owner.locator("#links img.qr")
+    assert codes.count() == 3                      # spectators, attackers, defenders
+    loaded = "[...document.querySelectorAll('#links img.qr')].every(i => i.naturalWidth > 0)"
+    wait_for(lambda: owner.evaluate(loaded), what="the QR codes to load")
+    text = owner.inner_text("#links")
+    assert "For spectators" in text
+    assert "Player link of the attackers (Player 1)" in text
+    assert "Player link of the defenders (Player 2)" in text
+    # a side played at the board is told how its link comes to life
+    assert text.count("This side plays at the board now") == 2
+    hrefs = owner.eval_on_selector_all("#links a", "as => as.map(a => a.href)")
+    srcs = owner.eval_on_selector_all("#links img.qr", "is => is.map(i => i.getAttribute('src'))")
+    assert [parse_qs(urlsplit(s).query)["text"][0] for s in srcs] == hrefs  # each code is its link
+    assert hrefs[0] == daemon and all("player=" in h for h in hrefs[1:])
+    # the defenders' link opens the defenders' page; its QR code reads as the same link
+    remote = page_for(browser, hrefs[2])
+    wait_text(remote, "#you", "You play the defenders")
+    assert remote.is_hidden("#controls")
+    assert owner.errors == [] and remote.errors == []
+    owner.context.close()
+    remote.context.close()
+
+
+def test_rules_card_of_every_preset_in_both_languages(browser, daemon) -> None:
+    """Each preset's card: its name, the four parts (board, moving, capturing, winning), whole
+    sentences with nothing left unfilled; the German card translates every sentence."""
+    cards = {}
+    for lang in ("en", "de"):
+        page = page_for(browser, daemon + f"?lang={lang}")
+        page.click("#rulesbtn")
+        page.wait_for_selector("#rulescard[open]")
+        cards[lang] = page.evaluate("""() => window.T.getJSON('/api/rules').then(j =>
+            Object.keys(j.rules).map(id => {
+              const box = document.createElement('div');
+              box.innerHTML = window.T.rulesCard(j.rules[id], id);
+              return [id, box.querySelector('h2').textContent,
+                      [...box.querySelectorAll('h3')].map(h => h.textContent),
+                      [...box.querySelectorAll('li')].map(li => li.textContent)];
+            }))""")
+        page.context.close()
+    assert len(cards["en"]) >= 12
+    heads = {"en": ["Board", "Moving", "Capturing", "Winning"],
+             "de": ["Brett", "Ziehen", "Schlagen", "Gewinnen"]}
+    for (vid, title, parts, items), (vid_de, title_de, parts_de, items_de) in zip(
+            cards["en"], cards["de"]):
+        assert vid == vid_de
+        for lang, t, p, lines in (("en", title, parts, items), ("de", title_de, parts_de,
+                                                                 items_de)):
+            assert p == heads[lang], (vid, lang, p)
+            assert t and not re.search(r"seed|\(\d+×\d+\)", t), (vid, lang, t)
+            assert len(lines) >= 8, (vid, lang, lines)
+            for line in lines:
+                assert line.endswith(".") and not re.search(r"\{|undefined|NaN|null", line), \
+                    (vid, lang, line)
+        assert len(items) == len(items_de)
+        same = [a for a, b in zip(items, items_de) if a == b]
+        assert same == [], (vid, same)             # every sentence is translated
