@@ -421,9 +421,9 @@ def test_an_imported_game_is_analysed_and_a_failed_analysis_says_why(tmp_path: P
         s.close()
 
 
-def test_a_version_2_store_is_migrated_to_version_3(tmp_path: Path) -> None:
+def test_a_version_2_store_is_migrated_to_the_current_version(tmp_path: Path) -> None:
     from companion.store import Store
-    from companion.store_schema import SCHEMA_V2, _statements
+    from companion.store_schema import SCHEMA_V2, SCHEMA_VERSION, _statements
 
     path = tmp_path / "games.sqlite3"
     con = sqlite3.connect(path)
@@ -435,12 +435,13 @@ def test_a_version_2_store_is_migrated_to_version_3(tmp_path: Path) -> None:
     con.commit()
     con.close()
     store = Store(path)
-    assert store.pragma("user_version") == 3
+    assert store.pragma("user_version") == SCHEMA_VERSION
     row = store.game(1)
     assert row.hints() == {"attackers": 0, "defenders": 0} and row.analysed == 0
     store.save_analysis(1, [], 1.0, "test", {"evaluations": [0.0]})
     assert store.analysis(1)["review"] == {"evaluations": [0.0]}
     assert store.game(1).analysed == 1
+    assert store.game(1).pending() is None  # version 4: the move to make of a game
     store.close()
 
 

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from session_helpers import Harness
+from session_helpers import HandBoard, Harness
 
 from companion.session import OWNER, SPECTATOR, ControlError
 from companion.session.actors import player
@@ -297,3 +297,53 @@ def test_the_computer_plays_through_the_person_at_the_board(tmp_path: Path) -> N
         assert s.move_to_make is None and h.state["turn"] == "defenders"
     finally:
         s.close()
+
+
+def test_a_remote_players_chosen_move_survives_a_restart(tmp_path: Path) -> None:
+    """The move a phone player chose is stored at once: after a crash the board shows it again
+    (even when the hand at the board had already lifted the piece), and only it is accepted."""
+    h = Harness(tmp_path, defenders="page", tc="5+0")
+    s = h.session
+    remote = s.actor_for_player_token(s.player_links(OWNER)["links"]["defenders"]["token"])
+    h.move("d1", "d4")
+    s.choose_move(remote, "f4-e4")
+    assert h.store.game(s.gid).pending() == {
+        "move": "f4-e4", "from": "f4", "to": "e4", "by": "page", "side": "defenders",
+        "captures": [], "ply": 1}
+    # the piece is in the hand when the power fails (a real board: its pieces stay as they are)
+    h.board = HandBoard(11, set(h.board.occupied) - {"f4"})
+    h2 = h.reopen()
+    st = h2.state
+    assert st["move_to_make"] == {"move": "f4-e4", "from": "f4", "to": "e4", "by": "page",
+                                  "side": "defenders", "captures": []}
+    assert st["tracking"] == "setup" and st["leds"].get("f4") == "setup"
+    h2.board.set_occupied(set(h2.board.occupied) | {"f4"})  # put back as the lights ask
+    h2.run(0.5)
+    st = h2.state
+    assert st["leds"].get("f4") == "make_from" and st["leds"].get("e4") == "make_to"
+    assert "f4 to e4" in st["message"]
+    h2.click("f4", 0.1)
+    h2.click("g4", 0.8)  # any other move is still refused
+    assert h2.session.game.moves == ["d1-d4"] and "not the move to make" in h2.state["message"]
+    h2.click("g4", 0.1)
+    h2.click("f4", 0.8)
+    h2.move("f4", "e4")
+    assert h2.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
+    assert h2.state["move_to_make"] is None and h2.store.game(s.gid).pending() is None
+
+
+def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="page")
+    s = h.session
+    remote = player("defenders")
+    h.move("d1", "d4")
+    s.choose_move(remote, "f4-e4")
+    s.takeback(OWNER)  # the takeback clears it, in the store too
+    assert h.store.game(s.gid).pending() is None
+    h.board.set_occupied(set(h.board.occupied) - {"d4"} | {"d1"})
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.choose_move(remote, "f4-e4")
+    s.set_players(OWNER, {"defenders": {"kind": "board"}})  # the side is played at the board
+    h2 = h.reopen()
+    assert h2.state["move_to_make"] is None and h2.state["moves"] == ["d1-d4"]

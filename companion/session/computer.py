@@ -157,6 +157,7 @@ def computer_turn(s: SessionCore, now: float) -> None:
     s.rows.append(("move_to_make", dict(s.move_to_make), s.wall()))
     s._note("move_to_make", spec.kind.value, move=answer.move, side=side)
     s._expect_current()
+    s._write()  # stored with the game: after a crash it is shown again, not chosen afresh
 
 
 def _soldiers(cp: int | None, mate: int | None) -> float | None:
