@@ -347,3 +347,90 @@ def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) ->
     s.set_players(OWNER, {"defenders": {"kind": "board"}})  # the side is played at the board
     h2 = h.reopen()
     assert h2.state["move_to_make"] is None and h2.state["moves"] == ["d1-d4"]
+
+
+def test_a_revised_move_keeps_its_first_placement_time(tmp_path: Path) -> None:
+    """d1-d4 is accepted, then the hand slides the piece on to d5 (a revision): the clock
+    switched when the piece first came to rest on d4, not when it reached d5."""
+    h = Harness(tmp_path, tc="5+0")
+    ready = h.store.events(h.session.gid)
+    assert any(e["kind"] == "ready" for e in ready)
+    h.run(2.0)
+    occupied = set(h.board.occupied)
+    h.board.set_occupied(occupied - {"d1"})
+    h.run(0.1)
+    placed = h.t
+    h.board.set_occupied(occupied - {"d1"} | {"d4"})
+    h.run(0.5)  # accepted on d4
+    assert h.session.game.moves == ["d1-d4"]
+    left_first = h.store.moves(h.session.gid)[0]["left"]["attackers"]
+    h.board.set_occupied(occupied - {"d1"} | {"d4", "d5"})  # slid on along the line
+    h.run(0.02)
+    h.board.set_occupied(occupied - {"d1"} | {"d5"})
+    h.run(1.0)
+    assert h.session.game.moves == ["d1-d5"]
+    moves = h.store.moves(h.session.gid)
+    assert [m["text"] for m in moves] == ["d1-d5"]
+    assert moves[0]["left"]["attackers"] == pytest.approx(left_first, abs=0.011)
+    assert moves[0]["clock"]["placed"] == pytest.approx(placed + 0.01, abs=0.011)
+    clock = h.session.clock
+    assert clock is not None and clock.running == "defenders"
+    # the defenders' clock has run since the first placement, 1.5 s ago
+    assert 300 - clock.left("defenders", h.t) == pytest.approx(h.t - placed, abs=0.05)
+    assert any(e["kind"] == "revised" for e in h.store.events(h.session.gid))
+
+
+@pytest.mark.parametrize(("tc", "kind"), [
+    ("none", "none"), ("0.05", "sudden death"), ("0.05+2", "fischer"),
+    ("0.02+0/2x2", "overtime")])
+def test_each_kind_of_clock_switches_flags_and_is_exported(tmp_path: Path, tc: str,
+                                                           kind: str) -> None:
+    """The four time controls in a game on the board: the clock switches at each placement,
+    the side whose time runs out loses on time, and the exports carry the clocks."""
+    h = Harness(tmp_path, tc=tc)
+    s = h.session
+    ready = next(e["board_t"] for e in h.store.events(s.gid) if e["kind"] == "ready")
+    h.move("d1", "d4", think=2.0 if kind == "overtime" else 1.0)
+    h.move("f4", "e4", think=0.5)
+    moves = h.store.moves(s.gid)
+    if kind == "none":
+        assert h.state["clock"] is None and all(m["left"] is None for m in moves)
+        h.run(20)
+        assert h.state["result"] == "ongoing"
+        assert "time-control" not in h.store.export_otg(s.gid)
+        return
+    spent = moves[0]["clock"]["placed"] - ready
+    first = moves[0]["left"]["attackers"]
+    clock = s.clock
+    assert clock is not None and clock.running == "attackers"
+    if kind == "sudden death":
+        assert first == pytest.approx(3.0 - spent, abs=0.02)
+    elif kind == "fischer":
+        assert first == pytest.approx(3.0 - spent + 2, abs=0.02)
+    else:  # main time (1.2 s) used up, a move within the first period keeps it
+        assert spent > 1.2 and spent - 1.2 < 2
+        assert first == pytest.approx(2.0) and moves[0]["clock"]["state"]["times"][
+            "attackers"] == {"main": 0.0, "periods": 2, "period_left": 2.0}
+        assert h.state["clock"]["overtime"]["attackers"] == {"in_overtime": True, "periods": 2}
+    turn_began = moves[1]["clock"]["placed"]
+    budget = clock.times["attackers"].until_flag()
+    h.run(budget + 0.5)
+    st = h.state
+    assert st["result"] == "defenders" and st["reason"] == "time"
+    assert st["clock"]["flagged"] == "attackers" and st["clock"]["attackers"] == 0
+    flag = next(e for e in h.store.events(s.gid) if e["kind"] == "flag")
+    assert flag["side"] == "attackers"
+    assert flag["board_t"] == pytest.approx(turn_began + budget, abs=0.02)
+    row = h.store.game(s.gid)
+    assert (row.result, row.reason, row.time_control) == ("defenders", "time", tc
+                                                          if "+" in tc else tc + "+0")
+    otg = h.store.export_otg(s.gid)
+    left = st["clock"]["defenders"]
+    final = f"{int(left // 60)}:{left % 60:04.1f}"
+    assert f"[time-control:{row.time_control}]" in otg
+    assert f"[time-remaining:0:00.0 {final}]" in otg  # the clocks when the flag fell
+    assert "a=" in otg and "d=" in otg  # both clocks after each move, in its comment
+    csv = h.store.export_csv(s.gid)
+    assert f"# time control: {row.time_control}" in csv and "# result: defenders (time)" in csv
+    assert f"# time left at the end: attackers 0:00.0, defenders {final}" in csv
+    assert "1:d1-d4@" in csv and "/a=" in csv
