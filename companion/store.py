@@ -181,6 +181,11 @@ class Store:
             db.execute("UPDATE matches SET ended = COALESCE(ended, ?), result = ? WHERE id = ?",
                        (t, _dumps(result), mid))
 
+    def reopen_match(self, mid: int) -> None:
+        """The match's last game was reopened (a takeback): the match is not over."""
+        with self._tx() as db:
+            db.execute("UPDATE matches SET ended = NULL, result = NULL WHERE id = ?", (mid,))
+
     def new_game(
         self, game: Game, players: tuple[str, str] | dict = ("Player 1", "Player 2"),
         t: float | None = None, *, settings: dict | None = None,
@@ -515,6 +520,15 @@ class Store:
              "clock": json.loads(r[9]) if r[9] else None}
             for r in rows
         ]
+
+    def last_event_kind(self, gid: int, kinds: Sequence[str]) -> str | None:
+        """The kind of the game's latest event among ``kinds``, or None."""
+        marks = ", ".join("?" for _ in kinds)
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT kind FROM events WHERE game_id = ? AND kind IN ({marks}) "
+                "ORDER BY id DESC LIMIT 1", (gid, *kinds)).fetchone()
+        return row[0] if row else None
 
     def events(self, gid: int, limit: int = 1000) -> list[dict]:
         """A game's event rows, oldest first: the payload plus ``t`` (the wall time it was

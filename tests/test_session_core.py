@@ -434,3 +434,57 @@ def test_each_kind_of_clock_switches_flags_and_is_exported(tmp_path: Path, tc: s
     assert f"# time control: {row.time_control}" in csv and "# result: defenders (time)" in csv
     assert f"# time left at the end: attackers 0:00.0, defenders {final}" in csv
     assert "1:d1-d4@" in csv and "/a=" in csv
+
+
+def test_a_tied_match_is_decided_by_the_tie_rule_stored_and_reopened(tmp_path: Path) -> None:
+    """1-1: the quicker win takes the match (default rule); stored with how it was decided;
+    a takeback of the deciding resignation reopens the match, in the store too."""
+    h = Harness(tmp_path, tc="5+0")
+    s = h.session
+    mid = s.new_game(OWNER, {"match": True})["match"]
+    h.run(0.5)
+    h.move("d1", "d4")
+    h.move("f4", "e4")
+    s.resign(OWNER, "defenders")  # Ann (attackers) wins game 1 in 2 plies
+    s.next_game(OWNER)
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.resign(OWNER, "defenders")  # Bo (attackers now) wins game 2 in 1 ply: the quicker win
+    m = h.state["match"]
+    assert m["score"] == {"Ann": 1.0, "Bo": 1.0}
+    assert (m["finished"], m["winner"], m["decided_by"]) == (True, "Bo", "moves")
+    row = h.store.match(mid)
+    assert row.ended is not None and row.result == {
+        "score": {"Ann": 1.0, "Bo": 1.0}, "winner": "Bo", "decided_by": "moves"}
+    assert s.takeback(OWNER)["reopened"] == "resignation"
+    assert h.state["match"]["finished"] is False and h.store.match(mid).ended is None
+    h2 = h.reopen()  # after a restart the match goes on with game 2
+    assert h2.state["match"]["game"] == 2 and h2.state["match"]["finished"] is False
+    h2.session.resign(OWNER, "attackers")  # now Ann wins game 2 too
+    assert h2.state["match"]["winner"] == "Ann"
+    assert h2.store.match(mid).result["decided_by"] == "score"
+
+
+def test_pause_stops_both_clocks_is_stored_and_survives_a_restart(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="0.05+0")  # 3 s each
+    s = h.session
+    h.move("d1", "d4", think=1.0)
+    with pytest.raises(ControlError) as err:
+        s.clock_control(player("defenders"), "pause")
+    assert err.value.status == 403  # the owner pauses
+    assert s.clock_control(OWNER, "pause") == {"ok": True, "paused": True}
+    left = h.state["clock"]["defenders"]
+    h.run(10.0)  # far past the defenders' flag: no flag falls while paused
+    st = h.state
+    assert st["result"] == "ongoing" and st["clock"]["defenders"] == left
+    assert st["clock"]["paused"] is True and st["clock"]["running"] is None
+    h2 = h.reopen()
+    st = h2.state
+    assert st["clock"]["paused"] is True and st["clock"]["defenders"] == pytest.approx(left)
+    h2.run(5.0)
+    assert h2.state["result"] == "ongoing"
+    assert h2.session.clock_control(OWNER, "resume")["paused"] is False
+    h2.run(left + 0.2)
+    assert h2.state["result"] == "attackers" and h2.state["reason"] == "time"
+    kinds = [(e["kind"], e.get("action")) for e in h2.store.events(s.gid) if e["kind"] == "clock"]
+    assert kinds == [("clock", "pause"), ("clock", "resume")]

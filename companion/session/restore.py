@@ -1,8 +1,9 @@
 """Bringing a session back from the store at start: the current game (or the match waiting for
 its second game), its settings, players, clocks as stored at the last move, and its match.
 
-After a crash or a power cut the clocks read what they read when the last move was stored; the
-side to move's clock runs again from the restart (the time the daemon was down is nobody's).
+After a crash or a power cut the clocks read what they read when the last move was stored (or
+the owner's pause or resume after it); the side to move's clock runs again once the board is set
+up (the time the daemon was down is nobody's).
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     if tc is not None:
         data = json.loads(row.clock) if row.clock else None
         last = (move_clocks[-1] or {}).get("state") if move_clocks else None
-        # the clocks as stored at the last move (the game row adds an owner's pause)
-        state = last or data or initial
+        # the clocks as stored at the last move, or as the owner's pause or resume after it
+        # stored them (the game row's clock then holds the time charged up to the pause)
+        latest = store.last_event_kind(row.id, ("move", "revised", "takeback", "clock"))
+        state = data if data and latest == "clock" else last or data or initial
         clock = GameClock.restore(state) if state else GameClock(tc)
         clock.running = None  # it runs again once the board matches the game (``ready``)
         clock.paused = bool(data and data.get("paused"))
