@@ -216,6 +216,40 @@ def test_a_takeback_stops_the_computer_thinking_at_once(tmp_path: Path, scripted
         s.close()
 
 
+def test_a_new_game_stops_the_computer_thinking_at_once(tmp_path: Path, scripted) -> None:
+    h = Harness(tmp_path, variant="brandubh", attackers="board",
+                defenders=f"engine:{scripted('proxy-slow')}")
+    s = h.session
+    try:
+        h.move("d2", "c2")
+        wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
+        host = s.move_players["defenders"][1].host  # type: ignore[attr-defined]
+        started = time.monotonic()
+        s.new_game(OWNER, {"players": {"defenders": {"kind": "board"}}})
+        assert not host.alive and time.monotonic() - started < 1.0
+        assert h.state["thinking"] is None and h.state["move_to_make"] is None
+        assert "defenders" not in s.move_players and h.state["moves"] == []
+    finally:
+        s.close()
+
+
+def test_a_move_made_by_hand_while_the_computer_thinks_stops_its_search(
+        tmp_path: Path, scripted) -> None:
+    h = Harness(tmp_path, variant="brandubh", attackers=f"engine:{scripted('proxy-slow')}")
+    s = h.session
+    try:
+        wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
+        host = s.move_players["attackers"][1].host  # type: ignore[attr-defined]
+        h.move("d2", "c2")  # the person makes the computer's move himself
+        assert not host.alive and h.state["thinking"] is None
+        h.move("d5", "e5")
+        st = wait(h, lambda: h.state["thinking"], "thinking again")
+        assert st["side"] == "attackers" and len(h.state["moves"]) == 2
+        assert h.state["move_to_make"] is None and h.state["player_error"] is None
+    finally:
+        s.close()
+
+
 def test_the_computer_resigns_a_hopeless_position(tmp_path: Path, scripted) -> None:
     h = Harness(tmp_path, variant="brandubh",
                 defenders=f"engine:{scripted('proxy-hopeless')}")
@@ -311,6 +345,9 @@ def test_a_silent_engine_is_given_up_at_its_deadline(tmp_path: Path, scripted) -
         assert "did not answer within 3." in err["message"]
         assert time.monotonic() - started < 10
         assert h.state["players"]["attackers"]["seconds"] == 0.5
+        assert "The computer playing the attackers failed" in h.state["message"]
+        h.move("d2", "c2")  # the board goes on: its move is made by hand meanwhile
+        assert s.game.moves == ["d2-c2"] and h.state["turn"] == "defenders"
     finally:
         s.close()
 

@@ -5,7 +5,8 @@ new state on copies, writes it to the store in one transaction, and only then ap
 control that cannot be written (the store fails) raises ``ControlError(503, "storage")`` and
 changes nothing. Rules of play (docs/session.md):
 
-* takeback reopens exactly the last decision: a draw agreement, a resignation, or a move;
+* takeback reopens exactly the last decision: a draw agreement, a resignation, or a move (a
+  loss on time is final);
 * a draw offer stands until the opponent accepts, declines or makes a move;
 * swapping sides never rewrites a finished game: after a game it applies to the next one;
 * in a match the sides swap by themselves for game 2; the match ends after two games.
@@ -220,7 +221,12 @@ class GameSession(SessionCore):
             outcome = self.game.outcome()
             reason = str(outcome.reason) if outcome else None
             if reason == "time":
-                raise ControlError(409, "time_loss", "a loss on time cannot be taken back")
+                # final, as with any game clock: reopened, the loser's clock would read 0:00
+                # and the flag fall again at once (docs/session.md); breaks are what the
+                # owner's pause is for
+                raise ControlError(409, "time_loss", "a loss on time is final: the flag fell "
+                                   "with nothing left on the clock; start a new game (pause the "
+                                   "clock for a break next time)")
             if reason in ("agreement", "resignation"):
                 game = copy_game(self.game, manual=False)
                 self._commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
