@@ -108,7 +108,8 @@ def test_a_remote_players_move_to_make_survives_kill_9(tmp_path: Path) -> None:
         assert all(isinstance(p["name"], str) and p["name"] for p in st["players"].values())
         clock = st["clock"]
         assert clock["running"] in ("defenders", None) and clock["attackers"] > 300
-        assert clock["defenders"] == 300.0  # as stored at the last move
+        # as stored at the last move (it runs again once the board matches the game)
+        assert 295 < clock["defenders"] <= 300.0
         wait_for(lambda: (leds := state(base)["leds"]).get("f4") == "make_from"
                  and leds.get("e4") == "make_to", what="the LEDs of the move to make")
         assert control(base, "api/click", {"square": "f4"})[0] == 200
