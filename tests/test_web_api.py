@@ -52,6 +52,12 @@ def test_state_has_the_interface_fields(daemon) -> None:
     assert s["position"] == get_variant("copenhagen").start
     assert s["board"]["kind"] == "sim" and s["board"]["connected"] is True
     assert len(s["occupied"]) == 37  # the sim board starts with the start position on it
+    # this round's fields (INTERFACES.md): no clock, no match, nothing to make, no ending yet
+    assert s["reason"] is None and s["move_to_make"] is None
+    assert s["clock"] is None and s["match"] is None
+    assert {side: p["kind"] for side, p in s["players"].items()} == {
+        "attackers": "board", "defenders": "board"}
+    assert all(isinstance(p["name"], str) and p["name"] for p in s["players"].values())
 
 
 def test_page_and_assets_are_small(daemon) -> None:
