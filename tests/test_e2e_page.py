@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, state, wait_for
+from test_daemon_support import PIN, control, http, state, wait_for
 from test_e2e_browser import PHONE, SHOTS, click, move
 
 from companion.rules import get_variant
@@ -137,6 +137,23 @@ def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> No
     assert "Attackers captured: 1 defender" in page.inner_text("#rvcaps")
     assert page.locator("#rvboard circle.p.gone").count() == 1  # the taken piece, faded
     page.context.close()
+    # a file with an illegal move is refused, in the page's language, and nothing is stored
+    bad = tmp_path / "bad.otg"
+    bad.write_text(path.read_text().replace("d1-d4", "d1-d9"))
+    stored = len(json.loads(http(daemon + "api/games")[2])["games"])
+    for lang, lead in (("en", "The file was not imported, nothing was stored: bad.otg: "),
+                       ("de", "Die Datei wurde nicht importiert, nichts wurde gespeichert: "
+                              "bad.otg: ")):
+        page = new_page(browser, daemon + f"?lang={lang}#pin={PIN}")
+        page.click("#games summary")
+        page.wait_for_selector("#importform:not([hidden])")
+        page.set_input_files("#importfile", str(bad))
+        page.wait_for_selector("#importmsg:not([hidden])")
+        assert page.inner_text("#importmsg").startswith(lead), page.inner_text("#importmsg")
+        assert "d1-d9" in page.inner_text("#importmsg")
+        assert page.is_hidden("#review") and page.errors == []
+        page.context.close()
+    assert len(json.loads(http(daemon + "api/games")[2])["games"]) == stored
 
 
 def test_german_browser_gets_a_german_page(browser, daemon) -> None:

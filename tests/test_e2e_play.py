@@ -141,6 +141,14 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
     try:
         page = page_for(browser, base + f"#pin={PIN}")
         wait_for(lambda: running(page) == ["attackers"], what="the attackers' clock to run")
+        # both clocks large, side by side above the board, readable from the table
+        big = page.eval_on_selector_all("#clocks .ctime", "cs => cs.map(c => "
+                                        "parseFloat(getComputedStyle(c).fontSize))")
+        assert len(big) == 2 and min(big) >= 32, big
+        boxes = [page.locator(f"#clocks [data-side={s}]").bounding_box()
+                 for s in ("attackers", "defenders")]
+        assert boxes[0]["y"] == boxes[1]["y"] and boxes[0]["x"] < boxes[1]["x"]
+        assert boxes[0]["y"] < page.locator("#board").bounding_box()["y"]
         page.wait_for_selector("#pausebtn:not([hidden])")
         page.click("#pausebtn")
         wait_for(lambda: state(base)["clock"]["paused"], what="the pause")

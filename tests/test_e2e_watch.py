@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, running_daemon, wait_for
+from test_daemon_support import PIN, running_daemon, state, wait_for
 from test_e2e_play import page_for, wait_text
 
 from companion.rules import get_variant
@@ -125,3 +125,39 @@ def test_rules_card_of_every_preset_in_both_languages(browser, daemon) -> None:
         assert len(items) == len(items_de)
         same = [a for a, b in zip(items, items_de) if a == b]
         assert same == [], (vid, same)             # every sentence is translated
+
+
+def test_house_rules_chosen_on_the_page_are_shown_everywhere(browser, daemon) -> None:
+    """The owner's new-game form with house rules: the game carries them, the live page names
+    them, its rules card and the review's are written from them, not from the preset."""
+    page = page_for(browser, daemon + f"#pin={PIN}")
+    page.click("#controls summary")
+    page.click("#newgame summary")
+    page.wait_for_selector("#variant option[value=brandubh]", state="attached")
+    page.select_option("#variant", "brandubh")
+    assert page.evaluate("document.getElementById('nf-opt-king_armed').selectedOptions[0]"
+                         ".textContent") == "yes (as the variant)"
+    page.click("#newgame details summary")                 # House rules
+    page.select_option("#nf-opt-king_armed", "false")
+    page.select_option("#nf-opt-escape", "edge")
+    page.click("button[data-act=new]")
+    wait_for(lambda: (s := state(daemon))["variant"] == "brandubh" and s["tracking"] == "ready",
+             what="the new game")
+    s = state(daemon)
+    assert s["settings"]["options"] == {"king_armed": False, "escape": "edge"}
+    wait_text(page, "#houserules", "House rules: unarmed king and escape to any edge square")
+    page.click("#rulesbtn")
+    page.wait_for_selector("#rulescard[open]")
+    card = page.inner_text("#rulescard")
+    assert "The king is unarmed: he cannot help to capture." in card
+    assert "The defenders win when the king reaches any square on the edge of the board." in card
+    assert "house rules" in page.inner_text("#rulescard h2")
+    page.click("#rulesclose")
+    page.goto(daemon + f"review/{s['game']}")
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    assert "House rules: unarmed king and escape to any edge square" in page.inner_text("#rvinfo")
+    page.click("#rvrules")
+    page.wait_for_selector("#rulescard[open]")
+    assert "The king is unarmed" in page.inner_text("#rulescard")
+    assert page.errors == []
+    page.context.close()

@@ -115,6 +115,9 @@
     const m = S.match;
     $("matchline").hidden = !m;
     if (m) $("matchline").textContent = P.matchText(m);
+    const house = T.houseRulesText(S.settings && S.settings.options);
+    $("houserules").hidden = !house;
+    $("houserules").textContent = house;
     renderDrawBanner(over);
     renderYou();
     renderHelp(over);
@@ -493,10 +496,17 @@
     const file = $("importfile").files[0];
     if (!file) return;
     const csv = !/\.otg$/i.test(file.name);
+    $("importmsg").hidden = true;
     review().then(() => T.review.importFile(file, csv && S ? S.variant : undefined)).then(() => {
       $("importfile").value = "";
       T.review.list();
-    }).catch((e) => { $("importfile").value = ""; alert(e.message); });
+    }).catch((e) => {
+      $("importfile").value = "";
+      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").hidden = false;
+      });
+    });
   });
 
   /* /review/<id>[#ply] opens the review (a view of its own); "/" the live game. */
@@ -540,8 +550,8 @@
     if (T.review) T.review.redraw();
   });
   $("zoom").addEventListener("click", () => { zoom = !zoom; if (S) drawBoard(); });
-  T.openRules = (what) => T.load("rules").then(() => T.showRules(what));
-  $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant); });
+  T.openRules = (what, options) => T.load("rules").then(() => T.showRules(what, options));
+  $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant, S.settings && S.settings.options); });
   $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
   T.live = { render: () => render(), redraw: () => S && drawBoard(), state: () => S, me: () => me, playerOf, ctlMsg, say };
