@@ -32,8 +32,9 @@ def start(tmp_path: Path):
                          "--variant", "brandubh"])
 
 
-def new_computer_game(page, base: str, you: str, level: int) -> None:
-    """Start a game against the computer from the owner's form."""
+def new_computer_game(page, base: str, you: str, level: int, secs: int | None = None) -> None:
+    """Start a game against the computer from the owner's form (``secs``: its time per move;
+    default: as its level plays)."""
     if not page.is_visible("#nf-mode"):
         if not page.is_visible("#newgame summary"):
             page.click("#controls summary")
@@ -44,13 +45,15 @@ def new_computer_game(page, base: str, you: str, level: int) -> None:
     page.select_option("#nf-you", you)
     page.fill("#nf-you-name", "Eva")
     page.select_option("#nf-level", str(level))
+    page.select_option("#nf-secs", str(secs or ""))
     page.select_option("#nf-tc", "none")
     before = state(base)["game"]
     page.click("button[data-act=new]")
     foe = "attackers" if you == "defenders" else "defenders"
+    want = {"kind": "computer", "level": level, **({"seconds": secs} if secs else {})}
     wait_for(lambda: (s := state(base))["game"] != before and s["tracking"] == "ready"
-             and s["players"][foe] == {"name": s["players"][foe]["name"], "kind": "computer",
-                                       "level": level},
+             and s["players"][foe] == {"name": s["players"][foe]["name"], **want}
+             and s["players"][you]["name"] == "Eva",
              timeout=10, what="the game against the computer to be set up")
 
 
@@ -137,9 +140,9 @@ def test_brandubh_against_the_computer_at_two_levels(browser, tmp_path: Path) ->
     figures = {}
     try:
         page = page_for(browser, base + f"#pin={PIN}")
-        for level, extras in ((1, True), (2, False)):
+        for level, extras, secs in ((1, True, None), (2, False, 1)):
             t0 = time.monotonic()
-            new_computer_game(page, base, "defenders", level)
+            new_computer_game(page, base, "defenders", level, secs)
             wait_text(page, "#side-attackers", f"computer, level {level}")
             got = play_out(page, base, "defenders", extras)
             s = state(base)

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import test_e2e_browser as e2e
 from test_daemon_support import PIN, running_daemon, state, wait_for
+from test_e2e_browser import click, move
 from test_e2e_play import page_for, wait_text
 
 from companion.rules import get_variant
@@ -159,5 +160,69 @@ def test_house_rules_chosen_on_the_page_are_shown_everywhere(browser, daemon) ->
     page.click("#rvrules")
     page.wait_for_selector("#rulescard[open]")
     assert "The king is unarmed" in page.inner_text("#rulescard")
+    assert page.errors == []
+    page.context.close()
+
+
+RECORDER = """
+window.__heard = {notes: [], said: [], buzz: []};
+const AC = window.AudioContext || window.webkitAudioContext;
+if (AC) {
+  const make = AC.prototype.createOscillator;
+  AC.prototype.createOscillator = function () {
+    const o = make.call(this);
+    const start = o.start.bind(o);
+    o.start = (t) => { window.__heard.notes.push(o.type + ":" + o.frequency.value); start(t); };
+    return o;
+  };
+}
+if (window.speechSynthesis) {
+  window.speechSynthesis.speak = (u) => { window.__heard.said.push([u.lang, u.text]); };
+}
+Object.defineProperty(navigator, "vibrate", {value: (p) => {
+  window.__heard.buzz.push(JSON.stringify(p)); return true; }});
+"""
+
+
+def heard(page) -> dict:
+    return page.evaluate("(() => { const h = window.__heard; window.__heard = {notes: [], said: []"
+                         ", buzz: []}; return h; })()")
+
+
+def test_sounds_speech_and_vibration_when_switched_on(browser, daemon) -> None:
+    """Off until switched on; then a move clicks, a capture plays two falling notes, an
+    illegal move buzzes low; the words are spoken in the page's language (German here) and the
+    phone vibrates a pattern of its own for each."""
+    page = page_for(browser, daemon + f"#pin={PIN}", locale="de-DE")
+    page.add_init_script(RECORDER)
+    page.reload()
+    page.wait_for_selector("#conn.live")
+    move(page, "d1", "d4")                                 # everything off: silence
+    assert heard(page) == {"notes": [], "said": [], "buzz": []}
+    page.click("#settings summary")
+    for name in ("sound", "speech", "vibrate"):
+        page.check(f"input[data-set={name}]")
+    got = heard(page)                                      # each switch answers at once
+    assert got["notes"] == ["triangle:660"] and got["buzz"] == ["30"]
+    assert got["said"] == [["de", "Ansagen sind eingeschaltet."]]
+    move(page, "f4", "e4")
+    got = heard(page)
+    assert got["notes"] == ["triangle:660"] and got["buzz"] == ["30"]
+    assert got["said"] == [["de", "Verteidiger: f4 nach e4"]]
+    move(page, "f2", "f4")                                 # captures the defender on e4
+    got = heard(page)
+    assert got["notes"] == ["triangle:880", "triangle:520"] and got["buzz"] == ["[40,60,40]"]
+    assert ["de", "Angreifer: f2 nach f4, schlägt e4"] in got["said"]
+    click(page, "e4")                                      # lift it
+    page.wait_for_function("!document.querySelector('#board circle.liftring')")
+    heard(page)
+    click(page, "g5")                                      # a diagonal move: illegal
+    click(page, "h3")
+    page.wait_for_function("document.getElementById('msg').textContent.startsWith('Nicht')")
+    wait_for(lambda: page.evaluate("window.__heard.notes.length") >= 2, what="the buzz")
+    got = heard(page)
+    assert got["notes"] == ["square:160", "square:160"] and got["buzz"] == ["[200,100,200]"]
+    assert got["said"] and got["said"][0][0] == "de" and got["said"][0][1].startswith(
+        "Nicht erlaubt: Steine ziehen gerade")
     assert page.errors == []
     page.context.close()

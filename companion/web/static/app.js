@@ -378,7 +378,11 @@
         refused({ code: "bad_link", status: 403, message: j.error });
         return whoami();
       }
-      if (j.code === "session_expired") forget();
+      if (j.code === "session_expired") {   // said at once, not only at the next control
+        forget();
+        $("controls").open = true;
+        ctlMsg(_("This device's owner session has ended: enter the PIN again."), true);
+      }
     })).catch(() => {}).then(showUnlocked);
   }
 
