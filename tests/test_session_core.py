@@ -343,8 +343,10 @@ def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) ->
     h.board.set_occupied(set(h.board.occupied) - {"d4"} | {"d1"})
     h.run(0.5)
     h.move("d1", "d4")
-    s.choose_move(remote, "f4-e4")
+    chosen = s.choose_move(remote, "f4-e4")
     s.set_players(OWNER, {"defenders": {"kind": "board"}})  # the side is played at the board
+    assert h.state["move_to_make"] is None and h.store.game(s.gid).pending() is None
+    h.store.sync_game(s.gid, s.game, pending={**chosen, "ply": 1})  # as if stored before
     h2 = h.reopen()
     assert h2.state["move_to_make"] is None and h2.state["moves"] == ["d1-d4"]
 
