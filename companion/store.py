@@ -435,6 +435,24 @@ class Store:
             ).fetchone()
         return GameRow(*row) if row else None
 
+    def latest_played(self) -> GameRow | None:
+        """The latest game played here (not imported from a file)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_GAME_COLS} FROM games g WHERE NOT EXISTS (SELECT 1 FROM events e "
+                "WHERE e.game_id = g.id AND e.kind = 'imported') ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return GameRow(*row) if row else None
+
+    def latest_match_game(self) -> GameRow | None:
+        """The latest game that belongs to a match (imported games never do)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_GAME_COLS} FROM games g WHERE g.match_id IS NOT NULL "
+                "ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return GameRow(*row) if row else None
+
     def game(self, gid: int) -> GameRow:
         with self._lock:
             row = self._db.execute(
@@ -483,7 +501,7 @@ class Store:
         with self._lock:
             rows = self._db.execute(
                 "SELECT attackers, defenders, result FROM games WHERE ended IS NOT NULL AND "
-                "reason IS NOT 'abandoned'").fetchall()
+                "reason IS NOT 'abandoned' AND result != 'ongoing'").fetchall()
         for att, dfn, result in rows:
             for side, name in (("attackers", att), ("defenders", dfn)):
                 rec = out.setdefault(name, {"games": 0, "wins_attackers": 0,

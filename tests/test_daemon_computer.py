@@ -258,19 +258,24 @@ def test_the_daemon_drives_its_own_engine_command_as_an_external_engine(tmp_path
     assert "Traceback" not in out, out
 
 
-def test_a_crashing_engine_is_shown_on_the_page_and_the_board_goes_on(tmp_path: Path) -> None:
-    script = tmp_path / "crashing_engine.py"
+@pytest.mark.parametrize(("misbehaviour", "words"), [
+    ("sys.stderr.write('segfault in the search\\n'); sys.exit(11)",
+     "exited with status 11: segfault in the search"),
+    ("pass", "did not answer within 3.5 s"),  # silent: 1.1 x 0.5 s + 3 s
+])
+def test_a_crashing_or_silent_engine_is_shown_on_the_page_and_the_board_goes_on(
+        tmp_path: Path, misbehaviour: str, words: str) -> None:
+    script = tmp_path / "bad_engine.py"
     script.write_text("import sys\nprint('hello', flush=True)\nfor line in sys.stdin:\n"
-                      "    if line.startswith('play'):\n"
-                      "        sys.stderr.write('segfault in the search\\n'); sys.exit(11)\n")
+                      f"    if line.startswith('play'):\n        {misbehaviour}\n")
     command = f"{sys.executable} {script}"
     with daemon_with(tmp_path, engines=(command,)) as base:
         status, out = control(base, "api/new", {"players": {
-            "attackers": {"kind": "engine", "command": command}}})
+            "attackers": {"kind": "engine", "command": command, "seconds": 0.5}}})
         assert status == 200, out
         err = wait_for(lambda: state(base)["player_error"], timeout=20, what="the error")
         assert err["side"] == "attackers"
-        assert "exited with status 11: segfault in the search" in err["message"]
+        assert words in err["message"], err
         assert "failed" in state(base)["message"]
         person = Person(base)
         person.make("d2", "c2", [])  # the board is never held up: the move is made by hand

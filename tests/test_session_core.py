@@ -343,8 +343,10 @@ def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) ->
     h.board.set_occupied(set(h.board.occupied) - {"d4"} | {"d1"})
     h.run(0.5)
     h.move("d1", "d4")
-    s.choose_move(remote, "f4-e4")
+    chosen = s.choose_move(remote, "f4-e4")
     s.set_players(OWNER, {"defenders": {"kind": "board"}})  # the side is played at the board
+    assert h.state["move_to_make"] is None and h.store.game(s.gid).pending() is None
+    h.store.sync_game(s.gid, s.game, pending={**chosen, "ply": 1})  # as if stored before
     h2 = h.reopen()
     assert h2.state["move_to_make"] is None and h2.state["moves"] == ["d1-d4"]
 
@@ -456,6 +458,13 @@ def test_a_tied_match_is_decided_by_the_tie_rule_stored_and_reopened(tmp_path: P
     row = h.store.match(mid)
     assert row.ended is not None and row.result == {
         "score": {"Ann": 1.0, "Bo": 1.0}, "winner": "Bo", "decided_by": "moves"}
+    results = h.store.player_results()  # per player, as the page lists them
+    assert results["Ann"] == {"games": 2, "wins_attackers": 1, "wins_defenders": 0, "draws": 0,
+                              "losses": 1}
+    assert results["Bo"]["wins_attackers"] == 1 and results["Bo"]["losses"] == 1
+    h.store.import_game(s.game.__class__(s.game.rules), ("Ann", "Bo"), 1.7e9,
+                        {"file": "unfinished.otg"})  # an unfinished import counts for nobody
+    assert h.store.player_results()["Ann"]["games"] == 2
     assert s.takeback(OWNER)["reopened"] == "resignation"
     assert h.state["match"]["finished"] is False and h.store.match(mid).ended is None
     h2 = h.reopen()  # after a restart the match goes on with game 2
@@ -488,3 +497,32 @@ def test_pause_stops_both_clocks_is_stored_and_survives_a_restart(tmp_path: Path
     assert h2.state["result"] == "attackers" and h2.state["reason"] == "time"
     kinds = [(e["kind"], e.get("action")) for e in h2.store.events(s.gid) if e["kind"] == "clock"]
     assert kinds == [("clock", "pause"), ("clock", "resume")]
+
+
+def test_a_match_waiting_for_game_2_survives_an_import_and_a_restart(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    s = h.session
+    mid = s.new_game(OWNER, {"match": True})["match"]
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.resign(OWNER, "defenders")  # game 1 over; game 2 waits for the board to be set up
+    h.store.import_game(s.game.__class__(s.game.rules), ("Cy", "Di"), 1.7e9,
+                        {"file": "other.otg"})  # someone imports a game meanwhile
+    h2 = h.reopen()
+    m = h2.state["match"]
+    assert m["id"] == mid and m["next"] is True and m["score"] == {"Ann": 1.0, "Bo": 0.0}
+    h2.session.next_game(OWNER)
+    assert h2.state["match"]["game"] == 2 and h2.state["players"]["attackers"]["name"] == "Bo"
+
+
+def test_a_new_game_keeps_the_names_of_the_last_game_played_not_imported(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, names=("Player 1", "Player 2"))
+    s = h.session
+    s.set_players(OWNER, {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})
+    s.resign(OWNER, "defenders")
+    h.store.import_game(s.game.__class__(s.game.rules), ("Cy", "Di"), 1.7e9, {"file": "x"})
+    h2 = h.reopen()  # a new game: the names of the last game played here stay
+    assert h2.session.gid != s.gid and h2.state["moves"] == []
+    names = {side: p["name"] for side, p in h2.state["players"].items()}
+    assert names == {"attackers": "Ann", "defenders": "Bo"}

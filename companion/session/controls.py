@@ -383,9 +383,15 @@ class GameSession(SessionCore):
             raise ControlError(409, "finished", str(exc)) from None
         except (sqlite3.Error, OSError):
             raise _storage_error() from None
+        m = self.move_to_make
+        drop = m is not None and players[m["side"]].named("") != self.players[m["side"]].named("")
         self.players = players
         self.next_players = None
         self.sync_move_players()
+        if drop:  # its side is now played by someone else: the chosen move is not theirs
+            self.move_to_make = None
+            self._expect_current()
+            self._write()
 
     def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""

@@ -45,7 +45,7 @@ def _current_row(session: SessionCore) -> GameRow | None:
     that waits for its second."""
     store = session.store
     row = store.unfinished()
-    latest = store.latest()
+    latest = store.latest_match_game()  # (a game imported meanwhile is not the live one)
     if latest is not None and latest.match_id and (row is None or row.id < latest.id):
         m = store.match(latest.match_id)
         if m.ended is None and latest.finished and latest.reason != "abandoned":
@@ -65,9 +65,9 @@ def restore_session(session: SessionCore) -> None:
             log.warning("cannot resume game %d (%s); starting a new one", row.id, exc)
     if row is not None and not row.finished:
         store.abandon(row.id)
-    latest = store.latest()
+    latest = store.latest_played()
     players = dict(session.defaults.players)
-    if latest is not None:  # the names of the last game's players stay
+    if latest is not None:  # the names of the last game's players stay (not an import's)
         prev = _players(latest)
         players = {s: players[s].named(prev[s].name) if not players[s].name or
                    players[s].name.startswith("Player ") else players[s] for s in SIDES}
