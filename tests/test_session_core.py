@@ -526,3 +526,20 @@ def test_a_new_game_keeps_the_names_of_the_last_game_played_not_imported(
     assert h2.session.gid != s.gid and h2.state["moves"] == []
     names = {side: p["name"] for side, p in h2.state["players"].items()}
     assert names == {"attackers": "Ann", "defenders": "Bo"}
+
+
+def test_a_takeback_by_hand_restores_both_clocks(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+2")
+    h.move("d1", "d4", think=3.0)
+    before = dict(h.store.moves(h.session.gid)[0]["left"])
+    h.move("f4", "e4", think=7.0)
+    h.run(2.0)
+    h.click("e4", 0.1)
+    h.click("f4", 1.5)  # the defender puts his piece back: the move is taken back by hand
+    assert h.session.game.moves == ["d1-d4"] and h.store.move_texts(h.session.gid) == ["d1-d4"]
+    clock = h.session.clock
+    assert clock is not None and clock.running == "defenders"
+    assert clock.left("attackers", h.t) == pytest.approx(before["attackers"], abs=0.02)
+    # the defenders' clock reads as before his move, and has run since the takeback
+    assert before["defenders"] - clock.left("defenders", h.t) < 1.6
+    assert any(e["kind"] == "takeback" and e["by"] == "board" for e in h.state["events"])
