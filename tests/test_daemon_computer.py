@@ -332,9 +332,9 @@ def test_the_scan_loop_keeps_its_rate_while_the_computer_thinks(tmp_path: Path) 
         gid = state(base)["game"]
         assert control(base, "api/resign", {"side": "attackers"})[0] == 200
         assert control(base, "api/new", {})[0] == 200
-        status, out = control(base, f"api/games/{gid}/analysis", {"seconds": 2.0})
-        assert status == 202, out
-        assert control(base, "api/hint", {"seconds": 3.0})[0] == 202
+        status, out = control(base, f"api/games/{gid}/analysis", {"seconds": 3.0})
+        assert status == 202, out  # three positions: 9 s
+        assert control(base, "api/hint", {"seconds": 10.0})[0] == 202
         rate, gap = window(3.0)
         assert state_of(base, gid)["status"] == "running" and state(base)["hint_pending"]
         print(f"scan loop while analysing and hinting: {rate:.1f} Hz (longest gap "
