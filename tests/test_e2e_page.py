@@ -245,7 +245,7 @@ def test_layout_without_horizontal_scroll(browser, daemon, viewport) -> None:
     page.wait_for_selector("#drawbanner:not([hidden])")
     page.evaluate("window.scrollTo(0, 0)")
     banner = page.locator("#drawbanner").bounding_box()
-    assert 0 <= banner["y"] and banner["y"] + banner["height"] <= viewport["height"], banner
+    assert banner["y"] >= 0 and banner["y"] + banner["height"] <= viewport["height"], banner
     assert page.evaluate("(s => parseFloat(s.fontSize) >= 16 && +s.fontWeight >= 700)"
                          "(getComputedStyle(document.getElementById('drawbanner')))")
     board = page.locator("#board").bounding_box()
