@@ -371,7 +371,7 @@
         refused({ code: "bad_link", status: 403, message: j.error });
         return whoami();
       }
-      if (j.code === "session_expired") forget();
+      if (j.code === "session_expired") refused({ code: j.code, status: 403, message: j.error });  // say so, lock again
     })).catch(() => {}).then(showUnlocked);
   }
 
