@@ -416,6 +416,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
         "fanout_max_ms": round(1000 * max(fanout), 1) if fanout else None,
         "rss_mb": rss, "peak_rss_mb": peak, "cpu_pct": round(100 * cpu, 1),
         "scan_hz": round((scans1 - scans0) / (t1 - t0), 1),
+        "load": round(os.getloadavg()[0], 1),
     }
 
 
@@ -456,17 +457,18 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"daemon idle RSS {idle_rss} MB; {a.moves} moves per row; latency = move accepted "
           f"-> state received by each viewer (loopback); load average {load:.1f} on "
-          f"{os.cpu_count()} CPUs")
+          f"{os.cpu_count()} CPUs at the end (each row: the 1-minute load average as it ended)")
     print("(web p95/max: from the daemon publishing the state to its arrival, the web layer's "
           "share)")
     print(f"{'viewers':>8} {'stalled':>7} {'held':>5} {'missed':>6} {'p50 ms':>7} {'p95 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'web p95':>8} {'web max':>8} {'RSS MB':>7} "
-          f"{'peak':>6} {'CPU %':>6} {'scan Hz':>8}")
+          f"{'peak':>6} {'CPU %':>6} {'scan Hz':>8} {'load':>5}")
     for r in rows:
         print(f"{r['viewers']:>8} {r['stalled']:>7} {r['held']:>5} {r['missed']:>6} "
               f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>7} "
               f"{r['fanout_p95_ms']:>8} {r['fanout_max_ms']:>8} "
-              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8}")
+              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8} "
+              f"{r['load']:>5}")
     if slow:
         print(f"slowloris: {slow['connections']} connections from {slow['addresses']} "
               f"address(es), a header line every {slow['interval_s']:g} s, for "
