@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
+from types import EllipsisType, TracebackType
 
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import MoveError
@@ -67,6 +67,15 @@ class GameRow:
     match_game: int | None = None
     hints_json: str | None = None
     analysed: int = 0
+    pending_json: str | None = None
+
+    def pending(self) -> dict | None:
+        """The move to make stored with the game (chosen off the board, not yet made at the
+        board; ``ply`` says for which position), or None."""
+        if not self.pending_json:
+            return None
+        data = json.loads(self.pending_json)
+        return data if isinstance(data, dict) else None
 
     @property
     def finished(self) -> bool:
@@ -122,7 +131,7 @@ _GAME_COLS = (
     "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
     "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
     "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game, g.hints, "
-    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id)"
+    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending"
 )
 
 
@@ -171,6 +180,11 @@ class Store:
         with self._tx() as db:
             db.execute("UPDATE matches SET ended = COALESCE(ended, ?), result = ? WHERE id = ?",
                        (t, _dumps(result), mid))
+
+    def reopen_match(self, mid: int) -> None:
+        """The match's last game was reopened (a takeback): the match is not over."""
+        with self._tx() as db:
+            db.execute("UPDATE matches SET ended = NULL, result = NULL WHERE id = ?", (mid,))
 
     def new_game(
         self, game: Game, players: tuple[str, str] | dict = ("Player 1", "Player 2"),
@@ -237,11 +251,13 @@ class Store:
 
     def sync_game(self, gid: int, game: Game, events: Sequence[EventRow | tuple[str, dict]] = (),
                   t: float | None = None, *, move_clocks: Sequence[dict | None] | None = None,
-                  clock: dict | None = None, hints: dict | None = None) -> None:
+                  clock: dict | None = None, hints: dict | None = None,
+                  pending: dict | None | EllipsisType = ...) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the
-        clock and the hints used (``{side: n}``), all in ONE transaction. ``move_clocks[i]`` is
-        the clock record of ply i+1 (``{"wall", "left": {side: s}, ...}``); a changed one is
-        rewritten."""
+        clock, the hints used (``{side: n}``) and the move to make (``pending``: a dict, None
+        to clear it, left as it is when not given), all in ONE transaction.
+        ``move_clocks[i]`` is the clock record of ply i+1 (``{"wall", "left": {side: s},
+        ...}``); a changed one is rewritten."""
         t = time.time() if t is None else t
         rows = [(e[0], e[1], float(e[2]) if len(e) > 2 else t) for e in events]
         with self._tx() as db:
@@ -270,6 +286,9 @@ class Store:
                 db.execute("UPDATE games SET clock = ? WHERE id = ?", (_dumps(clock), gid))
             if hints is not None:
                 db.execute("UPDATE games SET hints = ? WHERE id = ?", (_dumps(hints), gid))
+            if pending is not ...:
+                db.execute("UPDATE games SET pending = ? WHERE id = ?",
+                           (None if pending is None else _dumps(pending), gid))
             self._set_result(db, gid, game, t)
 
     @staticmethod
@@ -416,6 +435,24 @@ class Store:
             ).fetchone()
         return GameRow(*row) if row else None
 
+    def latest_played(self) -> GameRow | None:
+        """The latest game played here (not imported from a file)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_GAME_COLS} FROM games g WHERE NOT EXISTS (SELECT 1 FROM events e "
+                "WHERE e.game_id = g.id AND e.kind = 'imported') ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return GameRow(*row) if row else None
+
+    def latest_match_game(self) -> GameRow | None:
+        """The latest game that belongs to a match (imported games never do)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_GAME_COLS} FROM games g WHERE g.match_id IS NOT NULL "
+                "ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return GameRow(*row) if row else None
+
     def game(self, gid: int) -> GameRow:
         with self._lock:
             row = self._db.execute(
@@ -464,7 +501,7 @@ class Store:
         with self._lock:
             rows = self._db.execute(
                 "SELECT attackers, defenders, result FROM games WHERE ended IS NOT NULL AND "
-                "reason IS NOT 'abandoned'").fetchall()
+                "reason IS NOT 'abandoned' AND result != 'ongoing'").fetchall()
         for att, dfn, result in rows:
             for side, name in (("attackers", att), ("defenders", dfn)):
                 rec = out.setdefault(name, {"games": 0, "wins_attackers": 0,
@@ -501,6 +538,15 @@ class Store:
              "clock": json.loads(r[9]) if r[9] else None}
             for r in rows
         ]
+
+    def last_event_kind(self, gid: int, kinds: Sequence[str]) -> str | None:
+        """The kind of the game's latest event among ``kinds``, or None."""
+        marks = ", ".join("?" for _ in kinds)
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT kind FROM events WHERE game_id = ? AND kind IN ({marks}) "
+                "ORDER BY id DESC LIMIT 1", (gid, *kinds)).fetchone()
+        return row[0] if row else None
 
     def events(self, gid: int, limit: int = 1000) -> list[dict]:
         """A game's event rows, oldest first: the payload plus ``t`` (the wall time it was

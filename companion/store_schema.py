@@ -3,7 +3,8 @@
 ``PRAGMA user_version`` holds the schema version. Version 1 is the first release's schema (it
 never set the pragma, so it reads 0 with tables present); each later version has one migration
 that moves a store forward, all in one transaction (2: matches, settings, players, clocks, links;
-3: hints per game and the ``analyses`` table). A new store is made as version 2 and migrated.
+3: hints per game and the ``analyses`` table; 4: the pending move to make of a game). A new
+store is made as version 2 and migrated.
 A store made by a newer version is refused, never written. Opening checks, in order, and stops
 at the first problem with one clear line (:class:`StoreOpenError`): the data directory (a file?
 unwritable?), the database path (a directory?), the file's header (garbage, truncated), SQLite's
@@ -23,7 +24,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 HEADER = b"SQLite format 3\x00"
 
 SCHEMA_V2 = """
@@ -125,6 +126,11 @@ CREATE TABLE analyses (
     created REAL NOT NULL,
     review TEXT NOT NULL
 );
+""",
+    # 4: the move to make (chosen off the board, not yet made at the board), kept so that it
+    # survives a crash or a restart
+    3: """
+ALTER TABLE games ADD COLUMN pending TEXT;
 """,
 }
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from companion.drivers.sim import SimBoard
 from companion.rules import get_variant
 from companion.rules.game import Game
+from companion.scan import Scan
 from companion.session import OWNER, GameSession, SessionDefaults
 from companion.session.clock import TimeControl
 from companion.session.players import PlayerSpec
@@ -17,6 +18,34 @@ from companion.store import Store
 STEP = 0.01  # the loop's period: 100 Hz
 
 
+class HandBoard:
+    """A real board (not the clickable simulator: a restart does not put its pieces back),
+    whose squares the test's hands toggle."""
+
+    kind = "gpio"
+
+    def __init__(self, size: int, occupied) -> None:
+        self.size = size
+        self.occupied = frozenset(occupied)
+
+    def toggle(self, square: str) -> bool:
+        on = square not in self.occupied
+        self.occupied = self.occupied ^ {square}
+        return on
+
+    def set_occupied(self, occupied) -> None:
+        self.occupied = frozenset(occupied)
+
+    def scan(self, now: float) -> Scan:
+        return Scan(now, self.occupied)
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": True, "detail": "test board"}
+
+    def close(self) -> None:
+        pass
+
+
 class Harness:
     """``h.session`` with a SimBoard at virtual time ``h.t`` (seconds)."""
 
@@ -24,7 +53,7 @@ class Harness:
                  attackers: str = "board", defenders: str = "board",
                  names: tuple[str, str] = ("Ann", "Bo"), match: bool = False,
                  options: dict | None = None, store: Store | None = None,
-                 board: SimBoard | None = None, t0: float = 100.0) -> None:
+                 board: SimBoard | HandBoard | None = None, t0: float = 100.0) -> None:
         self.path = tmp_path / "games.sqlite3"
         self.t = t0
         self.store = store or Store(self.path)
@@ -53,7 +82,10 @@ class Harness:
             self.session.step(self.t)
 
     def click(self, square: str, wait: float = 0.05) -> None:
-        self.session.click(OWNER, square)
+        if isinstance(self.board, HandBoard):
+            self.board.toggle(square)
+        else:
+            self.session.click(OWNER, square)
         self.run(wait)
 
     def move(self, frm: str, to: str, think: float = 0.0) -> None:

@@ -91,3 +91,105 @@ def test_the_hardware_example_configs_load() -> None:
     for path in examples:
         cfg = load_config(path)
         assert cfg.port and cfg.variant
+
+
+SESSION_CONFIG = """
+variant = "brandubh"
+time_control = "10+5"
+[players]
+attackers = "board"
+defenders = "page"
+attackers_name = "Ann"
+defenders_name = "Bo"
+[rules]
+king_armed = false
+escape = "edge"
+repetition = "draw"
+[match]
+enabled = true
+tie_break = ["time"]
+[computer]
+resign = false
+resign_threshold = 5
+draw_threshold = -1.5
+hint_seconds = 0.5
+engines = ["/opt/engines/x --otep"]
+"""
+
+
+def test_the_session_tables(tmp_path: Path) -> None:
+    from companion.daemon import defaults_from
+
+    cfg = load_config(write(tmp_path, SESSION_CONFIG))
+    d = defaults_from(cfg)
+    assert d.time_control is not None and d.time_control.text == "10+5"
+    assert {s: (p.kind.value, p.name) for s, p in d.players.items()} == {
+        "attackers": ("board", "Ann"), "defenders": ("page", "Bo")}
+    assert d.settings.variant == "brandubh" and d.settings.to_json()["options"] == {
+        "king_armed": False, "escape": "edge", "repetition": "draw"}
+    rules = d.settings.rules()
+    assert rules.escape == "edge" and rules.repetition == "draw"
+    assert d.match is True and d.tie_break == ("time",)
+    c = d.computer
+    assert (c.resign, c.resign_threshold, c.draw_threshold, c.hint_seconds, c.engines) == (
+        False, 5.0, -1.5, 0.5, ("/opt/engines/x --otep",))
+    # the command line wins over the file
+    cfg = with_overrides(cfg, attackers="computer:3", time_control="none",
+                         rules=["escape=corners"])
+    d = defaults_from(cfg)
+    assert d.players["attackers"].kind.value == "computer" and d.players["attackers"].level == 3
+    assert d.time_control is None and d.settings.rules().escape == "corners"
+    assert d.settings.to_json()["options"] == {"king_armed": False, "repetition": "draw"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ('time_control = "5+"', "time_control"),
+    ('[players]\nattackers = "robot"', "[players] attackers"),
+    ('[players]\nattackers = "computer:11"', "[players] attackers"),
+    ('[players]\nattackers_name = ""', "[players] attackers_name"),
+    ('[rules]\nescape = "sky"', "escape"),
+    ('[rules]\nking_armd = true', "king_armd: unknown key"),
+    ('[match]\nenabled = "yes"', "[match] enabled must be true or false"),
+    ('[match]\ntie_break = ["coin"]', "[match] tie_break"),
+    ('[computer]\nresign_moves = 0', "[computer] resign_moves must be a whole number"),
+    ('[computer]\nhint_seconds = 99', "[computer] hint_seconds must be a number"),
+    ('[computer]\nengines = "x"', "[computer] engines must be a list"),
+])
+def test_each_bad_session_field_has_a_clear_message(tmp_path: Path, text: str,
+                                                    message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, text))
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_daemon_started_from_the_session_config_shows_it(tmp_path: Path) -> None:
+    """Players, names, house rules, the clock and the match of the config are what the page
+    shows, and the house rules are in the exports."""
+    import json
+
+    from test_daemon_support import PIN, http
+
+    from companion.daemon import Daemon
+
+    cfg = with_overrides(load_config(write(tmp_path, SESSION_CONFIG)), data_dir=str(tmp_path),
+                         port=0, host="127.0.0.1", pin=PIN)
+    d = Daemon(cfg)
+    d.start()
+    try:
+        base = f"http://127.0.0.1:{d.port}/"
+        st = json.loads(http(base + "api/state")[2])
+        assert st["variant"] == "brandubh"
+        assert st["players"]["defenders"] == {"name": "Bo", "kind": "page"}
+        assert st["settings"]["options"] == {"king_armed": False, "escape": "edge",
+                                             "repetition": "draw"}
+        assert 590 < st["clock"]["attackers"] <= 600 and st["clock"]["defenders"] == 600
+        assert st["clock"]["control"]["text"] == "10+5"
+        assert st["match"]["game"] == 1 and st["match"]["games"] == 2
+        assert st["match"]["score"] == {"Ann": 0.0, "Bo": 0.0}
+        assert st["match"]["tie_break"] == ["time"]
+        csv = http(base + f"api/games/{st['game']}/record.csv")[2].decode()
+        assert "# variant: brandubh with escape=edge king_armed=false repetition=draw" in csv
+        otg = http(base + f"api/games/{st['game']}/game.otg")[2].decode()
+        assert "esc:e" in otg and "ka:n" in otg
+    finally:
+        d.stop()

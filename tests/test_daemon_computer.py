@@ -258,20 +258,68 @@ def test_the_daemon_drives_its_own_engine_command_as_an_external_engine(tmp_path
     assert "Traceback" not in out, out
 
 
-def test_a_crashing_engine_is_shown_on_the_page_and_the_board_goes_on(tmp_path: Path) -> None:
-    script = tmp_path / "crashing_engine.py"
+@pytest.mark.parametrize(("misbehaviour", "words"), [
+    ("sys.stderr.write('segfault in the search\\n'); sys.exit(11)",
+     "exited with status 11: segfault in the search"),
+    ("pass", "did not answer within 3.5 s"),  # silent: 1.1 x 0.5 s + 3 s
+])
+def test_a_crashing_or_silent_engine_is_shown_on_the_page_and_the_board_goes_on(
+        tmp_path: Path, misbehaviour: str, words: str) -> None:
+    script = tmp_path / "bad_engine.py"
     script.write_text("import sys\nprint('hello', flush=True)\nfor line in sys.stdin:\n"
-                      "    if line.startswith('play'):\n"
-                      "        sys.stderr.write('segfault in the search\\n'); sys.exit(11)\n")
+                      f"    if line.startswith('play'):\n        {misbehaviour}\n")
     command = f"{sys.executable} {script}"
     with daemon_with(tmp_path, engines=(command,)) as base:
         status, out = control(base, "api/new", {"players": {
-            "attackers": {"kind": "engine", "command": command}}})
+            "attackers": {"kind": "engine", "command": command, "seconds": 0.5}}})
         assert status == 200, out
         err = wait_for(lambda: state(base)["player_error"], timeout=20, what="the error")
         assert err["side"] == "attackers"
-        assert "exited with status 11: segfault in the search" in err["message"]
+        assert words in err["message"], err
         assert "failed" in state(base)["message"]
         person = Person(base)
         person.make("d2", "c2", [])  # the board is never held up: the move is made by hand
         assert state(base)["turn"] == "defenders"
+
+
+def test_the_scan_loop_keeps_its_rate_while_the_computer_thinks(tmp_path: Path) -> None:
+    """The engine is a child process: while it searches at full strength the daemon's loop
+    still reads the board at 100 Hz (measured against the same loop with nobody thinking, on
+    the same machine at the same moment, so that other load cannot make it flaky)."""
+    from companion.daemon import Daemon
+
+    d = Daemon(test_config(tmp_path))
+    d.start()
+    try:
+        times: list[float] = []
+        step = d.step
+
+        def timed_step(now: float | None = None) -> bool:
+            times.append(time.monotonic())
+            return step(now)
+
+        d.step = timed_step  # type: ignore[method-assign]
+
+        def window(seconds: float) -> tuple[float, float]:
+            times.clear()
+            time.sleep(seconds)
+            got = list(times)
+            gaps = [b - a for a, b in zip(got, got[1:], strict=False)]
+            return (len(got) - 1) / (got[-1] - got[0]), max(gaps)
+
+        idle_rate, idle_gap = window(2.0)
+        status, out = control(f"http://127.0.0.1:{d.port}/", "api/new", {"players": {
+            "attackers": {"kind": "computer", "level": 10, "seconds": 8}}})
+        assert status == 200, out
+        base = f"http://127.0.0.1:{d.port}/"
+        wait_for(lambda: (state(base)["thinking"] or {}).get("depth"), timeout=20,
+                 what="the computer thinking")
+        rate, gap = window(3.0)
+        st = state(base)
+        assert st["thinking"] is not None and st["move_to_make"] is None  # still thinking
+        print(f"scan loop: idle {idle_rate:.1f} Hz (longest gap {idle_gap * 1000:.0f} ms), "
+              f"computer thinking {rate:.1f} Hz (longest gap {gap * 1000:.0f} ms)")
+        assert rate >= 0.85 * idle_rate and rate >= 60, (rate, idle_rate)
+        assert gap < max(0.25, 3 * idle_gap), (gap, idle_gap)
+    finally:
+        d.stop()

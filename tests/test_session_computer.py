@@ -216,6 +216,40 @@ def test_a_takeback_stops_the_computer_thinking_at_once(tmp_path: Path, scripted
         s.close()
 
 
+def test_a_new_game_stops_the_computer_thinking_at_once(tmp_path: Path, scripted) -> None:
+    h = Harness(tmp_path, variant="brandubh", attackers="board",
+                defenders=f"engine:{scripted('proxy-slow')}")
+    s = h.session
+    try:
+        h.move("d2", "c2")
+        wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
+        host = s.move_players["defenders"][1].host  # type: ignore[attr-defined]
+        started = time.monotonic()
+        s.new_game(OWNER, {"players": {"defenders": {"kind": "board"}}})
+        assert not host.alive and time.monotonic() - started < 1.0
+        assert h.state["thinking"] is None and h.state["move_to_make"] is None
+        assert "defenders" not in s.move_players and h.state["moves"] == []
+    finally:
+        s.close()
+
+
+def test_a_move_made_by_hand_while_the_computer_thinks_stops_its_search(
+        tmp_path: Path, scripted) -> None:
+    h = Harness(tmp_path, variant="brandubh", attackers=f"engine:{scripted('proxy-slow')}")
+    s = h.session
+    try:
+        wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
+        host = s.move_players["attackers"][1].host  # type: ignore[attr-defined]
+        h.move("d2", "c2")  # the person makes the computer's move himself
+        assert not host.alive and h.state["thinking"] is None
+        h.move("d5", "e5")
+        st = wait(h, lambda: h.state["thinking"], "thinking again")
+        assert st["side"] == "attackers" and len(h.state["moves"]) == 2
+        assert h.state["move_to_make"] is None and h.state["player_error"] is None
+    finally:
+        s.close()
+
+
 def test_the_computer_resigns_a_hopeless_position(tmp_path: Path, scripted) -> None:
     h = Harness(tmp_path, variant="brandubh",
                 defenders=f"engine:{scripted('proxy-hopeless')}")
@@ -311,6 +345,9 @@ def test_a_silent_engine_is_given_up_at_its_deadline(tmp_path: Path, scripted) -
         assert "did not answer within 3." in err["message"]
         assert time.monotonic() - started < 10
         assert h.state["players"]["attackers"]["seconds"] == 0.5
+        assert "The computer playing the attackers failed" in h.state["message"]
+        h.move("d2", "c2")  # the board goes on: its move is made by hand meanwhile
+        assert s.game.moves == ["d2-c2"] and h.state["turn"] == "defenders"
     finally:
         s.close()
 
@@ -421,9 +458,9 @@ def test_an_imported_game_is_analysed_and_a_failed_analysis_says_why(tmp_path: P
         s.close()
 
 
-def test_a_version_2_store_is_migrated_to_version_3(tmp_path: Path) -> None:
+def test_a_version_2_store_is_migrated_to_the_current_version(tmp_path: Path) -> None:
     from companion.store import Store
-    from companion.store_schema import SCHEMA_V2, _statements
+    from companion.store_schema import SCHEMA_V2, SCHEMA_VERSION, _statements
 
     path = tmp_path / "games.sqlite3"
     con = sqlite3.connect(path)
@@ -435,12 +472,13 @@ def test_a_version_2_store_is_migrated_to_version_3(tmp_path: Path) -> None:
     con.commit()
     con.close()
     store = Store(path)
-    assert store.pragma("user_version") == 3
+    assert store.pragma("user_version") == SCHEMA_VERSION
     row = store.game(1)
     assert row.hints() == {"attackers": 0, "defenders": 0} and row.analysed == 0
     store.save_analysis(1, [], 1.0, "test", {"evaluations": [0.0]})
     assert store.analysis(1)["review"] == {"evaluations": [0.0]}
     assert store.game(1).analysed == 1
+    assert store.game(1).pending() is None  # version 4: the move to make of a game
     store.close()
 
 

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from session_helpers import Harness
+from session_helpers import HandBoard, Harness
 
 from companion.session import OWNER, SPECTATOR, ControlError
 from companion.session.actors import player
@@ -297,3 +297,232 @@ def test_the_computer_plays_through_the_person_at_the_board(tmp_path: Path) -> N
         assert s.move_to_make is None and h.state["turn"] == "defenders"
     finally:
         s.close()
+
+
+def test_a_remote_players_chosen_move_survives_a_restart(tmp_path: Path) -> None:
+    """The move a phone player chose is stored at once: after a crash the board shows it again
+    (even when the hand at the board had already lifted the piece), and only it is accepted."""
+    h = Harness(tmp_path, defenders="page", tc="5+0")
+    s = h.session
+    remote = s.actor_for_player_token(s.player_links(OWNER)["links"]["defenders"]["token"])
+    h.move("d1", "d4")
+    s.choose_move(remote, "f4-e4")
+    assert h.store.game(s.gid).pending() == {
+        "move": "f4-e4", "from": "f4", "to": "e4", "by": "page", "side": "defenders",
+        "captures": [], "ply": 1}
+    # the piece is in the hand when the power fails (a real board: its pieces stay as they are)
+    h.board = HandBoard(11, set(h.board.occupied) - {"f4"})
+    h2 = h.reopen()
+    st = h2.state
+    assert st["move_to_make"] == {"move": "f4-e4", "from": "f4", "to": "e4", "by": "page",
+                                  "side": "defenders", "captures": []}
+    assert st["tracking"] == "setup" and st["leds"].get("f4") == "setup"
+    h2.board.set_occupied(set(h2.board.occupied) | {"f4"})  # put back as the lights ask
+    h2.run(0.5)
+    st = h2.state
+    assert st["leds"].get("f4") == "make_from" and st["leds"].get("e4") == "make_to"
+    assert "f4 to e4" in st["message"]
+    h2.click("f4", 0.1)
+    h2.click("g4", 0.8)  # any other move is still refused
+    assert h2.session.game.moves == ["d1-d4"] and "not the move to make" in h2.state["message"]
+    h2.click("g4", 0.1)
+    h2.click("f4", 0.8)
+    h2.move("f4", "e4")
+    assert h2.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
+    assert h2.state["move_to_make"] is None and h2.store.game(s.gid).pending() is None
+
+
+def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="page")
+    s = h.session
+    remote = player("defenders")
+    h.move("d1", "d4")
+    s.choose_move(remote, "f4-e4")
+    s.takeback(OWNER)  # the takeback clears it, in the store too
+    assert h.store.game(s.gid).pending() is None
+    h.board.set_occupied(set(h.board.occupied) - {"d4"} | {"d1"})
+    h.run(0.5)
+    h.move("d1", "d4")
+    chosen = s.choose_move(remote, "f4-e4")
+    s.set_players(OWNER, {"defenders": {"kind": "board"}})  # the side is played at the board
+    assert h.state["move_to_make"] is None and h.store.game(s.gid).pending() is None
+    h.store.sync_game(s.gid, s.game, pending={**chosen, "ply": 1})  # as if stored before
+    h2 = h.reopen()
+    assert h2.state["move_to_make"] is None and h2.state["moves"] == ["d1-d4"]
+
+
+def test_a_revised_move_keeps_its_first_placement_time(tmp_path: Path) -> None:
+    """d1-d4 is accepted, then the hand slides the piece on to d5 (a revision): the clock
+    switched when the piece first came to rest on d4, not when it reached d5."""
+    h = Harness(tmp_path, tc="5+0")
+    ready = h.store.events(h.session.gid)
+    assert any(e["kind"] == "ready" for e in ready)
+    h.run(2.0)
+    occupied = set(h.board.occupied)
+    h.board.set_occupied(occupied - {"d1"})
+    h.run(0.1)
+    placed = h.t
+    h.board.set_occupied(occupied - {"d1"} | {"d4"})
+    h.run(0.5)  # accepted on d4
+    assert h.session.game.moves == ["d1-d4"]
+    left_first = h.store.moves(h.session.gid)[0]["left"]["attackers"]
+    h.board.set_occupied(occupied - {"d1"} | {"d4", "d5"})  # slid on along the line
+    h.run(0.02)
+    h.board.set_occupied(occupied - {"d1"} | {"d5"})
+    h.run(1.0)
+    assert h.session.game.moves == ["d1-d5"]
+    moves = h.store.moves(h.session.gid)
+    assert [m["text"] for m in moves] == ["d1-d5"]
+    assert moves[0]["left"]["attackers"] == pytest.approx(left_first, abs=0.011)
+    assert moves[0]["clock"]["placed"] == pytest.approx(placed + 0.01, abs=0.011)
+    clock = h.session.clock
+    assert clock is not None and clock.running == "defenders"
+    # the defenders' clock has run since the first placement, 1.5 s ago
+    assert 300 - clock.left("defenders", h.t) == pytest.approx(h.t - placed, abs=0.05)
+    assert any(e["kind"] == "revised" for e in h.store.events(h.session.gid))
+
+
+@pytest.mark.parametrize(("tc", "kind"), [
+    ("none", "none"), ("0.05", "sudden death"), ("0.05+2", "fischer"),
+    ("0.02+0/2x2", "overtime")])
+def test_each_kind_of_clock_switches_flags_and_is_exported(tmp_path: Path, tc: str,
+                                                           kind: str) -> None:
+    """The four time controls in a game on the board: the clock switches at each placement,
+    the side whose time runs out loses on time, and the exports carry the clocks."""
+    h = Harness(tmp_path, tc=tc)
+    s = h.session
+    ready = next(e["board_t"] for e in h.store.events(s.gid) if e["kind"] == "ready")
+    h.move("d1", "d4", think=2.0 if kind == "overtime" else 1.0)
+    h.move("f4", "e4", think=0.5)
+    moves = h.store.moves(s.gid)
+    if kind == "none":
+        assert h.state["clock"] is None and all(m["left"] is None for m in moves)
+        h.run(20)
+        assert h.state["result"] == "ongoing"
+        assert "time-control" not in h.store.export_otg(s.gid)
+        return
+    spent = moves[0]["clock"]["placed"] - ready
+    first = moves[0]["left"]["attackers"]
+    clock = s.clock
+    assert clock is not None and clock.running == "attackers"
+    if kind == "sudden death":
+        assert first == pytest.approx(3.0 - spent, abs=0.02)
+    elif kind == "fischer":
+        assert first == pytest.approx(3.0 - spent + 2, abs=0.02)
+    else:  # main time (1.2 s) used up, a move within the first period keeps it
+        assert spent > 1.2 and spent - 1.2 < 2
+        assert first == pytest.approx(2.0) and moves[0]["clock"]["state"]["times"][
+            "attackers"] == {"main": 0.0, "periods": 2, "period_left": 2.0}
+        assert h.state["clock"]["overtime"]["attackers"] == {"in_overtime": True, "periods": 2}
+    turn_began = moves[1]["clock"]["placed"]
+    budget = clock.times["attackers"].until_flag()
+    h.run(budget + 0.5)
+    st = h.state
+    assert st["result"] == "defenders" and st["reason"] == "time"
+    assert st["clock"]["flagged"] == "attackers" and st["clock"]["attackers"] == 0
+    flag = next(e for e in h.store.events(s.gid) if e["kind"] == "flag")
+    assert flag["side"] == "attackers"
+    assert flag["board_t"] == pytest.approx(turn_began + budget, abs=0.02)
+    row = h.store.game(s.gid)
+    assert (row.result, row.reason, row.time_control) == ("defenders", "time", tc
+                                                          if "+" in tc else tc + "+0")
+    otg = h.store.export_otg(s.gid)
+    left = st["clock"]["defenders"]
+    final = f"{int(left // 60)}:{left % 60:04.1f}"
+    assert f"[time-control:{row.time_control}]" in otg
+    assert f"[time-remaining:0:00.0 {final}]" in otg  # the clocks when the flag fell
+    assert "a=" in otg and "d=" in otg  # both clocks after each move, in its comment
+    csv = h.store.export_csv(s.gid)
+    assert f"# time control: {row.time_control}" in csv and "# result: defenders (time)" in csv
+    assert f"# time left at the end: attackers 0:00.0, defenders {final}" in csv
+    assert "1:d1-d4@" in csv and "/a=" in csv
+
+
+def test_a_tied_match_is_decided_by_the_tie_rule_stored_and_reopened(tmp_path: Path) -> None:
+    """1-1: the quicker win takes the match (default rule); stored with how it was decided;
+    a takeback of the deciding resignation reopens the match, in the store too."""
+    h = Harness(tmp_path, tc="5+0")
+    s = h.session
+    mid = s.new_game(OWNER, {"match": True})["match"]
+    h.run(0.5)
+    h.move("d1", "d4")
+    h.move("f4", "e4")
+    s.resign(OWNER, "defenders")  # Ann (attackers) wins game 1 in 2 plies
+    s.next_game(OWNER)
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.resign(OWNER, "defenders")  # Bo (attackers now) wins game 2 in 1 ply: the quicker win
+    m = h.state["match"]
+    assert m["score"] == {"Ann": 1.0, "Bo": 1.0}
+    assert (m["finished"], m["winner"], m["decided_by"]) == (True, "Bo", "moves")
+    row = h.store.match(mid)
+    assert row.ended is not None and row.result == {
+        "score": {"Ann": 1.0, "Bo": 1.0}, "winner": "Bo", "decided_by": "moves"}
+    results = h.store.player_results()  # per player, as the page lists them
+    assert results["Ann"] == {"games": 2, "wins_attackers": 1, "wins_defenders": 0, "draws": 0,
+                              "losses": 1}
+    assert results["Bo"]["wins_attackers"] == 1 and results["Bo"]["losses"] == 1
+    h.store.import_game(s.game.__class__(s.game.rules), ("Ann", "Bo"), 1.7e9,
+                        {"file": "unfinished.otg"})  # an unfinished import counts for nobody
+    assert h.store.player_results()["Ann"]["games"] == 2
+    assert s.takeback(OWNER)["reopened"] == "resignation"
+    assert h.state["match"]["finished"] is False and h.store.match(mid).ended is None
+    h2 = h.reopen()  # after a restart the match goes on with game 2
+    assert h2.state["match"]["game"] == 2 and h2.state["match"]["finished"] is False
+    h2.session.resign(OWNER, "attackers")  # now Ann wins game 2 too
+    assert h2.state["match"]["winner"] == "Ann"
+    assert h2.store.match(mid).result["decided_by"] == "score"
+
+
+def test_pause_stops_both_clocks_is_stored_and_survives_a_restart(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="0.05+0")  # 3 s each
+    s = h.session
+    h.move("d1", "d4", think=1.0)
+    with pytest.raises(ControlError) as err:
+        s.clock_control(player("defenders"), "pause")
+    assert err.value.status == 403  # the owner pauses
+    assert s.clock_control(OWNER, "pause") == {"ok": True, "paused": True}
+    left = h.state["clock"]["defenders"]
+    h.run(10.0)  # far past the defenders' flag: no flag falls while paused
+    st = h.state
+    assert st["result"] == "ongoing" and st["clock"]["defenders"] == left
+    assert st["clock"]["paused"] is True and st["clock"]["running"] is None
+    h2 = h.reopen()
+    st = h2.state
+    assert st["clock"]["paused"] is True and st["clock"]["defenders"] == pytest.approx(left)
+    h2.run(5.0)
+    assert h2.state["result"] == "ongoing"
+    assert h2.session.clock_control(OWNER, "resume")["paused"] is False
+    h2.run(left + 0.2)
+    assert h2.state["result"] == "attackers" and h2.state["reason"] == "time"
+    kinds = [(e["kind"], e.get("action")) for e in h2.store.events(s.gid) if e["kind"] == "clock"]
+    assert kinds == [("clock", "pause"), ("clock", "resume")]
+
+
+def test_a_match_waiting_for_game_2_survives_an_import_and_a_restart(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    s = h.session
+    mid = s.new_game(OWNER, {"match": True})["match"]
+    h.run(0.5)
+    h.move("d1", "d4")
+    s.resign(OWNER, "defenders")  # game 1 over; game 2 waits for the board to be set up
+    h.store.import_game(s.game.__class__(s.game.rules), ("Cy", "Di"), 1.7e9,
+                        {"file": "other.otg"})  # someone imports a game meanwhile
+    h2 = h.reopen()
+    m = h2.state["match"]
+    assert m["id"] == mid and m["next"] is True and m["score"] == {"Ann": 1.0, "Bo": 0.0}
+    h2.session.next_game(OWNER)
+    assert h2.state["match"]["game"] == 2 and h2.state["players"]["attackers"]["name"] == "Bo"
+
+
+def test_a_new_game_keeps_the_names_of_the_last_game_played_not_imported(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, names=("Player 1", "Player 2"))
+    s = h.session
+    s.set_players(OWNER, {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})
+    s.resign(OWNER, "defenders")
+    h.store.import_game(s.game.__class__(s.game.rules), ("Cy", "Di"), 1.7e9, {"file": "x"})
+    h2 = h.reopen()  # a new game: the names of the last game played here stay
+    assert h2.session.gid != s.gid and h2.state["moves"] == []
+    names = {side: p["name"] for side, p in h2.state["players"].items()}
+    assert names == {"attackers": "Ann", "defenders": "Bo"}

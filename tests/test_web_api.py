@@ -52,6 +52,12 @@ def test_state_has_the_interface_fields(daemon) -> None:
     assert s["position"] == get_variant("copenhagen").start
     assert s["board"]["kind"] == "sim" and s["board"]["connected"] is True
     assert len(s["occupied"]) == 37  # the sim board starts with the start position on it
+    # this round's fields (INTERFACES.md): no clock, no match, nothing to make, no ending yet
+    assert s["reason"] is None and s["move_to_make"] is None
+    assert s["clock"] is None and s["match"] is None
+    assert {side: p["kind"] for side, p in s["players"].items()} == {
+        "attackers": "board", "defenders": "board"}
+    assert all(isinstance(p["name"], str) and p["name"] for p in s["players"].values())
 
 
 def test_page_and_assets_are_small(daemon) -> None:
@@ -307,3 +313,32 @@ def test_sse_latency_under_100ms(daemon) -> None:
         arrived = time.time()
     doc = [json.loads(x[6:]) for x in buf.decode().splitlines() if x.startswith("data: ")][-1]
     assert 0 <= arrived - doc["accepted_at"] < 0.1
+
+
+def test_a_new_match_with_house_rules_and_a_clock_from_the_page(daemon) -> None:
+    b = base(daemon)
+    options = json.loads(http(b + "api/variants")[2])["options"]
+    assert {"sheltered_king", "chain_capture", "king_armed", "escape", "repetition"} <= set(
+        options)
+    status, doc = control(b, "api/match", {
+        "options": {"sheltered_king": True, "chain_capture": True, "king_armed": False},
+        "time_control": "3+2", "players": {"attackers": {"name": "Ann"},
+                                           "defenders": {"name": "Bo", "kind": "page"}}})
+    assert status == 200 and doc["match"], doc
+    s = wait_for(lambda: (st := state(b))["game"] == doc["game"] and st)
+    assert s["settings"]["options"] == {"sheltered_king": True, "chain_capture": True,
+                                        "king_armed": False}
+    assert s["clock"]["control"]["text"] == "3+2" and s["clock"]["defenders"] == 180.0
+    assert s["match"]["score"] == {"Ann": 0.0, "Bo": 0.0}
+    assert s["players"]["defenders"] == {"name": "Bo", "kind": "page"}
+    row = daemon.store.game(doc["game"])
+    assert row.time_control == "3+2" and row.match_id == doc["match"]
+    csv = http(b + f"api/games/{doc['game']}/record.csv")[2].decode()
+    assert "sheltered_king=true" in csv and "# time control: 3+2" in csv
+    otg = http(b + f"api/games/{doc['game']}/game.otg")[2].decode()
+    assert "sheltered_king=on" in otg and "chain_capture=on" in otg
+    for bad in ({"time_control": "3+"}, {"options": {"escape": "sky"}},
+                {"options": {"king_armed": "maybe"}}, {"options": ["escape"]}):
+        status, err = control(b, "api/new", bad)
+        assert status == 400 and err["code"] == "bad_settings", (bad, err)
+    assert state(b)["game"] == doc["game"]  # a refused new game changes nothing

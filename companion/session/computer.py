@@ -98,13 +98,21 @@ def computer_turn(s: SessionCore, now: float) -> None:
     """Ask the computer for its move when it is its turn; show its answer as the move to make
     at the board (or resign a hopeless position)."""
     side = s.game.turn
+    ply = len(s.game.played)
+    if s._asked is not None and s._asked != (side, ply):
+        # the position changed while it thought (its move was made by hand meanwhile): the
+        # search is for a position that is gone, so it stops; it is asked afresh on its turn
+        asked = s.move_players.get(s._asked[0])
+        if asked is not None:
+            asked[1].cancel()
+        s._asked = None
+        s.thinking = None
     entry = s.move_players.get(side)
     if entry is None or s.game.is_over() or s.move_to_make is not None:
         if s.thinking is not None:
             s.thinking = None
         return
     spec, player = entry
-    ply = len(s.game.played)
     if s._asked != (side, ply):
         if now < s._retry_player_at or not s.storage["ok"]:
             return
@@ -157,6 +165,7 @@ def computer_turn(s: SessionCore, now: float) -> None:
     s.rows.append(("move_to_make", dict(s.move_to_make), s.wall()))
     s._note("move_to_make", spec.kind.value, move=answer.move, side=side)
     s._expect_current()
+    s._write()  # stored with the game: after a crash it is shown again, not chosen afresh
 
 
 def _soldiers(cp: int | None, mate: int | None) -> float | None:

@@ -5,7 +5,8 @@ new state on copies, writes it to the store in one transaction, and only then ap
 control that cannot be written (the store fails) raises ``ControlError(503, "storage")`` and
 changes nothing. Rules of play (docs/session.md):
 
-* takeback reopens exactly the last decision: a draw agreement, a resignation, or a move;
+* takeback reopens exactly the last decision: a draw agreement, a resignation, or a move (a
+  loss on time is final);
 * a draw offer stands until the opponent accepts, declines or makes a move;
 * swapping sides never rewrites a finished game: after a game it applies to the next one;
 * in a match the sides swap by themselves for game 2; the match ends after two games.
@@ -113,7 +114,9 @@ class GameSession(SessionCore):
 
     def _commit(self, game: Game, rows: list, *,
                 move_clocks: list | None = None, clock: GameClock | None = None) -> None:
-        """Write a control's result (with the pending tracker rows); 503 if it cannot."""
+        """Write a control's result (with the pending tracker rows); 503 if it cannot. The move
+        to make is kept when ``game`` is the current game, cleared when the control changes the
+        game (a takeback, an ending)."""
         wall = self.wall()
         all_rows = list(self.rows) + [(k, d, wall) for k, d in rows]
         the_clock = clock or self.clock
@@ -122,7 +125,7 @@ class GameSession(SessionCore):
                                  move_clocks=self.move_clocks if move_clocks is None
                                  else move_clocks,
                                  clock=the_clock.snapshot() if the_clock else None,
-                                 hints=self.hints)
+                                 hints=self.hints, pending=self.pending_record(game))
         except (sqlite3.Error, OSError) as exc:
             log.error("a control could not be written (%s); nothing changed", exc)
             self._storage_failed(exc, None)
@@ -194,12 +197,16 @@ class GameSession(SessionCore):
                                                         f"{turn} here")
             caps, _ = board.preview(parsed)
             captures = sorted(names[s] for s in board.geo.iter_bits(caps))
-            self.move_to_make = {"move": f"{frm}-{to}", "from": frm, "to": to,
-                                 "by": self.players[turn].kind.value, "side": turn,
-                                 "captures": captures}
+            chosen = {"move": f"{frm}-{to}", "from": frm, "to": to,
+                      "by": self.players[turn].kind.value, "side": turn, "captures": captures}
+            before, self.move_to_make = self.move_to_make, chosen
+            try:  # stored before it is shown: it survives a crash or a restart
+                self._commit(self.game, [("move_to_make", dict(chosen))])
+            except ControlError:
+                self.move_to_make = before
+                raise
             self.refused = None
             self._expect_current()
-            self.rows.append(("move_to_make", dict(self.move_to_make), self.wall()))
             self._note("move_to_make", actor.label, move=f"{frm}-{to}", side=turn)
             self.publish(force=True)
             return dict(self.move_to_make)
@@ -214,7 +221,12 @@ class GameSession(SessionCore):
             outcome = self.game.outcome()
             reason = str(outcome.reason) if outcome else None
             if reason == "time":
-                raise ControlError(409, "time_loss", "a loss on time cannot be taken back")
+                # final, as with any game clock: reopened, the loser's clock would read 0:00
+                # and the flag fall again at once (docs/session.md); breaks are what the
+                # owner's pause is for
+                raise ControlError(409, "time_loss", "a loss on time is final: the flag fell "
+                                   "with nothing left on the clock; start a new game (pause the "
+                                   "clock for a break next time)")
             if reason in ("agreement", "resignation"):
                 game = copy_game(self.game, manual=False)
                 self._commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
@@ -371,9 +383,15 @@ class GameSession(SessionCore):
             raise ControlError(409, "finished", str(exc)) from None
         except (sqlite3.Error, OSError):
             raise _storage_error() from None
+        m = self.move_to_make
+        drop = m is not None and players[m["side"]].named("") != self.players[m["side"]].named("")
         self.players = players
         self.next_players = None
         self.sync_move_players()
+        if drop:  # its side is now played by someone else: the chosen move is not theirs
+            self.move_to_make = None
+            self._expect_current()
+            self._write()
 
     def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""

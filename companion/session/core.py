@@ -209,7 +209,8 @@ class SessionCore:
             self._fed = None
             if scan.occupied != self.game.board.occupied_names():
                 log.info("the board differs from the game position: guiding the set-up")
-                events += self.tracker.reset(self.game, scan.t)
+                self._handle_plain(self.tracker.reset(self.game, scan.t))
+                self._expect_current()  # the reset cleared the move to make
         # colours count as a change: on polarity boards two swapped pieces change colour
         # without changing occupancy, and the tracker must see that
         reading = (scan.occupied, tuple(sorted((scan.colours or {}).items())))
@@ -437,7 +438,7 @@ class SessionCore:
             self._store.sync_game(self.gid, self.game, list(self.rows),
                                   move_clocks=self.move_clocks,
                                   clock=self.clock.snapshot() if self.clock else None,
-                                  hints=self.hints)
+                                  hints=self.hints, pending=self.pending_record())
         except (sqlite3.Error, OSError) as exc:
             self._storage_failed(exc, now)
             return False
@@ -452,6 +453,15 @@ class SessionCore:
             self._note("storage", "system", ok=True)
         self._game_json = game_state(self)
         return True
+
+    def pending_record(self, game: Game | None = None) -> dict | None:
+        """The move to make as stored with the game (with the ply it is for), so that a move
+        chosen off the board survives a crash or a restart (restored by
+        :mod:`companion.session.restore`)."""
+        game = self.game if game is None else game
+        if self.move_to_make is None or game is not self.game or game.is_over():
+            return None
+        return {**self.move_to_make, "ply": len(game.played)}
 
     def _storage_failed(self, exc: BaseException, now: float | None) -> None:
         now = self.monotonic() if now is None else now

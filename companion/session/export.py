@@ -3,13 +3,14 @@
 CSV: the corpus form (``moves,attacker_captures,defender_captures,status``, one line a game)
 after ``#`` header lines that carry what the record line cannot: game id, date, variant and
 house rules (with the OpenTafl rules string), players, result and reason, time control, the
-hints each side used (and before which moves), and each move's wall time and both clock
-readings. ``tafl-companion rules replay`` skips the ``#``
+hints each side used (and before which moves), both clocks at the end of a finished game, and
+each move's wall time and both clock readings. ``tafl-companion rules replay`` skips the ``#``
 lines, so an export replays as it is.
 
 ``.otg``: OpenTafl's tags (``attackers``, ``defenders``, ``date``, ``result``,
 ``termination``, ``rules`` with the game's own rule set) plus ``time-control`` and
-``time-remaining`` (as OpenTafl's own serializer writes them), ``companion-hints`` (hints used:
+``time-remaining`` (as OpenTafl's own serializer writes them: the clocks when the game ended, so
+a loss on time shows the loser's at zero), ``companion-hints`` (hints used:
 ``attackers 1 defenders 0``) and, per move, a comment with the wall time and both clocks after it
 (``[12:00:03 a=4:51.0 d=5:00.0|...]``; ``hint`` when a hint was given for that move).
 """
@@ -17,6 +18,7 @@ lines, so an export replays as it is.
 from __future__ import annotations
 
 import datetime as _dt
+import json
 from typing import TYPE_CHECKING
 
 from companion.rules.otg import export_otg, rules_string
@@ -48,6 +50,19 @@ def _hints_text(row: GameRow) -> str:
     return f"attackers {hints['attackers']} defenders {hints['defenders']}"
 
 
+def _final_left(row: GameRow) -> dict[str, float] | None:
+    """Both clocks when a finished game ended (a flag fall: the loser's at zero), or None."""
+    if not row.finished or not row.clock:
+        return None
+    data = json.loads(row.clock)
+    if not isinstance(data, dict) or not isinstance(data.get("times"), dict):
+        return None
+    from companion.session.clock import GameClock
+
+    clock = GameClock.restore(data)
+    return {s: clock.left(s, 0.0) for s in ("attackers", "defenders")}
+
+
 def _header(store: Store, row: GameRow) -> list[str]:
     game_rules = store.load_game(row.id).rules
     settings = row.settings_json()
@@ -66,6 +81,10 @@ def _header(store: Store, row: GameRow) -> list[str]:
     lines.append(f"# result: {row.result}" + (f" ({row.reason})" if row.reason else ""))
     if row.time_control:
         lines.append(f"# time control: {row.time_control}")
+        final = _final_left(row)
+        if final:
+            lines.append(f"# time left at the end: attackers {_clock_text(final['attackers'])}"
+                         f", defenders {_clock_text(final['defenders'])}")
     if any(row.hints().values()):
         plies = _hint_plies(store, row.id)
         where = f" (before plies {', '.join(str(p) for p in sorted(plies))})" if plies else ""
@@ -96,7 +115,10 @@ def game_otg(store: Store, gid: int) -> str:
     moves = store.moves(gid)
     if row.time_control:
         tags["time-control"] = row.time_control
-        last = next((m["left"] for m in reversed(moves) if m["left"]), None)
+        # the clocks when the game ended (after a flag fall the loser's reads 0:00.0), else
+        # as they stood after the last move
+        last = _final_left(row) or next((m["left"] for m in reversed(moves) if m["left"]),
+                                        None)
         if last:
             tags["time-remaining"] = (f"{_clock_text(last['attackers'])} "
                                       f"{_clock_text(last['defenders'])}")

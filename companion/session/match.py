@@ -173,6 +173,13 @@ def reopen_match_game(self: SessionCore) -> None:
     if m is None or self.gid not in m.game_ids:
         return
     idx = m.game_ids.index(self.gid)
+    was_over = m.finished
     if idx < len(m.results):
         m.results[idx] = None
         del m.results[idx + 1:]
+    if was_over:
+        try:
+            self.store.reopen_match(m.id)
+        except (sqlite3.Error, OSError) as exc:
+            log.error("could not store that the match goes on (%s)", exc)
+        self._note("match_reopened", "system", match=m.id)

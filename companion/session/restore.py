@@ -1,8 +1,9 @@
 """Bringing a session back from the store at start: the current game (or the match waiting for
 its second game), its settings, players, clocks as stored at the last move, and its match.
 
-After a crash or a power cut the clocks read what they read when the last move was stored; the
-side to move's clock runs again from the restart (the time the daemon was down is nobody's).
+After a crash or a power cut the clocks read what they read when the last move was stored (or
+the owner's pause or resume after it); the side to move's clock runs again once the board is set
+up (the time the daemon was down is nobody's).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.match import GameResult, Match
-from companion.session.players import PlayerSpec
+from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.settings import GameSettings, SettingsError
 from companion.store import GameRow, StoreError
 
@@ -44,7 +45,7 @@ def _current_row(session: SessionCore) -> GameRow | None:
     that waits for its second."""
     store = session.store
     row = store.unfinished()
-    latest = store.latest()
+    latest = store.latest_match_game()  # (a game imported meanwhile is not the live one)
     if latest is not None and latest.match_id and (row is None or row.id < latest.id):
         m = store.match(latest.match_id)
         if m.ended is None and latest.finished and latest.reason != "abandoned":
@@ -64,9 +65,9 @@ def restore_session(session: SessionCore) -> None:
             log.warning("cannot resume game %d (%s); starting a new one", row.id, exc)
     if row is not None and not row.finished:
         store.abandon(row.id)
-    latest = store.latest()
+    latest = store.latest_played()
     players = dict(session.defaults.players)
-    if latest is not None:  # the names of the last game's players stay
+    if latest is not None:  # the names of the last game's players stay (not an import's)
         prev = _players(latest)
         players = {s: players[s].named(prev[s].name) if not players[s].name or
                    players[s].name.startswith("Player ") else players[s] for s in SIDES}
@@ -111,8 +112,10 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     if tc is not None:
         data = json.loads(row.clock) if row.clock else None
         last = (move_clocks[-1] or {}).get("state") if move_clocks else None
-        # the clocks as stored at the last move (the game row adds an owner's pause)
-        state = last or data or initial
+        # the clocks as stored at the last move, or as the owner's pause or resume after it
+        # stored them (the game row's clock then holds the time charged up to the pause)
+        latest = store.last_event_kind(row.id, ("move", "revised", "takeback", "clock"))
+        state = data if data and latest == "clock" else last or data or initial
         clock = GameClock.restore(state) if state else GameClock(tc)
         clock.running = None  # it runs again once the board matches the game (``ready``)
         clock.paused = bool(data and data.get("paused"))
@@ -121,8 +124,31 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     session.hints = row.hints()
     session.clock, session.move_clocks, session.before = clock, move_clocks, before
     session.match = _match(session, row)
+    session.move_to_make = _pending(row, game, session.players)
     log.info("resuming game %d (%s) after %d moves", row.id, row.variant, len(game.played))
     _resize(session)
+
+
+def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict | None:
+    """The move to make stored with the game, if it is still the one to make: for this very
+    position (its ply), the side to move, a legal move, and that side still plays off the
+    board. The board shows it again, exactly as before the restart."""
+    data = row.pending()
+    if data is None or game.is_over():
+        return None
+    move, side = data.get("move"), data.get("side")
+    if data.get("ply") != len(game.played) or side != game.turn or not isinstance(move, str):
+        return None
+    if players[side].kind is PlayerKind.BOARD:
+        return None
+    try:
+        parsed, _ = game.board.parse_move(move)
+        if not game.board.is_legal(parsed):
+            return None
+    except ValueError:
+        return None
+    log.info("game %d: the move to make %s (%s) is shown again", row.id, move, data.get("by"))
+    return {k: v for k, v in data.items() if k != "ply"}
 
 
 def _match(session: SessionCore, row: GameRow) -> Match | None:
