@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, spawn_daemon, state, wait_for
+from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click
 from test_e2e_play import page_for, wait_text
 
@@ -32,8 +32,9 @@ def start(tmp_path: Path):
                          "--variant", "brandubh"])
 
 
-def new_computer_game(page, base: str, you: str, level: int) -> None:
-    """Start a game against the computer from the owner's form."""
+def new_computer_game(page, base: str, you: str, level: int, secs: int | None = None) -> None:
+    """Start a game against the computer from the owner's form (``secs``: its time per move;
+    default: as its level plays)."""
     if not page.is_visible("#nf-mode"):
         if not page.is_visible("#newgame summary"):
             page.click("#controls summary")
@@ -44,13 +45,15 @@ def new_computer_game(page, base: str, you: str, level: int) -> None:
     page.select_option("#nf-you", you)
     page.fill("#nf-you-name", "Eva")
     page.select_option("#nf-level", str(level))
+    page.select_option("#nf-secs", str(secs or ""))
     page.select_option("#nf-tc", "none")
     before = state(base)["game"]
     page.click("button[data-act=new]")
     foe = "attackers" if you == "defenders" else "defenders"
+    want = {"kind": "computer", "level": level, **({"seconds": secs} if secs else {})}
     wait_for(lambda: (s := state(base))["game"] != before and s["tracking"] == "ready"
-             and s["players"][foe] == {"name": s["players"][foe]["name"], "kind": "computer",
-                                       "level": level},
+             and s["players"][foe] == {"name": s["players"][foe]["name"], **want}
+             and s["players"][you]["name"] == "Eva",
              timeout=10, what="the game against the computer to be set up")
 
 
@@ -137,9 +140,9 @@ def test_brandubh_against_the_computer_at_two_levels(browser, tmp_path: Path) ->
     figures = {}
     try:
         page = page_for(browser, base + f"#pin={PIN}")
-        for level, extras in ((1, True), (2, False)):
+        for level, extras, secs in ((1, True, None), (2, False, 1)):
             t0 = time.monotonic()
-            new_computer_game(page, base, "defenders", level)
+            new_computer_game(page, base, "defenders", level, secs)
             wait_text(page, "#side-attackers", f"computer, level {level}")
             got = play_out(page, base, "defenders", extras)
             s = state(base)
@@ -161,13 +164,46 @@ def test_brandubh_against_the_computer_at_two_levels(browser, tmp_path: Path) ->
         points = page.get_attribute("#rvgraph polyline.evline", "points").split()
         assert len(points) == figures[1]["plies"] + 1
         swings = page.locator("#rvswings [data-swing]")
-        if swings.count():
-            swings.first.click()
-            wait_text(page, "#rvmsg", "here: ")
-            assert "instead of" in page.inner_text("#rvmsg")
-            assert page.locator("#rvboard rect.led.hint_to").count() == 1
+        assert swings.count() >= 1          # a beginner's game has its mistakes
+        assert page.locator("#rvgraph circle.swing").count() == swings.count()
+        swings.first.click()
+        wait_text(page, "#rvmsg", "here: ")
+        assert "instead of" in page.inner_text("#rvmsg")
+        assert page.locator("#rvboard rect.led.hint_to").count() == 1
+        assert page.locator("#rvboard rect.led.hint_from").count() == 1
         page.screenshot(path=str(SHOTS / "tafl-e2e-analysis.png"), full_page=True)
         assert page.errors == []
         print(json.dumps({"computer_games": figures}))
+    finally:
+        proc.stop()
+
+
+def test_the_computer_is_seen_thinking_with_its_best_move_on_request(browser,
+                                                                   tmp_path: Path) -> None:
+    """While the computer thinks the page says so; on request it adds its best move so far and
+    the score; the indicator goes when the move to make is shown."""
+    proc, base = start(tmp_path)
+    try:
+        status, _ = control(base, "api/new", {"variant": "brandubh", "players": {
+            "defenders": {"kind": "computer", "level": 10, "seconds": 4}}})
+        assert status == 200
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the new game")
+        page = page_for(browser, base + f"#pin={PIN}")
+        page.wait_for_selector("#thinking", state="hidden")
+        make(page, base, "d1-e1")
+        page.wait_for_selector("#thinking:not([hidden])")
+        assert page.inner_text("#thinking") == "The computer (defenders) is thinking…"
+        assert page.inner_text("#thoughtsbtn") == "Show its best move and score"
+        page.click("#thoughtsbtn")
+        wait_text(page, "#thinking", "Best move so far ", timeout=4000)
+        shown = page.inner_text("#thinking")
+        assert shown.startswith("The computer (defenders) is thinking… Best move so far "), shown
+        assert " score " in shown and "(depth " in shown, shown
+        wait_for(lambda: state(base)["move_to_make"], timeout=15, what="the computer's move")
+        page.wait_for_selector("#thinking", state="hidden")
+        m = state(base)["move_to_make"]
+        wait_text(page, "#tomake", f"The computer (defenders) plays {m['from']} to {m['to']}.")
+        assert page.errors == []
+        print(json.dumps({"thinking_shown": shown}))
     finally:
         proc.stop()

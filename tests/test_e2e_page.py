@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, state, wait_for
+from test_daemon_support import PIN, control, http, state, wait_for
 from test_e2e_browser import PHONE, SHOTS, click, move
 
 from companion.rules import get_variant
@@ -21,6 +21,8 @@ from companion.rules.otg import export_otg
 browser = e2e.browser  # the fixtures of the browser tests: one Chromium, a daemon per test
 daemon = e2e.daemon
 DESKTOP = {"width": 1280, "height": 800}
+TABLET = {"width": 768, "height": 1024}           # a tablet held upright
+TABLET_WIDE = {"width": 1024, "height": 768}      # and across
 BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
 
 
@@ -50,15 +52,30 @@ def new_game(base: str, variant: str) -> None:
 def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
     new_game(daemon, "brandubh")
     page = new_page(browser, daemon + f"#pin={PIN}")
-    for m in BRANDUBH_WIN:
+    gid = state(daemon)["game"]
+    for m in BRANDUBH_WIN[:3]:
+        move(page, *m.split("-"))
+    # the game in play reviews too: unfinished, up to its last move, and back to the live game
+    page.click("#games summary")
+    page.click(f"#gamelist a[data-review='{gid}']")
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    assert "unfinished" in page.inner_text("#rvinfo")
+    assert page.inner_text("#rvpos") == "Move 3 of 3"
+    assert page.is_hidden("#rvanalyse")            # no analysis of the game still in play
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#live:not([hidden])")
+    assert page.inner_text("#turntext") == "Defenders to move"
+    for m in BRANDUBH_WIN[3:]:
         move(page, *m.split("-"))
     page.wait_for_selector("#result:not([hidden])")
-    gid = state(daemon)["game"]
     page.goto(daemon + f"review/{gid}")           # the shareable link
     page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
     assert page.is_hidden("#live")
     info = page.inner_text("#rvinfo")
     assert "Brandubh · 7×7" in info and "Defenders win: the king escaped" in info
+    assert "Player 1" in info and "Player 2" in info
+    assert re.search(r"20\d\d", info)                # the date it was played
+    assert page.input_value("#rvlink") == daemon + f"review/{gid}"
     assert page.inner_text("#rvpos") == "Move 6 of 6"
     page.keyboard.press("Home")
     assert page.inner_text("#rvpos") == "Move 0 of 6"
@@ -74,7 +91,16 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
     page.click("button[data-rv=last]")
     assert page.is_disabled("button[data-rv=next]")
     assert page.locator("#rvmoves .mv.now").inner_text() == "d1-a1"
+    page.keyboard.press("ArrowLeft")
+    assert page.inner_text("#rvpos") == "Move 5 of 6"
+    page.keyboard.press("End")
+    assert page.inner_text("#rvpos") == "Move 6 of 6"
     assert page.get_attribute("#rvotg", "href") == f"/api/games/{gid}/game.otg"
+    assert page.get_attribute("#rvcsv", "href") == f"/api/games/{gid}/record.csv"
+    for link, want in (("#rvotg", "d1-a1"), ("#rvcsv", "d1-a1")):
+        with page.expect_download() as got:
+            page.click(link)
+        assert want in Path(got.value.path()).read_text(), link
     page.screenshot(path=str(SHOTS / "tafl-e2e-review.png"), full_page=True)
     # a reload keeps the position; leaving returns to the live game
     page.goto(daemon + f"review/{gid}#3")
@@ -85,6 +111,9 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
     page.click("#rvclose")
     page.wait_for_selector("#live:not([hidden])")
     assert page.url == daemon and page.inner_text("#turntext") == "Game over"
+    page.click("#games summary")                  # the list again, its script now loaded
+    page.wait_for_selector(f"#gamelist a[data-review='{gid}']")
+    assert "6 moves" in page.inner_text("#gamelist")
     assert page.errors == []
     page.context.close()
 
@@ -108,6 +137,23 @@ def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> No
     assert "Attackers captured: 1 defender" in page.inner_text("#rvcaps")
     assert page.locator("#rvboard circle.p.gone").count() == 1  # the taken piece, faded
     page.context.close()
+    # a file with an illegal move is refused, in the page's language, and nothing is stored
+    bad = tmp_path / "bad.otg"
+    bad.write_text(path.read_text().replace("d1-d4", "d1-d9"))
+    stored = len(json.loads(http(daemon + "api/games")[2])["games"])
+    for lang, lead in (("en", "The file was not imported, nothing was stored: bad.otg: "),
+                       ("de", "Die Datei wurde nicht importiert, nichts wurde gespeichert: "
+                              "bad.otg: ")):
+        page = new_page(browser, daemon + f"?lang={lang}#pin={PIN}")
+        page.click("#games summary")
+        page.wait_for_selector("#importform:not([hidden])")
+        page.set_input_files("#importfile", str(bad))
+        page.wait_for_selector("#importmsg:not([hidden])")
+        assert page.inner_text("#importmsg").startswith(lead), page.inner_text("#importmsg")
+        assert "d1-d9" in page.inner_text("#importmsg")
+        assert page.is_hidden("#review") and page.errors == []
+        page.context.close()
+    assert len(json.loads(http(daemon + "api/games")[2])["games"]) == stored
 
 
 def test_german_browser_gets_a_german_page(browser, daemon) -> None:
@@ -179,7 +225,8 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
-@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+@pytest.mark.parametrize("viewport", [PHONE, TABLET, TABLET_WIDE, DESKTOP],
+                         ids=["phone", "tablet", "tablet-across", "desktop"])
 def test_layout_without_horizontal_scroll(browser, daemon, viewport) -> None:
     page = new_page(browser, daemon + f"#pin={PIN}", viewport=viewport)
     page.click("#controls summary")
@@ -195,8 +242,10 @@ def test_layout_without_horizontal_scroll(browser, daemon, viewport) -> None:
     assert "Tablut · 9×9" in labels and not any("seed" in x or x.count("×") > 2 for x in labels)
     board = page.locator("#board").bounding_box()
     moves = page.locator("#moves").bounding_box()
-    if viewport is DESKTOP:             # side by side
-        assert board["x"] + board["width"] <= moves["x"] and board["height"] > 500
+    if viewport is not PHONE:           # side by side, the board as large as the height allows
+        assert board["x"] + board["width"] <= moves["x"], viewport
+        assert board["height"] >= min(500, viewport["width"] * 0.55), (viewport, board)
+        assert moves["y"] < board["y"] + board["height"] / 2
     else:
         assert moves["y"] > board["y"] + board["height"]
     page.context.close()
@@ -254,6 +303,8 @@ def test_unreachable_daemon_is_never_shown_as_connected(browser, tmp_path: Path)
     proc.stop()
     page.wait_for_selector("#conn.off")
     assert page.inner_text("#turntext") == "Companion unreachable"
+    assert page.inner_text("#msg").startswith("The companion does not answer")
+    assert "to move" not in page.inner_text("#msg")
     assert "Board connected" not in page.inner_text("#boardstatus")
     assert "Attackers to move" not in page.inner_text("header")
     page.context.close()

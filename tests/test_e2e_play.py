@@ -141,6 +141,14 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
     try:
         page = page_for(browser, base + f"#pin={PIN}")
         wait_for(lambda: running(page) == ["attackers"], what="the attackers' clock to run")
+        # both clocks large, side by side above the board, readable from the table
+        big = page.eval_on_selector_all("#clocks .ctime", "cs => cs.map(c => "
+                                        "parseFloat(getComputedStyle(c).fontSize))")
+        assert len(big) == 2 and min(big) >= 32, big
+        boxes = [page.locator(f"#clocks [data-side={s}]").bounding_box()
+                 for s in ("attackers", "defenders")]
+        assert boxes[0]["y"] == boxes[1]["y"] and boxes[0]["x"] < boxes[1]["x"]
+        assert boxes[0]["y"] < page.locator("#board").bounding_box()["y"]
         page.wait_for_selector("#pausebtn:not([hidden])")
         page.click("#pausebtn")
         wait_for(lambda: state(base)["clock"]["paused"], what="the pause")
@@ -246,6 +254,22 @@ def test_spectator_sees_everything_and_can_do_nothing(browser, tmp_path: Path) -
         assert text(watcher, "#drawbanner").startswith("The attackers offer a draw.")
         wait_text(watcher, "#events", "The attackers offer a draw (by the owner).")
         watcher.screenshot(path=str(SHOTS / "tafl-e2e-spectator.png"), full_page=True)
+        control(base, "api/draw", {"action": "decline", "side": "defenders"})
+        wait_text(watcher, "#note", "The defenders decline the draw (by the owner).")
+        watcher.wait_for_selector("#drawbanner", state="hidden")
+        # a swap of the players, then a resignation: who did it, and the result
+        names = [text(watcher, f"#side-{s} .pname") for s in ("attackers", "defenders")]
+        control(base, "api/swap")
+        wait_text(watcher, "#note", "The players swapped sides (by the owner).")
+        assert [text(watcher, f"#side-{s} .pname") for s in ("attackers", "defenders")] == \
+            names[::-1]
+        control(base, "api/resign", {"side": "defenders"})
+        wait_text(watcher, "#note", "The defenders resigned (by the owner).")
+        assert "strong" in watcher.get_attribute("#note", "class")
+        assert text(watcher, "#result") == "Attackers win: the defenders resigned"
+        said = [a["text"] for a in watcher.evaluate("window.taflAnnounced")]
+        assert "The players swapped sides (by the owner)." in said
+        assert "The defenders resigned (by the owner)." in said
         assert watcher.errors == [] and owner.errors == []
         print(json.dumps({"spectator_events": text(watcher, "#events")}))
     finally:

@@ -131,7 +131,7 @@ def test_the_scripts_catalogue_is_split_by_when_the_page_loads_them() -> None:
                 assert key in where, (path.name, msgid)
     de = i18n.catalogue("de")
     assert b"Diese Partie analysieren" not in de.script + de.more_script  # template only
-    assert b"Hausregeln" in de.more_script and b"Hausregeln" not in de.script
+    assert b"(wie die Variante)" in de.more_script and b"(wie die Variante)" not in de.script
     assert de.more_script.startswith(b"Object.assign(window.TAFL_I18N.m,")
 
 

@@ -128,6 +128,8 @@ def test_import_csv_records_needs_the_variant(daemon) -> None:
 def test_import_refuses_bad_files_clearly(daemon, body, status, words) -> None:
     got, j = control(base(daemon), "api/import", body)
     assert got == status and words in j["error"], j
+    if "name" in body and isinstance(body.get("text"), str):
+        assert j["code"] == "import_refused"  # the file's problem: the page words it so
     assert len(daemon.store.list_games()) == 1  # nothing stored
 
 

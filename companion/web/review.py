@@ -29,7 +29,7 @@ import time
 from typing import Any, Protocol
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from werkzeug.exceptions import BadRequest, NotFound, UnprocessableEntity
+from werkzeug.exceptions import BadRequest, HTTPException, NotFound, UnprocessableEntity
 
 from companion import qr
 from companion.rules import PRESETS, get_variant
@@ -282,7 +282,10 @@ def blueprint(source: HasStore) -> Blueprint:
             raise BadRequest('"text" (the file\'s content) is required, a string')
         if variant is not None and not isinstance(variant, str):
             raise BadRequest('"variant" must be a string')
-        games = parse_upload(name[:100], text, variant)
+        try:
+            games = parse_upload(name[:100], text, variant)
+        except HTTPException as exc:  # the file's problem, worded by the page from its code
+            return jsonify(error=exc.description, code="import_refused"), exc.code or 422
         ids = []
         for game, origin, ending in games:
             tags = origin.get("tags", {})

@@ -44,6 +44,10 @@
   /* What the companion says now, in this page's language. Structured guidance is rendered from
      its kind; the daemon's English message is the fallback for what has no entry yet. */
   function message() {
+    const board = S.board || {};
+    if (!board.connected && S.result === "ongoing") {
+      return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
+    }
     const said = T.guidanceText(S.guidance);
     if (said) return said;
     const over = S.result !== "ongoing";
@@ -93,10 +97,10 @@
     $("turndot").className = "dot " + dot;
     $("turntext").textContent = head;
     const msg = $("msg");
-    msg.textContent = message();
+    msg.textContent = reachable ? message() : _("The companion does not answer: trying again…");
     const roles = Object.values(S.leds || {});
     const kind = S.guidance ? S.guidance.kind : "";
-    msg.className = "msg" + (illegalNow() || kind === "suspended" ? " bad"
+    msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     const res = $("result");
     res.hidden = !over;
@@ -111,6 +115,9 @@
     const m = S.match;
     $("matchline").hidden = !m;
     if (m) $("matchline").textContent = P.matchText(m);
+    const house = T.houseRulesText(S.settings && S.settings.options);
+    $("houserules").hidden = !house;
+    $("houserules").textContent = house;
     renderDrawBanner(over);
     renderYou();
     renderHelp(over);
@@ -371,7 +378,11 @@
         refused({ code: "bad_link", status: 403, message: j.error });
         return whoami();
       }
-      if (j.code === "session_expired") refused({ code: j.code, status: 403, message: j.error });  // say so, lock again
+      if (j.code === "session_expired") {   // said at once, not only at the next control
+        forget();
+        $("controls").open = true;
+        ctlMsg(_("This device's owner session has ended: enter the PIN again."), true);
+      }
     })).catch(() => {}).then(showUnlocked);
   }
 
@@ -489,10 +500,17 @@
     const file = $("importfile").files[0];
     if (!file) return;
     const csv = !/\.otg$/i.test(file.name);
+    $("importmsg").hidden = true;
     review().then(() => T.review.importFile(file, csv && S ? S.variant : undefined)).then(() => {
       $("importfile").value = "";
       T.review.list();
-    }).catch((e) => { $("importfile").value = ""; alert(e.message); });
+    }).catch((e) => {
+      $("importfile").value = "";
+      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").hidden = false;
+      });
+    });
   });
 
   /* /review/<id>[#ply] opens the review (a view of its own); "/" the live game. */
@@ -536,8 +554,8 @@
     if (T.review) T.review.redraw();
   });
   $("zoom").addEventListener("click", () => { zoom = !zoom; if (S) drawBoard(); });
-  T.openRules = (what) => T.load("rules").then(() => T.showRules(what));
-  $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant); });
+  T.openRules = (what, options) => T.load("rules").then(() => T.showRules(what, options));
+  $("rulesbtn").addEventListener("click", () => { if (S) T.openRules(S.variant, S.settings && S.settings.options); });
   $("rulesclose").addEventListener("click", () => $("rulescard").close());
 
   T.live = { render: () => render(), redraw: () => S && drawBoard(), state: () => S, me: () => me, playerOf, ctlMsg, say };

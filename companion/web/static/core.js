@@ -89,6 +89,24 @@
     return listText(parts);
   }
 
+  /* A game's house rules (the options changed from its variant's), a few words each. */
+  const HOUSE = {
+    sheltered_king: { true: N_("sheltered king"), false: N_("no sheltered king") },
+    chain_capture: { true: N_("chain capture"), false: N_("no chain capture") },
+    king_armed: { true: N_("armed king"), false: N_("unarmed king") },
+    escape: { corners: N_("escape to the corners"), edge: N_("escape to any edge square") },
+    repetition: { off: N_("repetition allowed"), draw: N_("repetition is a draw"), defenders_lose: N_("repetition loses for the defenders") },
+  };
+  function houseRulesText(options) {
+    const keys = Object.keys(options || {}), order = Object.keys(HOUSE);
+    keys.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+    const parts = keys.map((k) => {
+      const w = HOUSE[k] && HOUSE[k][String(options[k])];
+      return w ? _(w) : k + ": " + options[k];
+    });
+    return parts.length ? _("House rules: {rules}", { rules: listText(parts) }) : "";
+  }
+
   function listText(parts) {
     if (parts.length < 2) return parts.join("");
     return _("{first} and {last}", { first: parts.slice(0, -1).join(", "), last: parts[parts.length - 1] });
@@ -277,7 +295,7 @@
 
   window.T = {
     I, _, N_, ngettext, pgettext, hash, fmt, esc, sqName, other, sideName, TO_MOVE, WIN, reasonText,
-    resultText, pieceCount, piecesText, listText, PIECE, variantName, variantLabel, parseOtn,
+    resultText, pieceCount, piecesText, listText, houseRulesText, PIECE, variantName, variantLabel, parseOtn,
     drawBoard, getJSON, store, dateText, load, flip: store.get("flip", false),
   };
 })();

@@ -36,6 +36,7 @@
     game_ongoing: N_("The game is still being played: analyse it once it is over."),
     no_moves: N_("The game has no moves to analyse."),
     not_found: N_("Not found."),
+    import_refused: N_("The file was not imported, nothing was stored: {detail}"),
   };
   window.T.errorText = function errorText(e) {
     const t = ERROR[e.code];

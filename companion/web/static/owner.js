@@ -202,7 +202,8 @@
       html += `<p class="small">${esc(_("A player link lets one person play one side from a phone: he taps his moves, offers or answers a draw and may resign, for his side only. Give each link only to its player."))}</p>`;
       SIDES.forEach((side) => {
         const l = j.links[side], p = S.players[side] || {};
-        const label = _("Player link of the {side} ({name})", { side: sideName(side), name: l.player || p.name || "?" });
+        const who = { name: l.player || p.name || "?" };
+        const label = side === "attackers" ? _("Player link of the attackers ({name})", who) : _("Player link of the defenders ({name})", who);
         html += qr(origin + l.path, label);
         if (p.kind !== "page") html += `<p class="small bad">${esc(_("This side plays at the board now: set it to “on a phone” under Players so that the link can choose moves."))}</p>`;
       });

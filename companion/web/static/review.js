@@ -78,11 +78,13 @@
     const rules = _("Rules"), none = _("No moves.");
     const tc = g.time_control ? _("Clock: {control}", { control: g.time_control }) : "";
     const kinds = g.player_kinds || {};
+    const house = T.houseRulesText(g.settings && g.settings.options);
     const kind = (side) => (kinds[side] && kinds[side] !== "board" ? `<span class="small">${esc(T.play.kindText({ kind: kinds[side], level: (g.player_levels || {})[side] }))}</span>` : "");
     $("rvinfo").innerHTML =
       `<div><b>${esc(sideName("attackers"))}</b>${name("attackers")} ${kind("attackers")}</div>` +
       `<div><b>${esc(sideName("defenders"))}</b>${name("defenders")} ${kind("defenders")}</div>` +
       `<div class="wide">${esc(variantLabel(g.variant, g.size))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button>${tc ? " · " + esc(tc) : ""}</div>` +
+      (house ? `<div class="wide">${esc(house)}</div>` : "") +
       `<div class="wide">${esc(dateText(g.started))}${origin ? " · " + esc(origin) : ""}</div>` +
       `<div class="wide result-line">${esc(result)}</div>`;
     renderMatch();
@@ -214,7 +216,7 @@
     else if (b.dataset.ply) go(+b.dataset.ply);
     else if (b.id === "rvclose") close();
     else if (b.id === "rvanalyse") analysis(true);
-    else if (b.id === "rvrules") T.openRules(Object.assign({}, R.rules, { id: R.variant }));
+    else if (b.id === "rvrules") T.openRules(Object.assign({}, R.rules, { id: R.variant }), R.settings && R.settings.options);
     else if (b.id === "rvcopy") {
       $("rvlink").select();
       const done = () => { $("rvcopy").textContent = _("Copied"); };
@@ -252,7 +254,6 @@
       }).join("") || `<li>${esc(none)}</li>`;
     });
   }
-  $("games").addEventListener("toggle", () => { if ($("games").open) loadGames(); });
 
   T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
 })();

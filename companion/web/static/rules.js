@@ -82,18 +82,23 @@
     return [[_("Board"), board], [_("Moving"), move], [_("Capturing"), capture], [_("Winning"), win]];
   }
 
-  function rulesCard(rules, id) {
-    const title = variantName(id || rules.id, rules.name);
+  /* The card of a rule set; ``house``: the game's house rules (options changed from the
+     variant's), named in the title, the sentences written from them. */
+  function rulesCard(rules, id, house) {
+    const changed = house && Object.keys(house).length;
+    const name = variantName(id || rules.id, rules.name);
+    const title = changed ? _("{variant} with house rules", { variant: name }) : name;
+    if (changed) rules = Object.assign({}, rules, house);
     return `<h2>${esc(title)}</h2>` + sections(rules).map(([head, list]) =>
       `<h3>${esc(head)}</h3><ul>${list.filter(Boolean).map((s) => `<li>${esc(s)}</li>`).join("")}</ul>`).join("");
   }
 
   let cache = null;
   /* Open the rules card dialog for a preset id (or a rules object, e.g. a review's). */
-  function showRules(what) {
+  function showRules(what, house) {
     const dlg = document.getElementById("rulescard");
     const fill = (rules) => {
-      document.getElementById("rulestext").innerHTML = rulesCard(rules, typeof what === "string" ? what : rules.id);
+      document.getElementById("rulestext").innerHTML = rulesCard(rules, typeof what === "string" ? what : rules.id, house);
       if (dlg.showModal) { if (!dlg.open) dlg.showModal(); } else dlg.setAttribute("open", "");
     };
     if (typeof what === "object") { fill(what); return; }
