@@ -321,5 +321,25 @@ def test_the_scan_loop_keeps_its_rate_while_the_computer_thinks(tmp_path: Path) 
               f"computer thinking {rate:.1f} Hz (longest gap {gap * 1000:.0f} ms)")
         assert rate >= 0.85 * idle_rate and rate >= 60, (rate, idle_rate)
         assert gap < max(0.25, 3 * idle_gap), (gap, idle_gap)
+        # the same while a finished game is analysed (the worker's own engine process) and a
+        # hint is looked for (the advisor's)
+        assert control(base, "api/new", {"players": {"attackers": {"kind": "board"}}})[0] == 200
+        wait_for(lambda: state(base)["thinking"] is None, what="the computer gone")
+        for n, (frm, to) in enumerate((("d1", "d4"), ("f4", "e4")), 1):
+            for square in (frm, to):
+                assert control(base, "api/click", {"square": square})[0] == 200
+            wait_for(lambda n=n: len(state(base)["moves"]) == n, timeout=10, what="the move")
+        gid = state(base)["game"]
+        assert control(base, "api/resign", {"side": "attackers"})[0] == 200
+        assert control(base, "api/new", {})[0] == 200
+        status, out = control(base, f"api/games/{gid}/analysis", {"seconds": 3.0})
+        assert status == 202, out  # three positions: 9 s
+        assert control(base, "api/hint", {"seconds": 10.0})[0] == 202
+        rate, gap = window(3.0)
+        assert state_of(base, gid)["status"] == "running" and state(base)["hint_pending"]
+        print(f"scan loop while analysing and hinting: {rate:.1f} Hz (longest gap "
+              f"{gap * 1000:.0f} ms)")
+        assert rate >= 0.85 * idle_rate and rate >= 60, (rate, idle_rate)
+        assert gap < max(0.25, 3 * idle_gap), (gap, idle_gap)
     finally:
         d.stop()

@@ -174,8 +174,10 @@ def test_takeback_against_the_computer_undoes_the_move_and_its_reply(tmp_path: P
         assert s.game.moves[:1] == ["d2-c2"] and len(s.game.played) == 2
         clock = s.clock
         assert clock is not None and clock.running == "attackers"
-        left = h.store.moves(s.gid)[-1]["left"]
-        assert clock.left("attackers", h.t) == pytest.approx(left["attackers"], abs=0.05)
+        left = h.store.moves(s.gid)[-1]["left"]  # after the computer's first move
+        # as before the person's move: his clock as when his turn began (at the computer's
+        # choice, a moment before its move was made at the board), the computer's as it stopped
+        assert 0 <= clock.left("attackers", h.t) - left["attackers"] < 1.0
         assert clock.left("defenders", h.t) == pytest.approx(left["defenders"], abs=0.05)
         guide = h.state["guidance"]
         assert guide["kind"] == "setup"
@@ -526,5 +528,28 @@ def test_each_game_of_a_match_can_be_analysed(tmp_path: Path) -> None:
             done = wait(h, lambda gid=gid: s.analysis(gid)["status"] == "done" and
                         s.analysis(gid), f"game {gid}")
             assert len(done["review"]["evaluations"]) == len(h.store.move_texts(gid)) + 1
+    finally:
+        s.close()
+
+
+def test_the_computers_clock_stops_when_it_has_chosen(tmp_path: Path) -> None:
+    """A slow hand carrying out the computer's move costs the person's time, not the
+    computer's (it cannot lose on time while its move waits at the board)."""
+    h = Harness(tmp_path, variant="brandubh", defenders="computer:1", tc="1+0")
+    s = h.session
+    try:
+        h.move("d2", "c2")
+        m = computer_move(h)
+        left = h.state["clock"]["defenders"]
+        assert h.state["clock"]["running"] == "attackers" and left > 0
+        clock = s.clock
+        assert clock is not None
+        attackers = clock.left("attackers", h.t)
+        h.run(10.0)  # the person takes his time to carry it out: his clock runs, not its
+        assert clock.left("defenders", h.t) == pytest.approx(left, abs=0.01)
+        assert clock.left("attackers", h.t) == pytest.approx(attackers - 10.0, abs=0.02)
+        make(h, m)
+        assert h.store.moves(s.gid)[-1]["left"]["defenders"] == pytest.approx(left, abs=0.01)
+        assert h.state["clock"]["running"] == "attackers"
     finally:
         s.close()

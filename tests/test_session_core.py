@@ -306,17 +306,23 @@ def test_a_remote_players_chosen_move_survives_a_restart(tmp_path: Path) -> None
     s = h.session
     remote = s.actor_for_player_token(s.player_links(OWNER)["links"]["defenders"]["token"])
     h.move("d1", "d4")
+    h.run(4.0)
     s.choose_move(remote, "f4-e4")
-    assert h.store.game(s.gid).pending() == {
+    pending = h.store.game(s.gid).pending()
+    assert pending is not None and {k: v for k, v in pending.items() if k != "choice"} == {
         "move": "f4-e4", "from": "f4", "to": "e4", "by": "page", "side": "defenders",
         "captures": [], "ply": 1}
-    # the piece is in the hand when the power fails (a real board: its pieces stay as they are)
-    h.board = HandBoard(11, set(h.board.occupied) - {"f4"})
+    chosen_left = s.clock.left("defenders", h.t)  # type: ignore[union-attr]
+    assert chosen_left == pytest.approx(300 - 4.4, abs=0.05)  # ran from d4 to the choice
+    h.run(2.0)  # the piece is in the hand when the power fails (a real board: its pieces
+    h.board = HandBoard(11, set(h.board.occupied) - {"f4"})  # stay as they are)
     h2 = h.reopen()
     st = h2.state
     assert st["move_to_make"] == {"move": "f4-e4", "from": "f4", "to": "e4", "by": "page",
                                   "side": "defenders", "captures": []}
     assert st["tracking"] == "setup" and st["leds"].get("f4") == "setup"
+    # the clocks as at the choice: the phone player's stopped then
+    assert st["clock"]["defenders"] == pytest.approx(chosen_left, abs=0.01)
     h2.board.set_occupied(set(h2.board.occupied) | {"f4"})  # put back as the lights ask
     h2.run(0.5)
     st = h2.state
@@ -330,6 +336,10 @@ def test_a_remote_players_chosen_move_survives_a_restart(tmp_path: Path) -> None
     h2.move("f4", "e4")
     assert h2.store.move_texts(s.gid) == ["d1-d4", "f4-e4"]
     assert h2.state["move_to_make"] is None and h2.store.game(s.gid).pending() is None
+    # the hands at the board took their time: on the attackers' clock, not the phone player's
+    assert h2.store.moves(s.gid)[-1]["left"]["defenders"] == pytest.approx(chosen_left,
+                                                                         abs=0.01)
+    assert h2.session.clock.running == "attackers"  # type: ignore[union-attr]
 
 
 def test_a_stored_move_to_make_that_no_longer_fits_is_dropped(tmp_path: Path) -> None:
@@ -486,6 +496,7 @@ def test_pause_stops_both_clocks_is_stored_and_survives_a_restart(tmp_path: Path
     h.run(10.0)  # far past the defenders' flag: no flag falls while paused
     st = h.state
     assert st["result"] == "ongoing" and st["clock"]["defenders"] == left
+    assert s.clock.left("defenders", h.t) == pytest.approx(left, abs=0.01)  # type: ignore
     assert st["clock"]["paused"] is True and st["clock"]["running"] is None
     h2 = h.reopen()
     st = h2.state
@@ -526,3 +537,83 @@ def test_a_new_game_keeps_the_names_of_the_last_game_played_not_imported(
     assert h2.session.gid != s.gid and h2.state["moves"] == []
     names = {side: p["name"] for side, p in h2.state["players"].items()}
     assert names == {"attackers": "Ann", "defenders": "Bo"}
+
+
+def test_a_takeback_by_hand_restores_both_clocks(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+2")
+    h.move("d1", "d4", think=3.0)
+    before = dict(h.store.moves(h.session.gid)[0]["left"])
+    h.move("f4", "e4", think=7.0)
+    h.run(2.0)
+    h.click("e4", 0.1)
+    h.click("f4", 1.5)  # the defender puts his piece back: the move is taken back by hand
+    assert h.session.game.moves == ["d1-d4"] and h.store.move_texts(h.session.gid) == ["d1-d4"]
+    clock = h.session.clock
+    assert clock is not None and clock.running == "defenders"
+    assert clock.left("attackers", h.t) == pytest.approx(before["attackers"], abs=0.02)
+    # the defenders' clock reads as before his move, and has run since the takeback
+    assert before["defenders"] - clock.left("defenders", h.t) < 1.6
+    assert any(e["kind"] == "takeback" and e["by"] == "board" for e in h.state["events"])
+
+
+def test_a_move_chosen_off_the_board_stops_its_choosers_clock_at_the_choice(
+        tmp_path: Path) -> None:
+    """The phone player's clock stops when he chooses (with his increment); the person at the
+    board carries the move out on his own time."""
+    h = Harness(tmp_path, defenders="page", tc="5+2")
+    s = h.session
+    h.move("d1", "d4")
+    h.run(3.0)
+    before = s.clock.left("defenders", h.t)  # type: ignore[union-attr]
+    s.choose_move(player("defenders"), "f4-e4")
+    st = h.state
+    assert st["clock"]["running"] == "attackers" and st["turn"] == "defenders"
+    assert st["clock"]["defenders"] == pytest.approx(before + 2, abs=0.02)  # + the increment
+    attackers = st["clock"]["attackers"]
+    h.run(5.0)  # the person at the board takes his time to carry it out
+    assert s.clock.left("defenders", h.t) == pytest.approx(before + 2, abs=0.02)  # type: ignore
+    assert s.clock.left("attackers", h.t) == pytest.approx(attackers - 5, abs=0.02)  # type: ignore
+    h.move("f4", "e4")
+    moves = h.store.moves(s.gid)
+    assert moves[-1]["left"]["defenders"] == pytest.approx(before + 2, abs=0.02)
+    assert moves[-1]["left"]["attackers"] == pytest.approx(attackers - 5.1, abs=0.05)
+    assert s.clock.running == "attackers"  # type: ignore[union-attr]
+    # a takeback gives the phone player's thinking time back, as for any move
+    s.takeback(OWNER)
+    assert s.clock.left("defenders", h.t) == pytest.approx(300.0, abs=0.02)  # type: ignore
+
+
+def test_between_two_players_off_the_board_no_clock_runs_while_the_move_is_carried_out(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, attackers="page", defenders="page", tc="5+0")
+    s = h.session
+    h.run(2.0)
+    s.choose_move(player("attackers"), "d1-d4")
+    st = h.state
+    assert st["clock"]["running"] is None
+    left = {side: st["clock"][side] for side in ("attackers", "defenders")}
+    assert left["defenders"] == 300.0 and left["attackers"] == pytest.approx(297.5, abs=0.05)
+    h.run(6.0)  # a helper carries it out
+    clock = s.clock
+    assert clock is not None and clock.running is None
+    assert {side: clock.left(side, h.t) for side in left} == pytest.approx(left, abs=0.01)
+    h.move("d1", "d4")
+    assert s.clock.running == "defenders"  # type: ignore[union-attr]
+    assert 300 - s.clock.left("defenders", h.t) < 0.5  # type: ignore[union-attr]
+
+
+def test_a_withdrawn_choice_gives_the_clocks_back(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="page", tc="5+2")
+    s = h.session
+    h.move("d1", "d4")
+    h.run(2.0)
+    s.choose_move(player("defenders"), "f4-e4")
+    h.run(1.0)
+    s.choose_move(player("defenders"), "f4-f3")  # he thinks again: his clock ran meanwhile
+    assert h.state["clock"]["defenders"] == pytest.approx(300 - 3.4 + 2, abs=0.02)
+    h.run(1.0)
+    s.set_players(OWNER, {"defenders": {"kind": "board"}})  # his side goes to the board
+    st = h.state
+    assert st["move_to_make"] is None and st["clock"]["running"] == "defenders"
+    assert st["clock"]["defenders"] == pytest.approx(300 - 4.4, abs=0.02)  # no increment
+    assert h.store.game(s.gid).pending() is None

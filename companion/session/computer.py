@@ -24,6 +24,7 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from companion.session import choice
 from companion.session.actors import Actor, Role
 from companion.session.players import PlayerError, PlayerKind, open_move_player
 
@@ -157,9 +158,10 @@ def computer_turn(s: SessionCore, now: float) -> None:
     board = s.game.board
     parsed, _ = board.parse_move(answer.move)
     caps, _ = board.preview(parsed)
-    s.move_to_make = {"move": answer.move, "from": frm, "to": to, "by": spec.kind.value,
+    choice.choose(s, {"move": answer.move, "from": frm, "to": to, "by": spec.kind.value,
                       "side": side, "captures": sorted(
-                          board.geo.names[q] for q in board.geo.iter_bits(caps))}
+                          board.geo.names[q] for q in board.geo.iter_bits(caps))})
+    assert s.move_to_make is not None
     if answer.score is not None or answer.mate is not None:
         s.move_to_make["score"] = _soldiers(answer.score, answer.mate)
     s.rows.append(("move_to_make", dict(s.move_to_make), s.wall()))

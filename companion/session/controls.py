@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from companion.rules import other
 from companion.rules.board import MoveError
 from companion.rules.game import Game
-from companion.session import advice
+from companion.session import advice, choice
 from companion.session.actors import Action, Actor, ControlError, Role, check, player
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.computer import check_engine_allowed, computer_sides, takeback_plies
@@ -40,6 +40,7 @@ from companion.session.players import (
     spec_from_json,
 )
 from companion.session.settings import GameSettings, SettingsError
+from companion.session.state import game_state
 from companion.session.tracking import copy_game
 from companion.store import StoreError
 
@@ -137,8 +138,6 @@ class GameSession(SessionCore):
 
     def _after_control(self) -> None:
         """Re-synchronise the tracker with the game and announce."""
-        from companion.session.state import game_state
-
         self._handle_plain(self.tracker.reset(self.game, self.board_time()))
         self._expect_current()
         self._game_json = game_state(self)
@@ -199,17 +198,23 @@ class GameSession(SessionCore):
             captures = sorted(names[s] for s in board.geo.iter_bits(caps))
             chosen = {"move": f"{frm}-{to}", "from": frm, "to": to,
                       "by": self.players[turn].kind.value, "side": turn, "captures": captures}
-            before, self.move_to_make = self.move_to_make, chosen
+            saved = (self.move_to_make, self.clock, self.choice_clock, self.choice_held)
+            old_clock = self.clock
+            if old_clock is not None:  # choose() switches a copy: the old one if unstored
+                self.clock = GameClock.restore(old_clock.snapshot())
+                self.clock.since = old_clock.since
+            choice.choose(self, chosen)  # the chooser's clock stops now
             try:  # stored before it is shown: it survives a crash or a restart
                 self._commit(self.game, [("move_to_make", dict(chosen))])
             except ControlError:
-                self.move_to_make = before
+                self.move_to_make, self.clock, self.choice_clock, self.choice_held = saved
                 raise
             self.refused = None
             self._expect_current()
             self._note("move_to_make", actor.label, move=f"{frm}-{to}", side=turn)
+            self._game_json = game_state(self)  # the clocks switched
             self.publish(force=True)
-            return dict(self.move_to_make)
+            return dict(chosen)
 
     # -- decisions ------------------------------------------------------------------------------
     def takeback(self, actor: Actor) -> dict:
@@ -389,7 +394,7 @@ class GameSession(SessionCore):
         self.next_players = None
         self.sync_move_players()
         if drop:  # its side is now played by someone else: the chosen move is not theirs
-            self.move_to_make = None
+            choice.withdraw(self)
             self._expect_current()
             self._write()
 
@@ -593,6 +598,7 @@ class GameSession(SessionCore):
         self.clock, self.move_clocks, self.before = clock, [], []  # runs once set up
         self.pending_switch = None
         self.draw_offer = self.move_to_make = self.refused = None
+        choice.forget(self)
         self.hint = self.hint_pending = None
         self.hints = {side: 0 for side in SIDES}
         self.hopeless = {}

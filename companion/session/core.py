@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.feedback import with_role
+from companion.rules import other
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.session import computer
+from companion.session import choice, computer
 from companion.session.actors import BOARD, Actor
 from companion.session.advice import Advisor, advice_step, current_hint
 from companion.session.analysis import AnalysisWorker
@@ -99,6 +100,9 @@ class SessionCore:
         self.match: Match | None = None
         self.draw_offer: str | None = None
         self.move_to_make: dict | None = None
+        # the clocks before a move to make switched them (companion.session.choice)
+        self.choice_clock: tuple[dict | None, float | None] | None = None
+        self.choice_held = False
         self.refused: dict | None = None
         self.tracker: ProposingTracker = self._tracker_factory(self.game)
         # storage
@@ -136,6 +140,7 @@ class SessionCore:
         self.links: dict[str, dict] = {}
         self.accepted_at: float | None = None
         self.loop_errors = 0
+        self._board_error_at = -1e9  # when a failing board read was last logged
         self._stepping = False
         self._published_live: dict = {}
         self._published_game: dict | None = None
@@ -197,7 +202,7 @@ class SessionCore:
         return self.caps.due
 
     def _board_error(self, now: float, exc: Exception) -> None:
-        if now - getattr(self, "_board_error_at", -1e9) > 10:
+        if now - self._board_error_at > 10:
             log.warning("board read failed: %s", exc)
             self._board_error_at = now
 
@@ -297,9 +302,11 @@ class SessionCore:
         before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
         apply_proposal(game, e)  # ProposalError if it does not fit: refused
         played = game.played[-1]
-        self.before.append(before)
+        chosen = choice.made(self)  # the move to make: its clock switched at the choice
+        self.before.append(chosen[0] if chosen else before)
         placed = float(data.get("placed_at", data.get("board_t", 0.0)))
-        self._switch_after(played.side, set(played.captured) - removed, placed)
+        self._switch_after(played.side, set(played.captured) - removed, placed,
+                           held=chosen[1] if chosen else None)
         if self.draw_offer is not None and self.draw_offer != played.side:
             self._note("draw", "board", action="lapsed", side=self.draw_offer)
             self.draw_offer = None  # the opponent of the offerer moved: the offer lapses
@@ -319,13 +326,19 @@ class SessionCore:
         placed = float((last or {}).get("placed", data.get("placed_at", 0.0)))
         self._switch_after(played.side, set(played.captured) - removed, placed)
 
-    def _switch_after(self, mover: str, pending: set[str], placed: float) -> None:
+    def _switch_after(self, mover: str, pending: set[str], placed: float,
+                      held: bool | None = None) -> None:
         """The clock switches at the placement, or once the captured pieces are lifted (their
-        removal is on the mover's time). The move's clock record is kept for the store."""
+        removal is on the mover's time); a move to make switched it at the choice already
+        (``held``: nobody's clock ran since, the opponent's starts now). The move's clock
+        record is kept for the store."""
         self.pending_switch = None
         if self.clock is not None:
             if self.game.is_over():
                 self.clock.stop(placed)
+            elif held is not None:
+                if held:
+                    self.clock.start(other(mover), placed)
             elif pending:
                 self.pending_switch = (mover, pending)
             else:
@@ -335,9 +348,10 @@ class SessionCore:
     def _start_clock(self, t: float) -> None:
         """A game's clock starts once the board is set up (the first ``ready``)."""
         clock = self.clock
+        side = choice.side_to_start(self)
         if (clock is not None and clock.running is None and clock.flagged is None
-                and not self.game.is_over()):
-            clock.start(self.game.turn, t)  # shown once the ready row is stored
+                and not self.game.is_over() and side is not None):
+            clock.start(side, t)  # shown once the ready row is stored
 
     def _capture_lifted(self, square: str, t: float) -> None:
         if self.pending_switch is None or self.clock is None:
@@ -379,6 +393,7 @@ class SessionCore:
         self.pending_switch = None
         self.draw_offer = None
         self.move_to_make = None
+        choice.forget(self)
         self.hopeless = {}
         stopped = self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))
@@ -461,7 +476,11 @@ class SessionCore:
         game = self.game if game is None else game
         if self.move_to_make is None or game is not self.game or game.is_over():
             return None
-        return {**self.move_to_make, "ply": len(game.played)}
+        out = {**self.move_to_make, "ply": len(game.played)}
+        clocks = choice.stored(self)
+        if clocks is not None:
+            out["choice"] = clocks
+        return out
 
     def _storage_failed(self, exc: BaseException, now: float | None) -> None:
         now = self.monotonic() if now is None else now
@@ -480,7 +499,7 @@ class SessionCore:
             events = self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
         except ValueError as exc:  # it no longer fits the game
             log.warning("the move to make %s no longer fits: %s", self.move_to_make, exc)
-            self.move_to_make = None
+            choice.withdraw(self)
             events = self.tracker.expect(None)
         self._handle_plain(events)
 
@@ -534,6 +553,7 @@ class SessionCore:
             self.clock.stop(t)
         self.pending_switch = None
         self.move_to_make = None
+        choice.forget(self)
         self.hint_pending = None
         self.cancel_move_players()
         self._handle_plain(self.tracker.expect(None))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from companion.rules import PRESETS
 from companion.rules.game import Game
+from companion.session import choice
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.match import GameResult, Match
 from companion.session.players import PlayerKind, PlayerSpec
@@ -125,6 +126,8 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     session.clock, session.move_clocks, session.before = clock, move_clocks, before
     session.match = _match(session, row)
     session.move_to_make = _pending(row, game, session.players)
+    if session.move_to_make is not None:  # its clocks as at the choice
+        choice.restore(session, (row.pending() or {}).get("choice"))
     log.info("resuming game %d (%s) after %d moves", row.id, row.variant, len(game.played))
     _resize(session)
 
@@ -148,7 +151,7 @@ def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict |
     except ValueError:
         return None
     log.info("game %d: the move to make %s (%s) is shown again", row.id, move, data.get("by"))
-    return {k: v for k, v in data.items() if k != "ply"}
+    return {k: v for k, v in data.items() if k not in ("ply", "choice")}
 
 
 def _match(session: SessionCore, row: GameRow) -> Match | None:
