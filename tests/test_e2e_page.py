@@ -240,6 +240,14 @@ def test_layout_without_horizontal_scroll(browser, daemon, viewport) -> None:
     assert sel["x"] >= 0 and sel["x"] + sel["width"] <= viewport["width"]
     labels = page.eval_on_selector_all("#variant option", "os => os.map(o => o.textContent)")
     assert "Tablut · 9×9" in labels and not any("seed" in x or x.count("×") > 2 for x in labels)
+    # a draw offer cannot be missed: in view without scrolling, large and bold
+    control(daemon, "api/draw", {"action": "offer", "side": "attackers"})
+    page.wait_for_selector("#drawbanner:not([hidden])")
+    page.evaluate("window.scrollTo(0, 0)")
+    banner = page.locator("#drawbanner").bounding_box()
+    assert banner["y"] >= 0 and banner["y"] + banner["height"] <= viewport["height"], banner
+    assert page.evaluate("(s => parseFloat(s.fontSize) >= 16 && +s.fontWeight >= 700)"
+                         "(getComputedStyle(document.getElementById('drawbanner')))")
     board = page.locator("#board").bounding_box()
     moves = page.locator("#moves").bounding_box()
     if viewport is not PHONE:           # side by side, the board as large as the height allows

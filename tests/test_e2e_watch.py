@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
+import pytest
 import test_e2e_browser as e2e
 from test_daemon_support import PIN, running_daemon, state, wait_for
-from test_e2e_browser import click, move
+from test_e2e_browser import PHONE, click, move
 from test_e2e_play import page_for, wait_text
 
 from companion.rules import get_variant
@@ -224,5 +225,41 @@ def test_sounds_speech_and_vibration_when_switched_on(browser, daemon) -> None:
     assert got["notes"] == ["square:160", "square:160"] and got["buzz"] == ["[200,100,200]"]
     assert got["said"] and got["said"][0][0] == "de" and got["said"][0][1].startswith(
         "Nicht erlaubt: Steine ziehen gerade")
+    assert page.errors == []
+    page.context.close()
+
+
+SPILLS = """() => [...document.querySelectorAll('main *')]
+  .filter(e => e.getClientRects().length && !e.closest('.boardwrap.zoom, option'))
+  .filter(e => { const r = e.getBoundingClientRect();
+                  return r.left < -1 || r.right > innerWidth + 1; })
+  .map(e => e.tagName + '#' + e.id + ' ' + (e.textContent || '').slice(0, 40))"""
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_panel_fits_a_phone_in_both_languages(browser, daemon, lang) -> None:
+    """Every part of the page opened at once (the owner's forms with the computer's rows, the
+    phone links, the lights, past games, settings), then the review: nothing reaches past the
+    edge of a 390 px screen, in English and in German (longer words)."""
+    page = page_for(browser, daemon + f"?lang={lang}#pin={PIN}")
+    page.click("#controls summary")
+    page.wait_for_selector("#ctl", state="visible")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.wait_for_selector("#variant option[value=brandubh]", state="attached")
+    page.wait_for_selector("#links img.qr")
+    page.wait_for_selector("#gamelist li")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    page.select_option("#nf-mode", "computer")
+    page.select_option("#nf-tc", "overtime")
+    assert page.evaluate(SPILLS) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    move(page, "d1", "d4")
+    page.goto(daemon + f"review/{state(daemon)['game']}?lang={lang}")
+    page.wait_for_selector("#review:not([hidden]) #rvboard .hit")
+    page.click("#rvrules")
+    page.wait_for_selector("#rulescard[open]")
+    assert page.evaluate(SPILLS) == []
+    card = page.locator("#rulescard").bounding_box()
+    assert card["x"] >= 0 and card["x"] + card["width"] <= PHONE["width"]
     assert page.errors == []
     page.context.close()
