@@ -50,9 +50,10 @@ def new_computer_game(page, base: str, you: str, level: int, secs: int | None = 
     before = state(base)["game"]
     page.click("button[data-act=new]")
     foe = "attackers" if you == "defenders" else "defenders"
-    want = {"kind": "computer", "level": level, **({"seconds": secs} if secs else {})}
+    want = {"name": "Computer", "kind": "computer", "level": level,
+            **({"seconds": secs} if secs else {})}
     wait_for(lambda: (s := state(base))["game"] != before and s["tracking"] == "ready"
-             and s["players"][foe] == {"name": s["players"][foe]["name"], **want}
+             and s["players"][foe] == want
              and s["players"][you]["name"] == "Eva",
              timeout=10, what="the game against the computer to be set up")
 
@@ -205,5 +206,38 @@ def test_the_computer_is_seen_thinking_with_its_best_move_on_request(browser,
         wait_text(page, "#tomake", f"The computer (defenders) plays {m['from']} to {m['to']}.")
         assert page.errors == []
         print(json.dumps({"thinking_shown": shown}))
+    finally:
+        proc.stop()
+
+
+def test_the_computer_and_the_people_keep_their_own_names(browser, tmp_path: Path) -> None:
+    """The form names the computer "Computer"; a person whose name is left empty never takes
+    the computer's name when sides change (nor the computer a person's: its games would count in
+    that person's results)."""
+    proc, base = start(tmp_path)
+    try:
+        page = page_for(browser, base + f"#pin={PIN}")
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-mode", state="visible")
+
+        def new(mode: str, you: str | None = None) -> dict:
+            before = state(base)["game"]
+            page.select_option("#variant", "brandubh")
+            page.select_option("#nf-mode", mode)
+            if you:
+                page.select_option("#nf-you", you)
+                page.fill("#nf-you-name", "")
+                page.select_option("#nf-level", "1")
+            page.click("button[data-act=new]")
+            wait_for(lambda: state(base)["game"] != before, timeout=10, what="the new game")
+            return {side: p["name"] for side, p in state(base)["players"].items()}
+
+        control(base, "api/players", {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})
+        assert new("computer", "defenders") == {"attackers": "Computer", "defenders": "Bo"}
+        assert new("computer", "attackers") == {"attackers": "Player 1", "defenders": "Computer"}
+        assert new("people") == {"attackers": "Player 1", "defenders": "Player 2"}
+        wait_text(page, "#side-defenders", "Player 2")
+        assert page.errors == []
     finally:
         proc.stop()

@@ -49,7 +49,7 @@
   function computerRows(S) {
     const ps = (S && S.players) || {};
     const cpu = SIDES.find((s) => ps[s] && ps[s].kind === "computer");
-    const you = cpu ? T.other(cpu) : "attackers", me = ps[you] || {};
+    const you = cpu ? T.other(cpu) : "attackers", me = ps[you] && !isComputer(ps[you]) ? ps[you] : {};
     const secs = [["", _("as its level plays")]].concat([1, 2, 5, 10, 30].map((n) => [n, T.ngettext("{n} second", "{n} seconds", n)]));
     return `<div class="row"><label for="nf-you">${esc(_("You play"))}</label>` +
       sel("nf-you", SIDES.map((x) => [x, sideName(x)]), you) + "</div>" +
@@ -135,18 +135,33 @@
     return tc === "overtime" ? base + "/" + n("nf-periods") + "x" + n("nf-period") : base;
   }
 
+  /* Names: the computer is called "Computer" (its level is shown beside it); a person whose
+     name is left empty keeps his side's name, unless the computer had that side (a person is
+     never called "Computer", nor the computer by a person's name, which would count its games
+     in that person's results). */
+  const isComputer = (p) => p && (p.kind === "computer" || p.kind === "engine");
+  const DEFAULT_NAME = { attackers: "Player 1", defenders: "Player 2" };
+  function nameFor(side, typed, kind) {
+    if (typed) return typed;
+    if (kind === "computer") return _("Computer");
+    const S = T.live.state(), was = S && S.players && S.players[side];
+    return isComputer(was) || (was && was.name === _("Computer")) ? DEFAULT_NAME[side] : undefined;
+  }
+
   function players(prefix) {
     const out = {};
     if (prefix === "nf" && $("nf-mode").value === "computer") {
       const you = $("nf-you").value, cpu = T.other(you);
       out[you] = { kind: $("nf-you-kind").value };
-      if ($("nf-you-name").value.trim()) out[you].name = $("nf-you-name").value.trim();
-      out[cpu] = { kind: "computer", level: +$("nf-level").value };
+      const name = nameFor(you, $("nf-you-name").value.trim(), out[you].kind);
+      if (name) out[you].name = name;
+      out[cpu] = { kind: "computer", level: +$("nf-level").value, name: nameFor(cpu, "", "computer") };
       if ($("nf-secs").value) out[cpu].seconds = +$("nf-secs").value;
       return out;
     }
     SIDES.forEach((side) => {
-      const p = { name: $(`${prefix}-name-${side}`).value.trim(), kind: $(`${prefix}-kind-${side}`).value };
+      const p = { kind: $(`${prefix}-kind-${side}`).value };
+      p.name = nameFor(side, $(`${prefix}-name-${side}`).value.trim(), p.kind);
       if (p.kind === "computer") { p.level = +$(`${prefix}-level-${side}`).value; }
       if (!p.name) delete p.name;
       out[side] = p;
