@@ -9,8 +9,8 @@ clicking the simulated board through the API, and reports per count:
 - move-to-screen latency percentiles: from the move's acceptance (``accepted_at`` in the state,
   stamped by the daemon when the tracker's move was stored) to the arrival of the first state
   holding it at each client;
-- the daemon's RSS (and peak), its CPU share, and the scan loop's rate (board scans per
-  second, counted inside the child).
+- the daemon's RSS (and peak), its CPU share, the web server thread's CPU per move, and the
+  scan loop's rate (board scans per second, counted inside the child).
 
 ``--stalled N`` adds N clients that connect and never read (their memory must stay bounded).
 ``--slowloris N`` first runs N connections (ten per address; ``--slow-per-address``) that send a
@@ -61,12 +61,21 @@ def stamped(self, state):  # when the first state holding each move count was pu
     published.setdefault(len(state.get("moves") or ()), time.time())
     return changed
 hub.StateHub.publish = stamped
+import companion.web.server as server
+servers = []
+init = server.WebServer.__init__
+def kept(self, *a, **kw):
+    init(self, *a, **kw)
+    servers.append(self)
+server.WebServer.__init__ = kept
 stats = sys.argv[2]
 def report():
     while True:
         tmp = stats + ".tmp"
+        web_cpu = servers[0].cpu_seconds() if servers else 0.0
         with open(tmp, "w") as f:
-            json.dump({"scans": scans[0], "t": time.monotonic(), "published": published}, f)
+            json.dump({"scans": scans[0], "t": time.monotonic(), "published": published,
+                       "web_cpu": web_cpu}, f)
         os.replace(tmp, stats)
         time.sleep(0.1)
 threading.Thread(target=report, daemon=True).start()
@@ -226,6 +235,10 @@ class Daemon:
         doc = json.loads(self.stats.read_text())
         return doc["scans"], doc["t"]
 
+    def web_cpu(self) -> float:
+        """CPU seconds used so far by the web server's event-loop thread."""
+        return float(json.loads(self.stats.read_text())["web_cpu"])
+
     def published(self) -> dict[int, float]:
         """Move count -> when the daemon published the first state holding it."""
         return {int(k): v for k, v in json.loads(self.stats.read_text())["published"].items()}
@@ -376,6 +389,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
     start_moves = len((await loop.run_in_executor(None, state, base))["moves"])
     await asyncio.sleep(0.5)
     scans0, t0 = d.scans()
+    web0 = d.web_cpu()
     cpu0 = cpu_seconds(d.proc.pid)
     wall0 = time.monotonic()
     latencies: list[float] = []
@@ -399,6 +413,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
                 if published is not None:
                     fanout.append(got - published)
     scans1, t1 = d.scans()
+    web_ms = (d.web_cpu() - web0) * 1000 / len(moves)
     cpu = (cpu_seconds(d.proc.pid) - cpu0) / (time.monotonic() - wall0)
     rss, peak = memory_mb(d.proc.pid)
     held = sum(1 for v in viewers if not v.closed and v.arrival(start_moves + len(moves)))
@@ -415,6 +430,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
         "fanout_p95_ms": round(1000 * percentile(fanout, 95), 1) if fanout else None,
         "fanout_max_ms": round(1000 * max(fanout), 1) if fanout else None,
         "rss_mb": rss, "peak_rss_mb": peak, "cpu_pct": round(100 * cpu, 1),
+        "web_cpu_ms_per_move": round(web_ms, 2),
         "scan_hz": round((scans1 - scans0) / (t1 - t0), 1),
         "load": round(os.getloadavg()[0], 1),
     }
@@ -459,15 +475,17 @@ def main() -> None:
           f"-> state received by each viewer (loopback); load average {load:.1f} on "
           f"{os.cpu_count()} CPUs at the end (each row: the 1-minute load average as it ended)")
     print("(web p95/max: from the daemon publishing the state to its arrival, the web layer's "
-          "share)")
+          "share; web ms: CPU of the web server's event-loop thread per move, every request and "
+          "frame of the row included)")
     print(f"{'viewers':>8} {'stalled':>7} {'held':>5} {'missed':>6} {'p50 ms':>7} {'p95 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'web p95':>8} {'web max':>8} {'RSS MB':>7} "
-          f"{'peak':>6} {'CPU %':>6} {'scan Hz':>8} {'load':>5}")
+          f"{'peak':>6} {'CPU %':>6} {'web ms':>6} {'scan Hz':>8} {'load':>5}")
     for r in rows:
         print(f"{r['viewers']:>8} {r['stalled']:>7} {r['held']:>5} {r['missed']:>6} "
               f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>7} "
               f"{r['fanout_p95_ms']:>8} {r['fanout_max_ms']:>8} "
-              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8} "
+              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} "
+              f"{r['web_cpu_ms_per_move']:>6} {r['scan_hz']:>8} "
               f"{r['load']:>5}")
     if slow:
         print(f"slowloris: {slow['connections']} connections from {slow['addresses']} "
