@@ -126,6 +126,17 @@ def test_players_that_are_not_an_object_are_refused(daemon, players) -> None:
     assert state(base(daemon))["game"] == 1  # no new game was started
 
 
+@pytest.mark.parametrize("body", [{"rules": {"king_armed": False}}, {"variant": "brandubh",
+                                                                     "bogus": 1}])
+def test_unknown_new_game_fields_are_refused_not_ignored(daemon, body) -> None:
+    status, doc = control(base(daemon), "api/new", body)
+    assert status == 400 and doc["code"] == "bad_field", doc
+    assert next(iter(set(body) - {"variant"})) in doc["error"]
+    assert state(base(daemon))["game"] == 1  # no game was started with the field left out
+    status, doc = control(base(daemon), "api/match", body)
+    assert status == 400 and doc["code"] == "bad_field", doc
+
+
 def test_a_strict_square_still_clicks(daemon) -> None:
     status, doc = control(base(daemon), "api/click", {"square": "d1"})
     assert status == 200 and doc == {"square": "d1", "occupied": False}

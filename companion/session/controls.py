@@ -46,6 +46,8 @@ from companion.store import StoreError
 
 log = logging.getLogger("companion.session")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+# the fields of POST /api/new (and /api/match); anything else is refused, not ignored
+NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match"})
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
 
 
@@ -508,6 +510,10 @@ class GameSession(SessionCore):
         """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
         ``time_control``, ``players`` and ``tie_break`` as optional fields."""
         check(actor, Action.NEW_GAME)
+        unknown = sorted(set(request) - NEW_GAME_FIELDS)
+        if unknown:  # a misspelt field ("rules" for "options") must not start a different game
+            raise ControlError(400, "bad_field", f"unknown field {unknown[0]!r}; a new game "
+                                                 f"takes {', '.join(sorted(NEW_GAME_FIELDS))}")
         with self.lock:
             self._ready(playing=False)
             variant = request.get("variant") or self.settings.variant
