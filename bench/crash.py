@@ -248,6 +248,9 @@ def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
         time.sleep(0.1)
     run.kill(signal.SIGTERM)
     report["final_game_matches_trace"] = final == moves
+    if final != moves:  # what to look at when it did not
+        report["final_moves"] = final
+        report["final_log"] = [line.rstrip() for line in run.lines[-12:]]
     report["seconds"] = round(time.monotonic() - started, 1)
     return report
 

@@ -9,13 +9,15 @@ clicking the simulated board through the API, and reports per count:
 - move-to-screen latency percentiles: from the move's acceptance (``accepted_at`` in the state,
   stamped by the daemon when the tracker's move was stored) to the arrival of the first state
   holding it at each client;
-- the daemon's RSS (and peak), its CPU share, and the scan loop's rate (board scans per
-  second, counted inside the child).
+- the daemon's RSS (and peak), its CPU share, the web server thread's CPU per move, and the
+  scan loop's rate (board scans per second, counted inside the child).
 
 ``--stalled N`` adds N clients that connect and never read (their memory must stay bounded).
-``--slowloris N`` first opens N connections (ten per address) that trickle a request head, one
-header line every second, and reports how fast the page answers meanwhile and when the server has
-cut them all (the request-head deadline).
+``--slowloris N`` first runs N connections (ten per address; ``--slow-per-address``) that send a
+request line and then one header line every 40 s (``--slow-interval``), reconnecting whenever the
+server cuts them, for 90 s (``--slow-duration``), and reports how fast the page answers
+meanwhile. ``--guess S`` finally guesses PINs for S seconds from 1,000 rotating addresses and
+reports how many guesses the server checked (the rest are refused unchecked).
 Run with ``nice -n 10 python3 bench/load.py``; ``--json`` prints the figures as JSON too.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -58,12 +61,21 @@ def stamped(self, state):  # when the first state holding each move count was pu
     published.setdefault(len(state.get("moves") or ()), time.time())
     return changed
 hub.StateHub.publish = stamped
+import companion.web.server as server
+servers = []
+init = server.WebServer.__init__
+def kept(self, *a, **kw):
+    init(self, *a, **kw)
+    servers.append(self)
+server.WebServer.__init__ = kept
 stats = sys.argv[2]
 def report():
     while True:
         tmp = stats + ".tmp"
+        web_cpu = servers[0].cpu_seconds() if servers else 0.0
         with open(tmp, "w") as f:
-            json.dump({"scans": scans[0], "t": time.monotonic(), "published": published}, f)
+            json.dump({"scans": scans[0], "t": time.monotonic(), "published": published,
+                       "web_cpu": web_cpu}, f)
         os.replace(tmp, stats)
         time.sleep(0.1)
 threading.Thread(target=report, daemon=True).start()
@@ -223,6 +235,10 @@ class Daemon:
         doc = json.loads(self.stats.read_text())
         return doc["scans"], doc["t"]
 
+    def web_cpu(self) -> float:
+        """CPU seconds used so far by the web server's event-loop thread."""
+        return float(json.loads(self.stats.read_text())["web_cpu"])
+
     def published(self) -> dict[int, float]:
         """Move count -> when the daemon published the first state holding it."""
         return {int(k): v for k, v in json.loads(self.stats.read_text())["published"].items()}
@@ -232,44 +248,129 @@ class Daemon:
         self.proc.wait(15)
 
 
-def slowloris(d: Daemon, n: int) -> dict:
-    """N trickling connections; the page's answer times meanwhile; when they were all cut."""
-    base = d.url
-    assert base is not None
-    socks: list[socket.socket] = []
-    refused = 0
-    t_open = time.monotonic()
-    for i in range(n):
-        s = socket.socket()
-        s.bind((f"127.0.{10 + i // 2500}.{1 + (i // 10) % 250}", 0))
-        try:
-            s.connect(("127.0.0.1", d.port))
-            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-            socks.append(s)
-        except OSError:
-            refused += 1
-            s.close()
-    times = []
-    for _ in range(50):
-        t0 = time.monotonic()
-        urllib.request.urlopen(base + "api/state", timeout=10).read()
-        times.append(time.monotonic() - t0)
-    alive = set(range(len(socks)))
-    end = time.monotonic() + 60
-    while alive and time.monotonic() < end:
-        time.sleep(1)
-        for i in list(alive):
+def slowloris(d: Daemon, n: int, interval: float, duration: float, per_address: int) -> dict:
+    """``n`` connections (``per_address`` from each loopback address) that send a request line
+    and then one header line every ``interval`` seconds, and open a new connection whenever the
+    server cuts one, for ``duration`` seconds; meanwhile a client from another address fetches
+    the page (``GET /``) every 0.5 s. Reports the page's answer times and what the server did
+    with the trickling connections."""
+    port = d.port
+    page = d.url
+    assert page is not None
+    baseline = open_connections(d.proc.pid)  # the listening socket and the daemon's own
+    stop = time.monotonic() + duration
+    counts = {"opened": 0, "refused": 0, "timed_out": 0, "closed": 0}
+    lock = threading.Lock()
+
+    def count(key: str) -> None:
+        with lock:
+            counts[key] += 1
+
+    def attacker(i: int) -> None:
+        src = f"127.0.{10 + i // per_address // 250}.{1 + (i // per_address) % 250}"
+        while time.monotonic() < stop:
+            s = socket.socket()
             try:
-                socks[i].sendall(b"X-Slow: 1\r\n")
+                s.bind((src, 0))
+                s.connect(("127.0.0.1", port))
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                count("opened")
+                while time.monotonic() < stop:
+                    s.settimeout(max(0.1, min(interval, stop - time.monotonic())))
+                    try:
+                        answer = s.recv(4096)
+                    except TimeoutError:
+                        s.sendall(b"X-Slow: 1\r\n")
+                        continue
+                    count("refused" if answer.startswith(b"HTTP/1.1 503") else
+                          "timed_out" if answer.startswith(b"HTTP/1.1 408") else "closed")
+                    break
             except OSError:
-                alive.discard(i)
-    for s in socks:
-        s.close()
-    return {"connections": n, "refused_at_connect": refused,
-            "state_p50_ms": round(1000 * percentile(times, 50), 1),
-            "state_max_ms": round(1000 * max(times), 1),
-            "all_cut_after_s": round(time.monotonic() - t_open, 1) if not alive else None,
-            "rss_mb": memory_mb(d.proc.pid)[0]}
+                count("closed")
+            finally:
+                s.close()
+            time.sleep(0.2)
+
+    threads = [threading.Thread(target=attacker, args=(i,), daemon=True) for i in range(n)]
+    for t in threads:
+        t.start()
+    time.sleep(min(2.0, duration / 4))
+    times: list[float] = []
+    failed = 0
+    held = 0
+    while time.monotonic() < stop - 1:
+        t0 = time.monotonic()
+        try:
+            with urllib.request.urlopen(page, timeout=10) as r:
+                r.read()
+            times.append(time.monotonic() - t0)
+        except OSError:
+            failed += 1
+        held = max(held, open_connections(d.proc.pid) - baseline)
+        time.sleep(max(0.0, 0.5 - (time.monotonic() - t0)))
+    for t in threads:
+        t.join(interval + 5)
+    return {"connections": n, "addresses": -(-n // per_address), "interval_s": interval,
+            "duration_s": duration, "held_max": held, **counts,
+            "page_ok": len(times), "page_failed": failed,
+            "page_p50_ms": round(1000 * percentile(times, 50), 1) if times else None,
+            "page_p95_ms": round(1000 * percentile(times, 95), 1) if times else None,
+            "page_max_ms": round(1000 * max(times), 1) if times else None,
+            "rss_mb": memory_mb(d.proc.pid)[0], "load": round(os.getloadavg()[0], 1)}
+
+
+def open_connections(pid: int) -> int:
+    """Sockets the daemon holds open now."""
+    n = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            n += os.readlink(fd).startswith("socket:")
+    return n
+
+
+def guess_pins(d: Daemon, seconds: float, addresses: int) -> dict:
+    """Guess the PIN from ``addresses`` rotating loopback addresses as fast as the server
+    answers, for ``seconds``: how many guesses the server actually checked (403 wrong PIN)
+    rather than refused unchecked (429), and what that means for the default 10-digit code."""
+    import http.client
+
+    checked: list[float] = []
+    refused = 0
+    t0 = time.monotonic()
+    i = 0
+    while time.monotonic() - t0 < seconds:
+        src = f"127.1.{i // 250 % 250}.{1 + i % 250}"
+        conn = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10,
+                                          source_address=(src, 0))
+        try:
+            conn.request("POST", "/api/auth", body=b"{}", headers={
+                "Content-Type": "application/json", "X-Tafl-Request": "1",
+                "X-Tafl-Pin": f"{i:010d}"})
+            status = conn.getresponse().status
+        finally:
+            conn.close()
+        if status == 403:
+            checked.append(time.monotonic() - t0)
+        elif status == 429:
+            refused += 1
+        else:
+            raise RuntimeError(f"unexpected answer {status} to a wrong PIN")
+        i = (i + 1) % addresses
+        if len(checked) >= 20 and checked[-1] < time.monotonic() - t0 - 1:
+            time.sleep(1)  # the budget is spent: one try a second is plenty to see refills
+    elapsed = time.monotonic() - t0
+    burst = sum(1 for t in checked if t < 5)
+    later = len(checked) - burst
+    per_hour = later / (elapsed - 5) * 3600 if elapsed > 5 else 0.0
+    from companion.web.auth import BUDGET, CODE_DIGITS, REFILL_S
+
+    expected_tries = 10**CODE_DIGITS / 2
+    years = (expected_tries - BUDGET) / (3600 / REFILL_S) / (24 * 365)
+    return {"seconds": round(elapsed, 1), "addresses": addresses, "sent": len(checked) + refused,
+            "checked": len(checked), "checked_in_first_5s": burst,
+            "checked_per_hour_after": round(per_hour, 1), "refused_unchecked": refused,
+            "budget": BUDGET, "refill_s": REFILL_S,
+            "years_to_find_default_code": round(years), "load": round(os.getloadavg()[0], 1)}
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -288,6 +389,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
     start_moves = len((await loop.run_in_executor(None, state, base))["moves"])
     await asyncio.sleep(0.5)
     scans0, t0 = d.scans()
+    web0 = d.web_cpu()
     cpu0 = cpu_seconds(d.proc.pid)
     wall0 = time.monotonic()
     latencies: list[float] = []
@@ -311,6 +413,7 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
                 if published is not None:
                     fanout.append(got - published)
     scans1, t1 = d.scans()
+    web_ms = (d.web_cpu() - web0) * 1000 / len(moves)
     cpu = (cpu_seconds(d.proc.pid) - cpu0) / (time.monotonic() - wall0)
     rss, peak = memory_mb(d.proc.pid)
     held = sum(1 for v in viewers if not v.closed and v.arrival(start_moves + len(moves)))
@@ -327,7 +430,9 @@ async def measure(d: Daemon, n: int, moves: list[tuple[str, str]], stalled: int,
         "fanout_p95_ms": round(1000 * percentile(fanout, 95), 1) if fanout else None,
         "fanout_max_ms": round(1000 * max(fanout), 1) if fanout else None,
         "rss_mb": rss, "peak_rss_mb": peak, "cpu_pct": round(100 * cpu, 1),
+        "web_cpu_ms_per_move": round(web_ms, 2),
         "scan_hz": round((scans1 - scans0) / (t1 - t0), 1),
+        "load": round(os.getloadavg()[0], 1),
     }
 
 
@@ -337,7 +442,16 @@ def main() -> None:
     p.add_argument("--moves", type=int, default=40, help="moves per viewer count")
     p.add_argument("--pause", type=float, default=0.3, help="seconds between moves")
     p.add_argument("--stalled", type=int, default=0, help="extra clients that never read")
-    p.add_argument("--slowloris", type=int, default=0, help="trickling connections to try first")
+    p.add_argument("--slowloris", type=int, default=0,
+                   help="trickling connections to run against the page first (e.g. 110)")
+    p.add_argument("--slow-interval", type=float, default=40.0,
+                   help="seconds between a trickling connection's header lines (default 40)")
+    p.add_argument("--slow-duration", type=float, default=90.0,
+                   help="seconds the slowloris attack lasts (default 90)")
+    p.add_argument("--slow-per-address", type=int, default=10,
+                   help="trickling connections per source address (default 10)")
+    p.add_argument("--guess", type=float, default=0.0,
+                   help="seconds of PIN guessing from rotating addresses, run last (e.g. 400)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     counts = [int(x) for x in a.viewers.split(",")]
@@ -347,34 +461,54 @@ def main() -> None:
         d = Daemon(Path(work))
         try:
             idle_rss = memory_mb(d.proc.pid)[0]
-            slow = slowloris(d, a.slowloris) if a.slowloris else None
+            slow = (slowloris(d, a.slowloris, a.slow_interval, a.slow_duration,
+                              a.slow_per_address) if a.slowloris else None)
             for i, n in enumerate(counts):
                 chunk = plan[i * a.moves:(i + 1) * a.moves]
                 rows.append(asyncio.run(measure(d, n, chunk, a.stalled, a.pause)))
                 time.sleep(1)
+            guesses = guess_pins(d, a.guess, 1000) if a.guess else None
         finally:
             d.stop()
     load = os.getloadavg()[0]
     print(f"daemon idle RSS {idle_rss} MB; {a.moves} moves per row; latency = move accepted "
           f"-> state received by each viewer (loopback); load average {load:.1f} on "
-          f"{os.cpu_count()} CPUs")
+          f"{os.cpu_count()} CPUs at the end (each row: the 1-minute load average as it ended)")
     print("(web p95/max: from the daemon publishing the state to its arrival, the web layer's "
-          "share)")
+          "share; web ms: CPU of the web server's event-loop thread per move, every request and "
+          "frame of the row included)")
     print(f"{'viewers':>8} {'stalled':>7} {'held':>5} {'missed':>6} {'p50 ms':>7} {'p95 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'web p95':>8} {'web max':>8} {'RSS MB':>7} "
-          f"{'peak':>6} {'CPU %':>6} {'scan Hz':>8}")
+          f"{'peak':>6} {'CPU %':>6} {'web ms':>6} {'scan Hz':>8} {'load':>5}")
     for r in rows:
         print(f"{r['viewers']:>8} {r['stalled']:>7} {r['held']:>5} {r['missed']:>6} "
               f"{r['p50_ms']:>7} {r['p95_ms']:>7} {r['p99_ms']:>7} {r['max_ms']:>7} "
               f"{r['fanout_p95_ms']:>8} {r['fanout_max_ms']:>8} "
-              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} {r['scan_hz']:>8}")
+              f"{r['rss_mb']:>7} {r['peak_rss_mb']:>6} {r['cpu_pct']:>6} "
+              f"{r['web_cpu_ms_per_move']:>6} {r['scan_hz']:>8} "
+              f"{r['load']:>5}")
     if slow:
-        print(f"slowloris: {slow['connections']} trickling connections "
-              f"({slow['refused_at_connect']} refused at once); /api/state meanwhile p50 "
-              f"{slow['state_p50_ms']} ms, max {slow['state_max_ms']} ms; all cut after "
-              f"{slow['all_cut_after_s']} s; RSS {slow['rss_mb']} MB")
+        print(f"slowloris: {slow['connections']} connections from {slow['addresses']} "
+              f"address(es), a header line every {slow['interval_s']:g} s, for "
+              f"{slow['duration_s']:g} s (reconnecting when cut): at most {slow['held_max']} "
+              f"connections held; {slow['opened']} opened, {slow['refused']} refused at once "
+              f"(503), {slow['timed_out']} cut by the head deadline (408), {slow['closed']} "
+              f"closed otherwise; the page (GET /) meanwhile: {slow['page_ok']} answered, "
+              f"{slow['page_failed']} failed, p50 {slow['page_p50_ms']} ms, p95 "
+              f"{slow['page_p95_ms']} ms, max {slow['page_max_ms']} ms; RSS {slow['rss_mb']} "
+              f"MB; load average {slow['load']}")
+    if guesses:
+        g = guesses
+        print(f"PIN guessing: {g['sent']} wrong PINs sent in {g['seconds']} s from "
+              f"{g['addresses']} rotating addresses; {g['checked']} checked "
+              f"({g['checked_in_first_5s']} in the first 5 s, then "
+              f"{g['checked_per_hour_after']} per hour), {g['refused_unchecked']} refused "
+              f"unchecked (429); budget {g['budget']}, one more every {g['refill_s']:g} s: "
+              f"the default 10-digit code takes ~{g['years_to_find_default_code']:,} years on "
+              f"average; load average {g['load']}")
     if a.json:
-        print(json.dumps({"idle_rss_mb": idle_rss, "slowloris": slow, "rows": rows}))
+        print(json.dumps({"idle_rss_mb": idle_rss, "slowloris": slow, "rows": rows,
+                          "pin_guessing": guesses}))
 
 
 if __name__ == "__main__":

@@ -617,3 +617,31 @@ def test_a_withdrawn_choice_gives_the_clocks_back(tmp_path: Path) -> None:
     assert st["move_to_make"] is None and st["clock"]["running"] == "defenders"
     assert st["clock"]["defenders"] == pytest.approx(300 - 4.4, abs=0.02)  # no increment
     assert h.store.game(s.gid).pending() is None
+
+
+def test_a_move_chosen_before_the_set_up_or_in_a_pause_stops_its_clock_when_it_runs(
+        tmp_path: Path) -> None:
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+
+    start = Game(get_variant("copenhagen")).board.occupied_names()
+    h = Harness(tmp_path, attackers="page", tc="5+0", board=HandBoard(11, start - {"a4"}))
+    s = h.session
+    s.choose_move(player("attackers"), "d1-d4")  # chosen while the pieces are set up
+    h.run(5.0)
+    assert s.clock is not None and s.clock.running is None
+    h.board.set_occupied(start)  # set up: the clocks start, the chooser's stops at once
+    h.run(3.0)
+    clock = s.clock
+    assert clock.running == "defenders" and clock.left("attackers", h.t) == 300.0
+    assert clock.left("defenders", h.t) == pytest.approx(300 - 3.0 + 0.5, abs=0.3)
+    h.move("d1", "d4")
+    h.move("f4", "e4")
+    assert s.clock.running == "attackers" and s.store.moves(s.gid)[0]["left"]["attackers"] == 300
+    s.clock_control(OWNER, "pause")
+    s.choose_move(player("attackers"), "f2-f4")
+    h.run(4.0)
+    s.clock_control(OWNER, "resume")  # the chooser's clock stops at the resume
+    left = s.clock.left("attackers", h.t)
+    h.run(2.0)
+    assert s.clock.running == "defenders" and s.clock.left("attackers", h.t) == left

@@ -47,8 +47,11 @@ def post_raw(d, path: str, raw: bytes) -> tuple[int, dict]:
 
 @pytest.mark.parametrize("gid", ["9223372036854775808", "9" * 40, "1" * 1000],
                          ids=["2**63", "40-digits", "1000-digits"])
-def test_oversized_game_ids_are_404_on_every_game_route(daemon, gid: str) -> None:
-    for path in (f"api/games/{gid}", f"api/games/{gid}/record.csv", f"api/games/{gid}/game.otg"):
+def test_oversized_ids_are_404_on_every_id_route(daemon, gid: str) -> None:
+    for path in (f"api/games/{gid}", f"api/games/{gid}/record.csv", f"api/games/{gid}/game.otg",
+                 f"api/games/{gid}/analysis", f"api/matches/{gid}",
+                 f"api/matches/{gid}/record.csv", f"api/matches/{gid}/games.otg",
+                 f"api/review/{gid}", f"review/{gid}"):
         status, _, data = http(base(daemon) + path)
         assert status == 404 and json.loads(data)["error"], path
 

@@ -145,16 +145,17 @@ def test_120_live_viewers_see_every_move_fast_at_a_small_cost(tmp_path: Path):
         latencies.sort()
         p95 = latencies[int(0.95 * len(latencies))]
         assert len(latencies) == 720 and latencies[0] >= 0
-        # bench/load.py measures the product's figure (p95 12 ms at 100 viewers, the bound is
-        # 100 ms); the latency includes the store's fsync, and the suite shares its two cores
-        # and disk with other work, so the test allows more: what it catches is a design that
-        # polls, queues or serialises per viewer
+        # bench/load.py measures the product's figure (the bound is 100 ms; p95 32-142 ms at
+        # 100 viewers on a machine at load 9-11, 8 ms of web CPU per move at 200); the
+        # latency includes the store's fsync, and the suite shares its two cores and disk with
+        # other work, so the test allows more: what it catches is a design that polls, queues
+        # or serialises per viewer
         assert p95 <= 0.25, f"move-to-screen p95 {p95 * 1000:.1f} ms"
         # 100 Hz on an idle machine; under other load, serving must not cost it 15 %
         # what serving 120 viewers costs the daemon: the server's thread uses a few % of a core
         # (CPU time, which other work on the machine does not inflate), and the scan loop is not
         # held up by it (its rate itself depends on what else the machine runs: the bench
-        # measures 100 Hz at 200 viewers)
+        # measures 82-97 Hz under load 4-10, the same with 1 viewer as with 200)
         assert cpu < 0.1, f"the server's thread used {cpu:.0%} of a core"
         assert rate >= 50, f"scan loop at {rate:.0f} Hz"
 

@@ -34,13 +34,22 @@ def choose(s: SessionCore, chosen: dict) -> None:
     """Make ``chosen`` the move to make and switch its chooser's clock now."""
     withdraw(s)
     s.move_to_make = chosen
-    clock = s.clock
+    catch_up(s, s.board_time())
+
+
+def catch_up(s: SessionCore, t: float) -> None:
+    """Switch the clock for the waiting move to make at ``t`` if it has not switched yet: it
+    was chosen while the chooser's clock did not run (before the board was set up, during a
+    pause), and the clock now starts or resumes."""
+    clock, chosen = s.clock, s.move_to_make
+    if chosen is None or s.choice_clock is not None or clock is None:
+        return
     side = chosen["side"]
-    if (clock is None or clock.running != side or clock.paused or clock.flagged is not None
+    if (clock.running != side or clock.paused or clock.flagged is not None
             or clock.since is None or s.game.is_over()):
-        return  # not running for him (not set up yet, paused): it switches at the placement
+        return  # not running for him (not set up yet, paused): it switches when it runs
     s.choice_clock = (clock.snapshot(), clock.since)
-    clock.switch(side, s.board_time())
+    clock.switch(side, t)
     s.choice_held = s.players[other(side)].kind is not PlayerKind.BOARD
     if s.choice_held:
         clock.running, clock.since = None, None

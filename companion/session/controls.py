@@ -349,9 +349,16 @@ class GameSession(SessionCore):
             clock.since = self.clock.since
             t = self.board_time()
             clock.pause(t) if action == "pause" else clock.resume(t)
-            self._commit(self.game, [("clock", {"action": action, "by": actor.label})],
-                         clock=clock)
+            saved = (self.clock, self.choice_clock, self.choice_held)
             self.clock = clock
+            if action == "resume":
+                choice.catch_up(self, t)  # a move chosen during the pause: its clock stops
+            try:
+                self._commit(self.game, [("clock", {"action": action, "by": actor.label})],
+                             clock=self.clock)
+            except ControlError:
+                self.clock, self.choice_clock, self.choice_held = saved
+                raise
             self._note("clock", actor.label, action=action)
             self._after_control()
             return {"ok": True, "paused": clock.paused}

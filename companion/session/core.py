@@ -352,6 +352,7 @@ class SessionCore:
         if (clock is not None and clock.running is None and clock.flagged is None
                 and not self.game.is_over() and side is not None):
             clock.start(side, t)  # shown once the ready row is stored
+            choice.catch_up(self, t)  # a move chosen before the set-up: its clock stops now
 
     def _capture_lifted(self, square: str, t: float) -> None:
         if self.pending_switch is None or self.clock is None:

@@ -38,11 +38,27 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer
 MAX_JSON_DEPTH = 20  # a control body is an object of strings: 2 levels would do
 
 
-class IdConverter(IntegerConverter):
-    """``<int:...>`` for ids: 1 to 19 ASCII digits, at most 2**63-1; anything else does not
-    match the route (404)."""
+def at_most(limit: int) -> str:
+    """A regular expression matching exactly the decimal numbers 0..``limit`` (leading zeros
+    allowed up to the limit's length)."""
+    digits = str(limit)
+    n = len(digits)
+    parts = [f"[0-9]{{1,{n - 1}}}"] if n > 1 else []
+    for i, d in enumerate(digits):
+        if d != "0":
+            low = "0" if d == "1" else f"0-{int(d) - 1}"
+            rest = f"[0-9]{{{n - i - 1}}}" if i < n - 1 else ""
+            parts.append(f"{digits[:i]}[{low}]{rest}")
+    parts.append(digits)
+    return "(?:" + "|".join(parts) + ")"
 
-    regex = r"[0-9]{1,19}"
+
+class IdConverter(IntegerConverter):
+    """``<int:...>`` for ids: ASCII digits up to 2**63-1; anything else does not match the route
+    (404). The bound is in the regular expression itself: a value refused only by the converter
+    would let werkzeug answer 405 where a GET and a POST route share the path."""
+
+    regex = at_most(MAX_ID)
 
     def __init__(self, map: Any, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max", MAX_ID)
