@@ -645,3 +645,23 @@ def test_a_move_chosen_before_the_set_up_or_in_a_pause_stops_its_clock_when_it_r
     left = s.clock.left("attackers", h.t)
     h.run(2.0)
     assert s.clock.running == "defenders" and s.clock.left("attackers", h.t) == left
+
+
+def test_a_side_handed_to_the_computer_or_back_never_keeps_the_other_ones_name(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh")
+    s = h.session
+    try:
+        s.set_players(OWNER, {"defenders": {"kind": "computer", "level": 1}})
+        assert h.state["players"]["defenders"] == {"name": "Computer", "kind": "computer",
+                                                   "level": 1}
+        s.set_players(OWNER, {"defenders": {"kind": "page"}})  # a person again
+        assert h.state["players"]["defenders"] == {"name": "Player 2", "kind": "page"}
+        s.set_players(OWNER, {"defenders": {"kind": "board"}})  # person to person: kept
+        assert h.state["players"]["defenders"]["name"] == "Player 2"
+        s.new_game(OWNER, {"players": {"attackers": {"kind": "computer", "name": "Deep Tafl"}}})
+        assert h.state["players"]["attackers"]["name"] == "Deep Tafl"  # a name given stays
+        s.resign(OWNER, "defenders")
+        assert "Ann" not in h.store.player_results()  # Ann never played: nothing in her name
+    finally:
+        s.close()

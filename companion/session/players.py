@@ -140,10 +140,19 @@ class PlayerSpec:
             return cls(PlayerKind.BOARD, name)
 
 
+MACHINE_NAMES = {PlayerKind.COMPUTER: "Computer", PlayerKind.ENGINE: "Engine"}
+
+
+def _machine(kind: PlayerKind) -> bool:
+    return kind in MACHINE_NAMES
+
+
 def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
                    engine_allowed: Callable[[str], bool] = lambda command: False) -> PlayerSpec:
     """A side's player from the API: ``{"name"?, "kind"?, "level"?, "seconds"?, "command"?}``
-    on top of ``base`` (what is not given stays). PlayerError (one line) for a bad field;
+    on top of ``base`` (what is not given stays, but a side handed from a person to the computer
+    or back without a name gets a name of its own: "Computer", "Engine", "Player 1"/"Player 2"
+    by ``where``, the side). PlayerError (one line) for a bad field;
     :class:`EngineNotAllowed` for an engine command the config does not allow."""
     known = {"name", "kind", "level", "seconds", "command"}
     unknown = sorted(str(k) for k in value if k not in known)
@@ -155,7 +164,15 @@ def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
         raise PlayerError(f"{where}: kind must be board, page, computer or engine, not "
                           f"{kind_text!r}")
     kind = PlayerKind(kind_text)
-    name = check_name(value["name"], f"{where} name") if "name" in value else base.name
+    if "name" in value:
+        name = check_name(value["name"], f"{where} name")
+    elif _machine(kind) != _machine(base.kind):
+        # a person never inherits the computer's name nor the computer a person's (its games
+        # would count in that person's results)
+        name = MACHINE_NAMES[kind] if _machine(kind) else (
+            "Player 1" if where == "attackers" else "Player 2")
+    else:
+        name = base.name
     same = kind is base.kind
     for key in ("level", "seconds", "command"):
         if key in value and not _applies(kind, key):
