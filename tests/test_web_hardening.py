@@ -119,6 +119,13 @@ def test_squares_are_parsed_strictly(daemon, square: str) -> None:
     assert daemon.loop_errors == 0
 
 
+@pytest.mark.parametrize("players", ["x", ["attackers"], 3, True])
+def test_players_that_are_not_an_object_are_refused(daemon, players) -> None:
+    status, doc = control(base(daemon), "api/new", {"players": players})
+    assert status == 400 and doc["code"] == "bad_players", doc
+    assert state(base(daemon))["game"] == 1  # no new game was started
+
+
 def test_a_strict_square_still_clicks(daemon) -> None:
     status, doc = control(base(daemon), "api/click", {"square": "d1"})
     assert status == 200 and doc == {"square": "d1", "occupied": False}

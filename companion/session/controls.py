@@ -543,6 +543,9 @@ class GameSession(SessionCore):
                         raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                                "{name?, kind?}}")
                     players[side] = self._player_from(value, players[side], side)
+            elif wanted is not None:
+                raise ControlError(400, "bad_players", "players: {attackers|defenders: "
+                                                       "{name?, kind?}}")
             new_match = None
             if request.get("match") is True:
                 if players["attackers"].name == players["defenders"].name:
