@@ -1,35 +1,43 @@
 """Self-play matches between two engines: levels, weight sets, or any OTEP engine command.
 
-    nice -n 10 python3 bench/selfplay.py --variant brandubh --a level=7 --b level=6 --pairs 20
-    nice -n 10 python3 bench/selfplay.py --a level=10,time=1 --b "otep=python3 -m companion engine"
+    nice -n 15 python3 bench/selfplay.py --variant brandubh --a level=7 --b level=6 --pairs 20
+    nice -n 15 python3 bench/selfplay.py --a nodes=8000,s.qthreat=1 --b nodes=8000 --jobs 2
+    nice -n 15 python3 bench/selfplay.py --a level=10,time=1 --b "otep=python3 -m companion engine"
 
-A player is ``level=N`` (the built-in engine in this process, optionally ``,time=S`` per move,
-``,nodes=N`` per move instead of the level's limits, evaluation weights changed with
-``,w.NAME=VALUE``, e.g. ``,w.king_threats=80``, and search features switched off with
-``,s.lmp=off`` / ``s.futility=off`` / ``s.null=off`` / ``s.lmr=off``, and ``,cpu=1`` to
-measure its time in CPU seconds, fair on a busy machine) or
-``otep=COMMAND`` (any OTEP engine, driven through companion.engine.otep_host). Every opening (a
-few seeded random plies) is played twice with the colours swapped; games longer than
-``--max-plies`` are adjudicated draws. Prints each pair, then the score of A, the Elo difference
-with its 95 % interval (from the pairs' scores), and a sequential test (SPRT, Elo 0 vs
-``--elo1``) log-likelihood ratio.
+A player is the built-in engine in this process: ``level=N`` (its limits), optionally with
+``,time=S`` per move, ``,nodes=N`` per move instead of the level's limits, ``,scale=F`` to play
+the level on nodes alone (its node limit times F; levels 9 and 10 their seconds times ``,nps=N``
+— 80,000 unless given — times F: a fixed amount of work, fair on a busy machine), ``,cpu=1`` to
+measure its time in CPU seconds, evaluation weights changed with ``,w.NAME=VALUE`` (e.g.
+``,w.king_threats=80``), search switches with ``,s.NAME=on|off|N`` (``s.lmp``, ``s.futility``,
+``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``, ``s.aspiration=50``, …); or
+``otep=COMMAND``, any OTEP engine, driven through companion.engine.otep_host.
+
+Every opening (a few seeded random plies, or with ``--book GAMES.csv`` the first
+``--opening-plies`` plies of recorded games: more varied, closer to real play) is played twice
+with the colours swapped; games longer than ``--max-plies`` are adjudicated draws; ``--jobs``
+plays pairs in parallel processes. Prints each pair, then the score of A, the Elo difference
+with its 95 % interval and a sequential test (SPRT, Elo 0 against ``--elo1``) log-likelihood
+ratio, both from the pairs' scores (colour decides most tafl games, so a pair is one
+observation).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import random
 import shlex
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.engine.evaluate import Weights, default_weights  # noqa: E402
-from companion.engine.levels import Level  # noqa: E402
+from companion.engine.levels import Level, get_level  # noqa: E402
 from companion.engine.otep_host import OtepHost  # noqa: E402
 from companion.engine.player import Engine  # noqa: E402
 from companion.rules import PRESETS, Board, RuleSet  # noqa: E402
@@ -47,6 +55,8 @@ class Spec:
     switches: dict[str, str] | None = None
     cpu: bool = False
     command: list[str] | None = None
+    scale: float | None = None
+    nps: int = 80_000
 
 
 def parse_spec(text: str) -> Spec:
@@ -64,6 +74,10 @@ def parse_spec(text: str) -> Spec:
             spec.cpu = value not in ("0", "no", "off")
         elif key == "nodes":
             spec.nodes = int(value)
+        elif key == "scale":
+            spec.scale = float(value)
+        elif key == "nps":
+            spec.nps = int(value)
         elif key.startswith("s."):
             spec.switches = {**(spec.switches or {}), key[2:]: value}
         elif key.startswith("w."):
@@ -71,6 +85,20 @@ def parse_spec(text: str) -> Spec:
         else:
             raise SystemExit(f"unknown player option {key!r} in {text!r}")
     return spec
+
+
+def node_level(number: int, scale: float, nps: int) -> Level:
+    """Level ``number`` played on nodes alone, so that a match means the same on a busy
+    machine: its node limit times ``scale``; a time-limited level (9, 10) gets its seconds
+    times ``nps`` (nodes per second of one core) times ``scale``; depth-limited levels stay as
+    they are. Noise and mistakes are the level's."""
+    lv = get_level(number)
+    nodes = lv.nodes
+    if nodes is None and lv.depth is None:
+        nodes = int(lv.seconds * nps)
+    if nodes is not None:
+        nodes = max(100, int(nodes * scale))
+    return replace(lv, nodes=nodes, seconds=600.0)
 
 
 class Player:
@@ -89,14 +117,25 @@ class Player:
             level: int | Level = spec.level
             if spec.nodes:
                 level = Level(0, "nodes", None, spec.nodes, 120.0)
+            elif spec.scale:
+                level = node_level(spec.level, spec.scale, spec.nps)
             self.engine = Engine(rules, level, seed=seed, weights=weights)
             if spec.cpu:
                 self.engine.searcher.clock = time.process_time
             for name, value in (spec.switches or {}).items():
-                if value != "off":
-                    raise SystemExit(f"search switch {name}: only 'off' is known")
-                setattr(self.engine.searcher, {"null": "null_move"}.get(name, name),
-                        () if name in ("lmp", "futility") else False)
+                if value.isdigit():
+                    setattr(self.engine.searcher, name, int(value))
+                    continue
+                if value not in ("on", "off"):
+                    raise SystemExit(f"search switch {name}: 'on' or 'off'")
+                attr = {"null": "null_move", "guard": "guard_moves"}.get(name, name)
+                if not hasattr(self.engine.searcher, attr):
+                    raise SystemExit(f"unknown search switch {name}")
+                if value == "off":
+                    setattr(self.engine.searcher, attr,
+                            () if name in ("lmp", "futility") else False)
+                elif name not in ("lmp", "futility"):
+                    setattr(self.engine.searcher, attr, True)
 
     def move(self, board: Board) -> str:
         if self.engine is not None:
@@ -128,8 +167,32 @@ def opening(rules: RuleSet, rng: random.Random, plies: int) -> list[str]:
     return out
 
 
-def play(rules: RuleSet, att: Player, dfn: Player, start: list[str], max_plies: int) -> str:
-    """One game: ``"attackers"``, ``"defenders"`` or ``"draw"``."""
+def book_openings(rules: RuleSet, path: str, plies: int, rng: random.Random) -> list[list[str]]:
+    """The first ``plies`` plies of recorded games (distinct, still undecided), shuffled."""
+    seen = set()
+    out = []
+    for line in Path(path).read_text().splitlines():
+        moves = [m for m in line.rsplit(",", 3)[0].split() if m != "timeout"]
+        if len(moves) < plies + 10:
+            continue
+        board = Board(rules)
+        try:
+            for text in moves[:plies]:
+                board.push(board.parse_move(text)[0])
+        except ValueError:
+            continue
+        if board.outcome() is not None or board.otn() in seen:
+            continue
+        seen.add(board.otn())
+        out.append([f"{board.name(m.frm)}-{board.name(m.to)}" for m in board.move_stack])
+    rng.shuffle(out)
+    return out
+
+
+def play(
+    rules: RuleSet, att: Player, dfn: Player, start: list[str], max_plies: int
+) -> tuple[str, str, int]:
+    """One game: (``"attackers"``, ``"defenders"`` or ``"draw"``, how it ended, plies)."""
     board = Board(rules)
     for text in start:
         board.push(board.parse_move(text)[0])
@@ -137,10 +200,29 @@ def play(rules: RuleSet, att: Player, dfn: Player, start: list[str], max_plies: 
         player = att if board.turn == "attackers" else dfn
         text = player.move(board)
         if text == "resign":
-            return "defenders" if board.turn == "attackers" else "attackers"
+            winner = "defenders" if board.turn == "attackers" else "attackers"
+            return winner, "resignation", len(board.move_stack)
         board.push(board.parse_move(text)[0])
     outcome = board.outcome()
-    return outcome.result if outcome else "draw"
+    if outcome is None:
+        return "draw", "adjudicated", len(board.move_stack)
+    return outcome.result, str(outcome.reason), len(board.move_stack)
+
+
+def play_pair(job: tuple) -> tuple[int, list[str], list[tuple[str, str, int]]]:
+    """Both games of one opening (A attacks first); run in a worker process with ``--jobs``."""
+    i, a, b, variant, start, max_plies, seed = job
+    rules = PRESETS[variant]
+    games = []
+    for a_attacks in (True, False):
+        pa, pb = Player(a, rules, seed + i), Player(b, rules, seed + i)
+        att, dfn = (pa, pb) if a_attacks else (pb, pa)
+        try:
+            games.append(play(rules, att, dfn, start, max_plies))
+        finally:
+            pa.close()
+            pb.close()
+    return i, start, games
 
 
 def elo(p: float) -> float:
@@ -148,18 +230,120 @@ def elo(p: float) -> float:
     return -400 * math.log10(1 / p - 1)
 
 
-def sprt_llr(w: int, d: int, lo: int, elo0: float, elo1: float) -> float:
-    """Log-likelihood ratio of the trinomial SPRT (Bayeselo-free approximation)."""
-    n = w + d + lo
-    if n == 0 or w == 0 or lo == 0:
+def sprt_llr(pair_scores: list[float], elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of the SPRT (Elo ``elo0`` against ``elo1``) on the pairs' scores
+    (the normal approximation of the pentanomial model: a pair of games on one opening is
+    one observation, as colour decides most tafl games)."""
+    n = len(pair_scores)
+    if n < 2:
         return 0.0
-    mean = (w + d / 2) / n
-    var = (w * (1 - mean) ** 2 + d * (0.5 - mean) ** 2 + lo * mean**2) / n
+    xs = [p / 2 for p in pair_scores]
+    mean = sum(xs) / n
+    var = sum((x - mean) ** 2 for x in xs) / n
     if var <= 0:
         return 0.0
     s0 = 1 / (1 + 10 ** (-elo0 / 400))
     s1 = 1 / (1 + 10 ** (-elo1 / 400))
-    return (s1 - s0) * (2 * mean - s0 - s1) / (2 * var / n)
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+@dataclass
+class Summary:
+    """A finished match, A's view."""
+
+    variant: str
+    a: str
+    b: str
+    wins: int
+    draws: int
+    losses: int
+    pair_scores: list[float]
+    side_wins: dict[str, int]
+    a_side: dict[str, list[float]]
+    reasons: dict[str, int]
+    plies: list[int]
+    seconds: float
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + self.draws / 2) / max(self.games, 1)
+
+    def interval(self) -> tuple[float, float, float]:
+        """Elo of A over B with its 95 % interval (from the pairs' scores)."""
+        n = len(self.pair_scores)
+        mean = sum(self.pair_scores) / (2 * n)
+        var = sum((p / 2 - mean) ** 2 for p in self.pair_scores) / max(n - 1, 1)
+        se = math.sqrt(var / n)
+        return elo(mean), elo(mean - 1.96 * se), elo(mean + 1.96 * se)
+
+    def report(self, elo1: float) -> str:
+        e, lo, hi = self.interval()
+        lines = [
+            f"{self.variant}: A = {self.a}  vs  B = {self.b}",
+            f"games {self.games}: A won {self.wins}, drew {self.draws}, lost {self.losses}; "
+            f"score {self.score:.3f}; wins by side {self.side_wins}",
+            "A as attackers {:.1f}/{}, as defenders {:.1f}/{}; endings {}; plies mean {:.0f}"
+            .format(*self.a_side["attackers"], *self.a_side["defenders"],
+                    dict(sorted(self.reasons.items())), sum(self.plies) / max(len(self.plies), 1)),
+            f"Elo(A - B) = {e:+.0f}  (95 % interval {lo:+.0f} .. {hi:+.0f})",
+            f"SPRT llr(elo0=0, elo1={elo1:g}) = {sprt_llr(self.pair_scores, 0, elo1):+.2f} "
+            f"(bounds -2.94 / +2.94)",
+            f"time {self.seconds:.0f} s",
+        ]
+        return "\n".join(lines)
+
+
+def run_match(
+    variant: str, a: Spec, b: Spec, pairs: int, *, opening_plies: int = 4, max_plies: int = 200,
+    seed: int = 1, book: str | None = None, jobs: int = 1, verbose: bool = True,
+) -> Summary:
+    """Play ``pairs`` pairs of games between A and B (colours swapped on each opening)."""
+    rules = PRESETS[variant]
+    rng = random.Random(seed)
+    if book:
+        openings = book_openings(rules, book, opening_plies, rng)
+        if len(openings) < pairs:
+            raise SystemExit(f"only {len(openings)} openings of {opening_plies} plies in {book}")
+        starts = openings[:pairs]
+    else:
+        starts = [opening(rules, rng, opening_plies) for _ in range(pairs)]
+    work = [(i, a, b, variant, starts[i], max_plies, seed) for i in range(pairs)]
+    started = time.monotonic()
+    out = Summary(variant, a.text, b.text, 0, 0, 0, [], {"attackers": 0, "defenders": 0,
+                  "draw": 0}, {"attackers": [0.0, 0], "defenders": [0.0, 0]}, {}, [], 0.0)
+    pool = multiprocessing.Pool(jobs) if jobs > 1 else None
+    results = pool.imap_unordered(play_pair, work) if pool else map(play_pair, work)
+    for done, (i, start, games) in enumerate(results):
+        score = 0.0
+        for a_attacks, (result, reason, length) in zip((True, False), games, strict=True):
+            out.side_wins[result] += 1
+            out.reasons[reason] = out.reasons.get(reason, 0) + 1
+            out.plies.append(length)
+            side = "attackers" if a_attacks else "defenders"
+            out.a_side[side][1] += 1
+            if result == "draw":
+                out.draws += 1
+                score += 0.5
+                out.a_side[side][0] += 0.5
+            elif (result == "attackers") == a_attacks:
+                out.wins += 1
+                score += 1
+                out.a_side[side][0] += 1
+            else:
+                out.losses += 1
+        out.pair_scores.append(score)
+        if verbose:
+            print(f"pair {i + 1:3} ({done + 1}/{pairs}): opening {' '.join(start):30} "
+                  f"A scored {score}/2 (total {out.wins}-{out.draws}-{out.losses})", flush=True)
+    if pool:
+        pool.close()
+        pool.join()
+    out.seconds = time.monotonic() - started
+    return out
 
 
 def main() -> None:
@@ -172,47 +356,17 @@ def main() -> None:
     ap.add_argument("--max-plies", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--elo1", type=float, default=50.0)
+    ap.add_argument("--book", help="openings from recorded games (a corpus CSV): their first "
+                    "--opening-plies plies instead of random ones")
+    ap.add_argument("--jobs", type=int, default=1, help="pairs played in parallel processes")
     args = ap.parse_args()
-    rules = PRESETS[args.variant]
-    a, b = parse_spec(args.a), parse_spec(args.b)
-    rng = random.Random(args.seed)
-    w = d = lo = 0
-    pair_scores = []
-    side_wins = {"attackers": 0, "defenders": 0, "draw": 0}
-    started = time.monotonic()
-    for i in range(args.pairs):
-        start = opening(rules, rng, args.opening_plies)
-        score = 0.0
-        for a_attacks in (True, False):
-            pa, pb = Player(a, rules, args.seed + i), Player(b, rules, args.seed + i)
-            att, dfn = (pa, pb) if a_attacks else (pb, pa)
-            result = play(rules, att, dfn, start, args.max_plies)
-            pa.close()
-            pb.close()
-            side_wins[result] += 1
-            if result == "draw":
-                d += 1
-                score += 0.5
-            elif (result == "attackers") == a_attacks:
-                w += 1
-                score += 1
-            else:
-                lo += 1
-        pair_scores.append(score)
-        print(f"pair {i + 1:3}: opening {' '.join(start):30} A scored {score}/2 "
-              f"(total {w}-{d}-{lo})", flush=True)
-    n = len(pair_scores)
-    mean = sum(pair_scores) / (2 * n)
-    var = sum((s / 2 - mean) ** 2 for s in pair_scores) / max(n - 1, 1)
-    se = math.sqrt(var / n)
-    lo_p, hi_p = mean - 1.96 * se, mean + 1.96 * se
-    print(f"\n{args.variant}: A = {a.text}  vs  B = {b.text}")
-    print(f"games {2 * n}: A won {w}, drew {d}, lost {lo}; score {mean:.3f}; "
-          f"wins by side {side_wins}")
-    print(f"Elo(A - B) = {elo(mean):+.0f}  (95 % interval {elo(lo_p):+.0f} .. {elo(hi_p):+.0f})")
-    print(f"SPRT llr(elo0=0, elo1={args.elo1:g}) = {sprt_llr(w, d, lo, 0, args.elo1):+.2f} "
-          f"(bounds -2.94 / +2.94)")
-    print(f"time {time.monotonic() - started:.0f} s")
+    summary = run_match(
+        args.variant, parse_spec(args.a), parse_spec(args.b), args.pairs,
+        opening_plies=args.opening_plies, max_plies=args.max_plies, seed=args.seed,
+        book=args.book, jobs=args.jobs,
+    )
+    print()
+    print(summary.report(args.elo1))
 
 
 if __name__ == "__main__":

@@ -136,6 +136,43 @@ def test_engine_plays_through_otep_like_opentafl_drives_it():
     assert engine.close() == 0
 
 
+def test_two_copies_of_the_engine_play_a_whole_game_through_otep():
+    """``tafl-companion engine`` against a second copy of itself, driven line by line as an
+    OTEP host (OpenTafl) drives two engines: rules, clock, play, move, opponent-move with the
+    position record, finish, goodbye. The referee checks every move with the rules core; the
+    game is played to its end by the rules."""
+    rules = PRESETS["brandubh"]
+    engines = {"attackers": Engine("--level", "4", "--seed", "1"),
+               "defenders": Engine("--level", "4", "--seed", "2")}
+    for engine in engines.values():
+        engine.send(f"rules {otr_for(rules)}")
+    board = Board(rules)
+    clock_ms = {"attackers": 300_000, "defenders": 300_000}
+    while board.outcome() is None and len(board.move_stack) < 300:
+        side = board.turn
+        other = "defenders" if side == "attackers" else "attackers"
+        engine = engines[side]
+        engine.send(f"clock {clock_ms['attackers']} {clock_ms['defenders']} 0 0 0")
+        start = time.monotonic()
+        engine.send(f"play {side}")
+        line, seen = engine.read_until("move")
+        clock_ms[side] -= int((time.monotonic() - start) * 1000)
+        assert all(s.split(" ", 1)[0] in PROTOCOL for s in seen), seen
+        move = board.parse_move(line.split()[1])[0]
+        assert board.is_legal(move), (line, board.otn())
+        board.push(move)
+        engine.send(f"move {board.otn()}")
+        engines[other].send(f"opponent-move {board.name(move.frm)}-{board.name(move.to)} "
+                            f"{board.otn()}")
+    outcome = board.outcome()
+    assert outcome is not None, "the game was decided by the rules"
+    code = {"draw": 1, "attackers": 2, "defenders": 3}[outcome.result]
+    for engine in engines.values():
+        engine.send(f"finish {code}")
+        assert engine.close() == 0
+    assert min(clock_ms.values()) > 0
+
+
 def test_engine_resynchronises_from_the_position_record():
     rules = PRESETS["brandubh"]
     engine = Engine("--level", "3")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
+from companion.rules import core
 from companion.rules.ruleset import RuleSet
 
 from .position import ATT, Position, Tables
@@ -49,6 +50,9 @@ class Weights:
     edge: int = 0  # attackers on the edge
     sealed: int = 300  # the king cannot reach any escape square any more
     tempo: int = 10  # the attackers are to move (minus: the defenders)
+    open_lines: int = 0  # minus the empty squares with an open line to an escape square
+    open_lines2: int = 0  # minus the empty squares two open lines away from escape
+    king_threats2: int = 0  # minus the king's moves to squares two open lines from escape
 
     def scaled(self, **changes: int) -> Weights:
         """A copy with some weights changed."""
@@ -80,6 +84,11 @@ SMALL_CORNERS = Weights(
 # king_reach2 (squares two king moves away with an open line) fits the games a little better
 # (log-loss 0.540 -> 0.529 on Brandubh) but costs a third of the speed and did not win in
 # self-play at equal nodes (+19 Elo over 36 games), so it is left at 0.
+# open_lines / open_lines2 / king_threats2 (the empty squares with an open line to escape, or two
+# lines away, counted by line fills) were tried in self-play at 8,000 nodes a move on Brandubh
+# (60 games each): open_lines 15 +12 Elo (-40..+64), 40 -134 (-211..-67); king_threats2 40 with
+# open_lines2 5 -95 (-159..-37). Raising king_threats to 60 (-58), corner_guard to 40 (-89) or
+# king_distance to 10 (-89) lost too: the fitted weights stay, these at 0.
 # edge escape (no corpus): the large-board fit without the corner terms, threats commoner
 EDGE_ESCAPE = LARGE_CORNERS.scaled(
     king_threats=120, king_lines=400, corner_guard=0, corner_trap=0, edge=-20,
@@ -147,6 +156,64 @@ class Evaluator:
         self.not_last = geo.not_file_last
         self.adjacent = [sum(1 << a for a in geo.adjacent[s]) for s in range(geo.count)]
         self.sealed_cache: dict[int, bool] = {}
+        # line fills: squares the king may pass, and may stop on, when empty
+        king_mover = core.Mover(geo, rules, True, True)
+        self.king_pass = self.full & ~king_mover.blocked & ~self.escape
+        self.king_stop = self.full & ~king_mover.no_stop & ~self.escape
+        # once he has left it, the king may not stop on the throne again in some rule sets
+        closed = core.Mover(geo, rules, True, False)
+        self.king_stop_closed = self.full & ~closed.no_stop & ~closed.blocked & ~self.escape
+        steps = []
+        k = 1
+        while k < n:
+            steps.append(k)
+            k *= 2
+        self.fill_plan = ((tuple(k * n for k in steps), self.full),
+                          (tuple(steps), self.not_a))
+        self.fill_plan_down = ((tuple(k * n for k in steps), self.full),
+                               (tuple(steps), self.not_last))
+        self.lines_cache: dict[int, tuple[int, int]] = {}
+        self.need_e2 = bool(self.w.open_lines2 or self.w.king_threats2)
+
+    def line_fill(self, seeds: int, empty: int) -> int:
+        """Squares reached from ``seeds`` by rook lines through ``empty`` squares (the seeds
+        themselves not included unless reached): a Kogge-Stone fill in the four directions."""
+        out = 0
+        for shifts, mask in self.fill_plan:
+            # towards higher squares (north, east)
+            g, e = seeds, empty & mask
+            for k in shifts:
+                g |= e & (g << k)
+                e &= e << k
+            out |= g
+        for shifts, mask in self.fill_plan_down:
+            g, e = seeds, empty & mask
+            for k in shifts:
+                g |= e & (g >> k)
+                e &= e >> k
+            out |= g
+        return out & empty
+
+    def escape_lines(self, pos: Position, need_e2: bool | None = None) -> tuple[int, int]:
+        """``(E1, E2)``: the empty squares (the king's counted as empty) where the king may
+        stop and would have an open line to an escape square, and those with an open line to
+        an E1 square (two moves from escape; 0 unless the weights use it or ``need_e2``).
+        Cached by occupancy."""
+        occ = pos.att | pos.dfn
+        closed = not self.t.may_throne and pos.king_left
+        key = occ << 1 | closed
+        cached = self.lines_cache.get(key)
+        if cached is None or (need_e2 and cached[1] < 0):
+            stop = self.king_stop_closed if closed else self.king_stop
+            empty = self.king_pass & ~occ
+            e1 = self.line_fill(self.escape & ~occ, empty) & stop
+            e2 = -1
+            if self.need_e2 or need_e2:
+                e2 = self.line_fill(e1, empty) & ~e1 & stop
+            if len(self.lines_cache) > 200_000:
+                self.lines_cache.clear()
+            cached = self.lines_cache[key] = (e1, e2)
+        return cached
 
     def second_threats(self, pos: Position, kd: int) -> int:
         """Squares two king moves away (not one) from which he would have an open line."""
@@ -165,23 +232,8 @@ class Evaluator:
 
     def king_threat_squares(self, pos: Position) -> tuple[int, int]:
         """``(escape squares the king reaches now, squares from which he would)``: bitboards."""
-        king = pos.king
-        lines = pos.king_lines()
-        occ = pos.occupied
-        occT = pos.occT()
-        kd = pos.destinations_bb(king, lines, occ, occT)
-        esc = kd & self.escape
-        occ ^= 1 << king
-        occT ^= self.t.tbit[king]
-        threats = 0
-        rest = kd & ~esc
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            d = low.bit_length() - 1
-            if pos.destinations_bb(d, lines, occ, occT) & self.escape:
-                threats |= low
-        return esc, threats
+        kd = pos.destinations_bb(pos.king, pos.king_lines(), pos.occupied, pos.occT())
+        return kd & self.escape, kd & self.escape_lines(pos)[0]
 
     def features(self, pos: Position) -> list[int]:
         """The feature values of :class:`Weights`' fields, attackers' point of view (slow; for
@@ -201,6 +253,12 @@ class Evaluator:
             f["king_adjacent"] = (att & self.adjacent[king]).bit_count()
             f["king_guards"] = -(dfn & self.adjacent[king]).bit_count()
             f["sealed"] = 0 if self.reaches_escape(att, king) else 1
+        if king >= 0:
+            e1, e2 = self.escape_lines(pos, need_e2=True)
+            f["open_lines"] = -e1.bit_count()
+            f["open_lines2"] = -e2.bit_count()
+            kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
+            f["king_threats2"] = -(kd & e2).bit_count()
         f["corner_guard"] = (att & self.guard).bit_count()
         f["corner_trap"] = -(att & self.trap).bit_count()
         f["edge"] = (att & self.edge).bit_count()
@@ -220,28 +278,12 @@ class Evaluator:
             kd = pos.destinations_bb(king, lines, occ, occT)
             escape = self.escape
             esc = kd & escape
-            occ ^= 1 << king
-            occT ^= t.tbit[king]
-            threats = 0
-            rest = kd & ~esc
-            dest = pos.destinations_bb
-            reach2 = 0
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                d2 = dest(low.bit_length() - 1, lines, occ, occT)
-                reach2 |= d2
-                if d2 & escape:
-                    threats += 1
+            e1, e2 = self.escape_lines(pos)
+            threats = (kd & e1).bit_count()
             if w.king_reach2:
-                second = 0
-                rest = reach2 & ~kd & ~escape & ~(1 << king)
-                while rest:
-                    low = rest & -rest
-                    rest ^= low
-                    if dest(low.bit_length() - 1, lines, occ, occT) & escape:
-                        second += 1
-                score -= w.king_reach2 * second
+                score -= w.king_reach2 * self.second_threats(pos, kd)
+            if w.king_threats2:
+                score -= w.king_threats2 * (kd & e2).bit_count()
             score -= w.king_mobility * kd.bit_count()
             score -= w.king_threats * threats + w.king_lines * esc.bit_count()
             score += w.king_distance * self.distance[king]
@@ -258,6 +300,8 @@ class Evaluator:
                     sealed = self.sealed_cache[key] = not self.reaches_escape(att, king)
                 if sealed:
                     score += w.sealed
+            if w.open_lines or w.open_lines2:
+                score -= w.open_lines * e1.bit_count() + w.open_lines2 * e2.bit_count()
         score += w.corner_guard * (att & self.guard).bit_count()
         score -= w.corner_trap * (att & self.trap).bit_count()
         if w.edge:

@@ -6,7 +6,8 @@ move's exact score before the best is taken, and ``blunder`` the chance of playi
 that does not lose at once. The random choices come from a generator seeded with the engine's
 seed and the position, so a level plays the same move in the same position and game every
 time. Levels 1–8 are node- or depth-limited, so on this machine they are deterministic; their time
-cap (``seconds``) only binds on slower hardware. Levels 9–10 think for a fixed time.
+cap (``seconds``) only binds on slower hardware. Levels 9–10 think for a fixed time, longer than
+level 8's cap, so that they stay above it on slow hardware too (where level 8 is cut by its cap).
 
 On a Raspberry Pi Zero 2 W (about ten times slower than a desktop core) every level answers
 within its ``seconds`` (+10 %): the default level 6 within 5 s.
@@ -44,12 +45,12 @@ LEVELS: dict[int, Level] = {
         Level(2, "novice", depth=1, nodes=None, seconds=1.0, noise=120, blunder=0.15),
         Level(3, "casual", depth=2, nodes=None, seconds=1.5, noise=80, blunder=0.05),
         Level(4, "club", depth=2, nodes=None, seconds=1.5, noise=40),
-        Level(5, "keen", depth=None, nodes=4_000, seconds=2.0, noise=15),
+        Level(5, "keen", depth=None, nodes=8_000, seconds=2.0, noise=10),
         Level(6, "strong", depth=None, nodes=20_000, seconds=5.0),
         Level(7, "expert", depth=None, nodes=60_000, seconds=6.0),
         Level(8, "master", depth=None, nodes=200_000, seconds=8.0),
-        Level(9, "grandmaster", depth=None, nodes=None, seconds=5.0),
-        Level(10, "full strength", depth=None, nodes=None, seconds=15.0),
+        Level(9, "grandmaster", depth=None, nodes=None, seconds=10.0),
+        Level(10, "full strength", depth=None, nodes=None, seconds=20.0),
     )
 }
 DEFAULT_LEVEL = 6

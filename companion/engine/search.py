@@ -134,6 +134,18 @@ class Searcher:
         self.futility: tuple[int, ...] = FUTILITY
         self.null_move = True
         self.lmr = True
+        # Three switches, off by default: none gained in self-play (Brandubh, 8,000 nodes a
+        # move, 60 games each: guard moves -23 Elo (-90..+42), qthreat 2 +0 (-46..+46),
+        # aspiration 50 +23 (-22..+69); docs/engine.md). bench/selfplay.py turns them on with
+        # s.guard=on, s.qthreat=N, s.aspiration=N.
+        # attackers' moves onto the king's lines or the squares with an open line to escape
+        # are ordered first among quiet moves and neither pruned nor reduced much
+        self.guard_moves = False
+        # quiescence: attackers facing a raichi threat may stand pat only after the defenders'
+        # free move is searched, at quiescence plies below this (0: off)
+        self.qthreat = 0
+        # aspiration window at the root (hundredths of a soldier; 0: off) from depth 4 on
+        self.aspiration = 0
         # the clock the time limit is measured on (benchmarks on a shared machine use CPU time)
         self.clock: Callable[[], float] = time.monotonic
         self.nodes = 0
@@ -209,6 +221,26 @@ class Searcher:
             mask |= self.between[king << 9 | e] | low
         return mask
 
+    def guard_squares(self, pos: Position, threats: int) -> int:
+        """Squares where an attacker stops the king's raichi threats ``threats`` (squares he
+        can move to with an open line from there): the threat squares, the king's path to them
+        and their lines to the escape squares."""
+        king = pos.king
+        lines = pos.king_lines()
+        occ = pos.occupied ^ 1 << king
+        occT = pos.occT() ^ self.t.tbit[king]
+        escape = self.t.escape_mask
+        between = self.between
+        mask = threats
+        rest = threats
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            d = low.bit_length() - 1
+            mask |= between[king << 9 | d]
+            mask |= self.block_mask(d, pos.destinations_bb(d, lines, occ, occT) & escape)
+        return mask & ~escape
+
     def terminal(self, pos: Position, ply: int) -> int:
         """Score of a decided position for the side to move."""
         winner = pos.result[0] if pos.result else None
@@ -258,36 +290,51 @@ class Searcher:
             max_depth = min(max_depth, 1)
         try:
             for depth in range(1, max_depth + 1):
-                scores: dict[int, int] = {}
-                alpha = -INF
-                beta = INF
-                iter_best = None
-                iter_score = -INF
-                for i, m in enumerate(order):
-                    pos.make(m)
-                    ext = self.extension(pos)
-                    if exact_all:
-                        if noise or len(scores) < limits.multipv:
-                            lo = -INF
-                        else:
-                            lo = sorted(scores.values(), reverse=True)[limits.multipv - 1] - 1
-                        s = -self.negamax(pos, depth - 1 + ext, -INF, -lo, 1, True)
-                    elif i == 0:
-                        s = -self.negamax(pos, depth - 1 + ext, -beta, -alpha, 1, True)
-                    else:
-                        s = -self.negamax(pos, depth - 1 + ext, -alpha - 1, -alpha, 1, True)
-                        if s > alpha:
+                window = self.aspiration
+                if not window or exact_all or depth < 4 or abs(best_score) >= MATE_BOUND:
+                    lo_bound, hi_bound = -INF, INF
+                else:
+                    lo_bound, hi_bound = best_score - window, best_score + window
+                while True:
+                    scores: dict[int, int] = {}
+                    alpha = lo_bound
+                    beta = hi_bound
+                    iter_best = None
+                    iter_score = -INF
+                    for i, m in enumerate(order):
+                        pos.make(m)
+                        ext = self.extension(pos)
+                        if exact_all:
+                            if noise or len(scores) < limits.multipv:
+                                lo = -INF
+                            else:
+                                lo = sorted(scores.values(), reverse=True)[limits.multipv - 1] - 1
+                            s = -self.negamax(pos, depth - 1 + ext, -INF, -lo, 1, True)
+                        elif i == 0:
                             s = -self.negamax(pos, depth - 1 + ext, -beta, -alpha, 1, True)
-                    pos.unmake()
-                    scores[m] = s
-                    if s > iter_score:
-                        iter_score, iter_best = s, m
-                        if s > alpha:
-                            alpha = s
-                        # the first move is the last iteration's choice: one that beats it is
-                        # used even if this iteration is cut short
-                        if not exact_all and (i > 0 or depth_done == 0):
-                            best_move, best_score = m, s
+                        else:
+                            s = -self.negamax(pos, depth - 1 + ext, -alpha - 1, -alpha, 1, True)
+                            if s > alpha and s < beta:
+                                s = -self.negamax(pos, depth - 1 + ext, -beta, -alpha, 1, True)
+                        pos.unmake()
+                        scores[m] = s
+                        if s > iter_score:
+                            iter_score, iter_best = s, m
+                            if s > alpha:
+                                alpha = s
+                            # the first move is the last iteration's choice: one that beats it
+                            # is used even if this iteration is cut short
+                            if not exact_all and (i > 0 or depth_done == 0) and s > lo_bound:
+                                best_move, best_score = m, s
+                            if s >= beta:
+                                break
+                    if iter_score <= lo_bound and lo_bound > -INF:
+                        lo_bound = -INF  # failed low: search again with the window open below
+                    elif iter_score >= hi_bound and hi_bound < INF:
+                        hi_bound = INF  # failed high: open above
+                    else:
+                        break
+                    order.sort(key=lambda mv: -scores.get(mv, -INF))
                 order.sort(key=lambda mv: -scores.get(mv, -INF))
                 assert iter_best is not None
                 best_move, best_score = iter_best, iter_score
@@ -446,7 +493,13 @@ class Searcher:
                 front.append(m)
             else:
                 quiet.append(m)
-        quiet.sort(key=hist.__getitem__, reverse=True)
+        guard_sq = 0
+        if self.guard_moves and side == ATT and king >= 0:
+            guard_sq = self.evaluator.escape_lines(pos)[0] | kd
+            quiet.sort(key=lambda m: hist[m] + (1 << 40 if guard_sq >> (m & 511) & 1 else 0),
+                       reverse=True)
+        else:
+            quiet.sort(key=hist.__getitem__, reverse=True)
         k0, k1 = killers
         ordered = [tt_move] if tt_move and tt_move in moves else []
         ordered += front
@@ -470,7 +523,7 @@ class Searcher:
             prune = self.lmp[depth]
             if depth <= 2 and self.futility and self.evaluate(pos) + self.futility[depth] <= alpha:
                 prune = 1
-            keep = kd | self.adjacent_bb[king] if king >= 0 else 0
+            keep = kd | self.adjacent_bb[king] | guard_sq if king >= 0 else 0
         best = -INF
         best_move = 0
         quiet_seen = 0
@@ -489,6 +542,8 @@ class Searcher:
                 red = 0
                 if self.lmr and depth >= 3 and i >= n_front + 2 and not ext and not threatened:
                     red = 1 if i < n_front + 10 else (2 if i < n_front + 30 else 3)
+                    if guard_sq >> (m & 511) & 1:
+                        red = min(red, 1)
                     if red > depth - 2:
                         red = depth - 2
                 s = -self.negamax(pos, depth - 1 - red + ext, -alpha - 1, -alpha, ply + 1, True)
@@ -549,13 +604,27 @@ class Searcher:
                             break
             return best
         stand = self.evaluate(pos)
-        if stand >= beta or qd >= self.qdepth:
+        if qd >= self.qdepth:
+            return stand
+        guard = 0
+        if side == ATT and king >= 0 and qd < self.qthreat:
+            # the king threatens to move where he has an open line (a raichi next move):
+            # standing pat is worth what the defenders make of a free move
+            threats = kd & self.evaluator.escape_lines(pos)[0]
+            if threats:
+                pos.make_null()
+                stand = min(stand, -self.quiesce(pos, -beta, -alpha, ply + 1, qd + 1))
+                pos.unmake()
+                if stand >= beta:
+                    return stand
+                guard = self.guard_squares(pos, threats)
+        if stand >= beta:
             return stand
         if stand > alpha:
             alpha = stand
         best = stand
         caps = self.capture_squares(pos)
-        targets = caps
+        targets = caps | guard
         if side == ATT and king >= 0:
             targets |= self.adjacent_bb[king]
         candidates: list[int] = []
