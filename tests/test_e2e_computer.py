@@ -223,8 +223,18 @@ def test_the_computer_and_the_people_keep_their_own_names(browser, tmp_path: Pat
 
         def new(mode: str, you: str | None = None) -> dict:
             before = state(base)["game"]
+            page.click("#newgame summary")                      # closed and opened again:
+            page.click("#newgame summary")                      # the players as they are now
+            page.wait_for_selector("#nf-mode", state="visible")
+            now = state(base)["players"]
+            for side in ("attackers", "defenders"):
+                shown = page.input_value(f"#nf-name-{side}")
+                assert shown == ("" if now[side]["kind"] == "computer" else now[side]["name"])
             page.select_option("#variant", "brandubh")
             page.select_option("#nf-mode", mode)
+            if mode == "people":
+                for side in ("attackers", "defenders"):
+                    page.select_option(f"#nf-kind-{side}", "board")
             if you:
                 page.select_option("#nf-you", you)
                 page.fill("#nf-you-name", "")

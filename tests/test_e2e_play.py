@@ -152,6 +152,7 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
         page.wait_for_selector("#pausebtn:not([hidden])")
         page.click("#pausebtn")
         wait_for(lambda: state(base)["clock"]["paused"], what="the pause")
+        wait_text(page, "#clocks", "Clocks paused")   # the page has the paused reading
         paused_at = clock_seconds(page, "attackers")
         page.wait_for_timeout(600)
         assert clock_seconds(page, "attackers") == paused_at

@@ -64,7 +64,12 @@
   /* ---- new game or match ---- */
   function newForm(S) {
     const box = $("newform");
-    if (box.dataset.ready) return Promise.resolve();
+    if (box.dataset.ready) {   // opened again: the players as they are now
+      box.querySelector("[data-mode=people]").innerHTML = playerRows("nf", S);
+      box.querySelector("[data-mode=computer]").innerHTML = computerRows(S);
+      showFields();
+      return Promise.resolve();
+    }
     return T.getJSON("/api/variants").then((j) => {
       variants = j;
       box.dataset.ready = "1";
