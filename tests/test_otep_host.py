@@ -4,8 +4,8 @@ can fail — crash, silence, garbage, an illegal move — clearly, without ever 
 from __future__ import annotations
 
 import sys
-import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,51 +18,16 @@ from companion.rules.game import Game
 BRANDUBH = PRESETS["brandubh"]
 OURS = [sys.executable, "-m", "companion", "engine"]
 
-# a scripted OTEP engine: its behaviour is chosen by its first argument
-FAKE = textwrap.dedent("""
-    import sys, time
-    mode = sys.argv[1]
-    def say(line):
-        sys.stdout.write(line + "\\n"); sys.stdout.flush()
-    if mode == "mute":
-        time.sleep(60)
-    if mode == "chatty":
-        say("OpenTafl-like banner, not a command")
-    say("hello")
-    for line in sys.stdin:
-        word = line.split(" ", 1)[0].strip()
-        if word == "goodbye":
-            break
-        if word == "play":
-            if mode == "garbage":
-                say("move banana")
-            elif mode == "illegal":
-                say("move a1-a2")
-            elif mode == "crash":
-                sys.stderr.write("Traceback: something broke\\n"); sys.stderr.flush()
-                sys.exit(3)
-            elif mode in ("silent", "chatty"):
-                say("thinking very hard")
-            elif mode == "resign":
-                say("error -1 I resign")
-            elif mode == "slow":
-                say("status depth 3 score cp -40 nodes 10 time 0.1 pv d2-e2")
-                time.sleep(0.3)
-                say("move d2-e2")
-        if word == "analyze":
-            say("analysis 1 d2-e2|d3-e3 0.25" if mode != "garbage" else "analysis 2 d2-e2")
-""")
+# a scripted OTEP engine (tests/scripted_engine.py): its behaviour is chosen by its argument
+FAKE = Path(__file__).with_name("scripted_engine.py")
 
 
 @pytest.fixture
-def fake(tmp_path):
-    path = tmp_path / "fake_engine.py"
-    path.write_text(FAKE)
-
+def fake():
     def make(mode: str, **kw) -> OtepHost:
         kw.setdefault("grace", 1.0)
         kw.setdefault("hello_timeout", 2.0)
-        return OtepHost([sys.executable, str(path), mode], name=f"fake-{mode}", **kw)
+        return OtepHost([sys.executable, str(FAKE), mode], name=f"fake-{mode}", **kw)
 
     return make
 
@@ -88,7 +53,7 @@ def test_illegal_move_is_reported(fake):
 
 def test_crash_is_reported_with_the_engines_last_words(fake):
     err = _fails(fake("crash"), "crash", "exited with status 3")
-    assert "something broke" in str(err)
+    assert "the engine broke" in str(err)
 
 
 def test_silence_is_reported_at_the_deadline_and_the_engine_killed(fake):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -18,56 +17,13 @@ from companion.session import OWNER, SPECTATOR, ControlError
 from companion.session.actors import player
 from companion.session.computer import ComputerConfig
 
-# A scripted OTEP engine (after tests/test_otep_host.py's): its first argument picks how it
-# misbehaves. "proxy-*" modes run the real built-in engine behind it and change what it says.
-SCRIPT = textwrap.dedent("""
-    import subprocess, sys, threading, time
-    mode = sys.argv[1]
-    def say(line):
-        sys.stdout.write(line + "\\n"); sys.stdout.flush()
-    if mode.startswith("proxy"):
-        child = subprocess.Popen([sys.executable, "-m", "companion.engine", "--level", "1"],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                 bufsize=1)
-        def pump():
-            for line in child.stdout:
-                line = line.strip()
-                if mode == "proxy-hopeless" and line.startswith("status depth"):
-                    words = line.split()
-                    words[4:6] = ["cp", "-900"]
-                    line = " ".join(words)
-                if mode == "proxy-slow" and line.startswith("move "):
-                    for i in range(600):
-                        say(f"status depth {i + 2} score cp 15 nodes {i} time 0.1 pv d4-d5")
-                        time.sleep(0.05)
-                say(line)
-        threading.Thread(target=pump, daemon=True).start()
-        for line in sys.stdin:
-            child.stdin.write(line); child.stdin.flush()
-        sys.exit(0)
-    say("hello")
-    for line in sys.stdin:
-        word = line.split(" ", 1)[0].strip()
-        if word == "goodbye":
-            break
-        if word == "play":
-            if mode == "garbage":
-                say("move banana")
-            elif mode == "illegal":
-                say("move a1-a2")
-            elif mode == "crash":
-                sys.stderr.write("Traceback: the engine broke\\n"); sys.stderr.flush()
-                sys.exit(3)
-            elif mode == "silent":
-                say("status thinking very hard")
-""")
+# A scripted OTEP engine (tests/scripted_engine.py): its argument picks how it misbehaves.
+SCRIPT = Path(__file__).with_name("scripted_engine.py")
 
 
 @pytest.fixture()
-def scripted(tmp_path: Path):
-    path = tmp_path / "scripted_engine.py"
-    path.write_text(SCRIPT)
-    return lambda mode: f"{sys.executable} {path} {mode}"
+def scripted():
+    return lambda mode: f"{sys.executable} {SCRIPT} {mode}"
 
 
 def wait(h: Harness, pred, what: str, timeout: float = 30.0):
