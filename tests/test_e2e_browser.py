@@ -42,17 +42,29 @@ def daemon(tmp_path: Path):
     proc.stop()
 
 
-def open_page(browser, url: str):
+def browser_page(browser, url: str, viewport=PHONE, ready: str = "#board .hit",
+                 live: bool = True, **context):
+    """A page of ``url`` in a new browser context (``context``: Playwright's options), dialogs
+    accepted, uncaught page errors collected in ``page.errors``; ready once ``ready`` is shown
+    and, with ``live``, the live connection is up. The one way every browser test opens a page.
+    """
     # bypass_csp: Playwright's wait_for_function evaluates strings, which the page's CSP forbids
     # (the first test runs the page under its CSP and checks it logs no error)
-    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
-                              has_touch=True, bypass_csp=True)
+    ctx = browser.new_context(viewport=viewport, bypass_csp=True, **context)
     page = ctx.new_page()
     page.on("dialog", lambda d: d.accept())
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.errors = errors
     page.goto(url)
-    page.wait_for_selector("#board .hit")
-    page.wait_for_function("document.getElementById('conn').textContent === 'live'")
+    page.wait_for_selector(ready)
+    if live:
+        page.wait_for_selector("#conn.live")
     return page
+
+
+def open_page(browser, url: str):
+    return browser_page(browser, url, device_scale_factor=2, is_mobile=True, has_touch=True)
 
 
 def click(page, square: str) -> None:

@@ -27,15 +27,8 @@ BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
 
 
 def new_page(browser, url: str, viewport=PHONE, **kw):
-    ctx = browser.new_context(viewport=viewport, bypass_csp=True, **kw)
-    page = ctx.new_page()
-    page.on("dialog", lambda d: d.accept())
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
-    page.goto(url)
-    page.wait_for_selector("#board .hit, #rvboard .hit")
-    return page
+    return e2e.browser_page(browser, url, viewport, ready="#board .hit, #rvboard .hit",
+                            live=False, **kw)
 
 
 def scroll_width(page) -> int:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import test_e2e_browser as e2e
 from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
-from test_e2e_browser import PHONE, SHOTS, click, move
+from test_e2e_browser import SHOTS, click, move
 
 browser = e2e.browser  # one Chromium for the module
 BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # the defenders win
@@ -25,17 +25,7 @@ def start(tmp_path: Path, *args: str):
 
 
 def page_for(browser, url: str, **kw):
-    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, bypass_csp=True,
-                              **kw)
-    page = ctx.new_page()
-    page.on("dialog", lambda d: d.accept())
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.errors = errors
-    page.goto(url)
-    page.wait_for_selector("#board .hit")
-    page.wait_for_selector("#conn.live")
-    return page
+    return e2e.browser_page(browser, url, is_mobile=True, has_touch=True, **kw)
 
 
 def text(page, sel: str) -> str:
