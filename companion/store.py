@@ -127,6 +127,8 @@ class MatchRow:
                 "result": self.result, "finished": self.ended is not None}
 
 
+_LINK_KEYS = ("token", "game_id", "match_id", "side", "seat")
+_LINK_COLS = ", ".join(_LINK_KEYS)
 _GAME_COLS = (
     "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
     "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
@@ -404,54 +406,41 @@ class Store:
 
     def link(self, token: str) -> dict | None:
         with self._lock:
-            row = self._db.execute("SELECT token, game_id, match_id, side, seat FROM links "
-                                   "WHERE token = ?", (token,)).fetchone()
-        return dict(zip(("token", "game_id", "match_id", "side", "seat"), row)) if row else None
+            row = self._db.execute(f"SELECT {_LINK_COLS} FROM links WHERE token = ?",
+                                   (token,)).fetchone()
+        return dict(zip(_LINK_KEYS, row)) if row else None
 
     def links_for(self, *, game_id: int | None = None, match_id: int | None = None) -> list[dict]:
+        column, value = ("match_id", match_id) if match_id is not None else ("game_id", game_id)
         with self._lock:
-            if match_id is not None:
-                rows = self._db.execute("SELECT token, game_id, match_id, side, seat FROM links "
-                                        "WHERE match_id = ? ORDER BY created", (match_id,))
-            else:
-                rows = self._db.execute("SELECT token, game_id, match_id, side, seat FROM links "
-                                        "WHERE game_id = ? ORDER BY created", (game_id,))
-            return [dict(zip(("token", "game_id", "match_id", "side", "seat"), r)) for r in rows]
+            rows = self._db.execute(f"SELECT {_LINK_COLS} FROM links WHERE {column} = ? "
+                                    "ORDER BY created", (value,))
+            return [dict(zip(_LINK_KEYS, r)) for r in rows]
+
+    def _latest_game(self, where: str = "") -> GameRow | None:
+        """The game with the highest id among those matching ``where`` (SQL on ``games g``)."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT {_GAME_COLS} FROM games g {where} ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return GameRow(*row) if row else None
 
     def unfinished(self) -> GameRow | None:
         """The latest game that has not ended, if any."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_GAME_COLS} FROM games g WHERE g.ended IS NULL "
-                "ORDER BY g.id DESC LIMIT 1"
-            ).fetchone()
-        return GameRow(*row) if row else None
+        return self._latest_game("WHERE g.ended IS NULL")
 
     def latest(self) -> GameRow | None:
         """The latest game, finished or not."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_GAME_COLS} FROM games g ORDER BY g.id DESC LIMIT 1"
-            ).fetchone()
-        return GameRow(*row) if row else None
+        return self._latest_game()
 
     def latest_played(self) -> GameRow | None:
         """The latest game played here (not imported from a file)."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_GAME_COLS} FROM games g WHERE NOT EXISTS (SELECT 1 FROM events e "
-                "WHERE e.game_id = g.id AND e.kind = 'imported') ORDER BY g.id DESC LIMIT 1"
-            ).fetchone()
-        return GameRow(*row) if row else None
+        return self._latest_game("WHERE NOT EXISTS (SELECT 1 FROM events e "
+                                 "WHERE e.game_id = g.id AND e.kind = 'imported')")
 
     def latest_match_game(self) -> GameRow | None:
         """The latest game that belongs to a match (imported games never do)."""
-        with self._lock:
-            row = self._db.execute(
-                f"SELECT {_GAME_COLS} FROM games g WHERE g.match_id IS NOT NULL "
-                "ORDER BY g.id DESC LIMIT 1"
-            ).fetchone()
-        return GameRow(*row) if row else None
+        return self._latest_game("WHERE g.match_id IS NOT NULL")
 
     def game(self, gid: int) -> GameRow:
         with self._lock:
