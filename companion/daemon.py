@@ -48,6 +48,7 @@ log = logging.getLogger("companion.daemon")
 
 DB_NAME = "games.sqlite3"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
+FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
 
 
 def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefaults:
@@ -98,6 +99,7 @@ class Daemon:
         self.defaults = defaults_from(cfg, keep_variant)
         self._tracker_factory = tracker_factory
         self._stop = threading.Event()
+        self._first_scan = threading.Event()
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()
         self.server: WebServer | None = None
@@ -142,6 +144,8 @@ class Daemon:
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+        # ready once the board was read once: the first state anyone sees shows the board
+        self._first_scan.wait(FIRST_SCAN_WAIT)
 
     def _bind(self, app: _LateApp) -> WebServer:
         from companion.web.auth import HostCheck
@@ -177,12 +181,10 @@ class Daemon:
         for t in self._threads:
             t.join(timeout=5)
         if self.session is not None:
-            self.session.close()
-        lock = self.session.lock if self.session is not None else threading.RLock()
-        with lock:
-            self._close_devices()
-            if self.store is not None:
-                self.store.close()
+            self.session.close()  # the loop has stopped: waiting controls get a 503
+        self._close_devices()
+        if self.store is not None:
+            self.store.close()
         self.notifier.close()
 
     def _close_devices(self) -> None:
@@ -210,6 +212,7 @@ class Daemon:
                 backlog = False
             else:
                 self.iterations += 1
+                self._first_scan.set()
                 self.notifier.ping(now)  # only a completed iteration feeds the watchdog
             if backlog:
                 continue

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -33,11 +32,13 @@ from companion.session.actors import BOARD, Actor
 from companion.session.advice import Advisor, advice_step, current_hint
 from companion.session.analysis import AnalysisWorker
 from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.commands import CommandQueue
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match, finish_match_game, reopen_match_game
 from companion.session.players import MovePlayer, PlayerKind, PlayerSpec
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
+from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
 from companion.session.state import game_state, live_state
 from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
 from companion.store import EventRow, Store
@@ -85,7 +86,9 @@ class SessionCore:
         self._tracker_factory: Callable[[Game], ProposingTracker] = (
             lambda game: TrackerAdapter(game, factory))
         self.monotonic, self.wall = monotonic, wall
-        self.lock = threading.RLock()
+        self.commands = CommandQueue()  # what other threads ask of the loop thread
+        self._snapshot: Snapshot = EMPTY
+        self._legal: tuple[dict, LegalMoves] | None = None  # (for game_json, its legal moves)
         # the game and what belongs to it (set by open / controls)
         self.game: Game = Game(self.defaults.settings.rules())
         self.gid = 0
@@ -141,7 +144,8 @@ class SessionCore:
         self.accepted_at: float | None = None
         self.loop_errors = 0
         self._board_error_at = -1e9  # when a failing board read was last logged
-        self._stepping = False
+        self._deferring = False  # applying queued commands: publish with the scan after them
+        self._publish_forced = False
         self._published_live: dict = {}
         self._published_game: dict | None = None
 
@@ -151,28 +155,36 @@ class SessionCore:
         return self._store
 
     def open(self) -> None:
-        """Resume the store's current game (or match) or start a new one; then announce."""
-        with self.lock:
-            restore_session(self)
-            self.tracker = self._tracker_factory(self.game)
-            self.sync_move_players()
-            self._expect_current()
-            self._game_json = game_state(self)
-            self.publish(force=True)
+        """Resume the store's current game (or match) or start a new one; then announce.
+        Called once, before the loop runs."""
+        restore_session(self)
+        self.tracker = self._tracker_factory(self.game)
+        self.sync_move_players()
+        self._expect_current()
+        self._game_json = game_state(self)
+        self.publish(force=True)
 
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
 
     # -- the loop ----------------------------------------------------------------------------
     def step(self, now: float | None = None) -> bool:
-        """One loop iteration: read the board, feed the tracker, decide, store, announce.
-        True if the board has more scans already due."""
-        with self.lock:
-            self._stepping = True
-            try:
-                return self._step(self.monotonic() if now is None else now)
-            finally:
-                self._stepping = False
+        """One loop iteration (the calling thread is the loop thread from now on): apply the
+        commands waiting, read the board, feed the tracker, decide, store, publish; then answer
+        the commands' callers. True if the board has more scans already due."""
+        self.commands.claim()
+        self._deferring = True  # the commands' changes are published with this scan's
+        try:
+            applied = self.commands.drain()
+        finally:
+            self._deferring = False
+        try:
+            return self._step(self.monotonic() if now is None else now)
+        finally:
+            applied.settle()
+
+    def after_command(self) -> None:
+        self.publish()
 
     def _step(self, now: float) -> bool:
         try:
@@ -413,11 +425,11 @@ class SessionCore:
     def close(self) -> None:
         """Release the engine processes (computer players, advisor, analysis worker)."""
         self.analyses.close()
-        with self.lock:
-            for _, player in self.move_players.values():
-                player.close()
-            self.move_players.clear()
-            self.advisor.close()
+        self.commands.close()
+        for _, player in self.move_players.values():
+            player.close()
+        self.move_players.clear()
+        self.advisor.close()
 
     def resign(self, actor: Actor, side: str | None) -> dict:
         raise NotImplementedError
@@ -531,6 +543,10 @@ class SessionCore:
 
     def publish(self, now: float | None = None, force: bool = False) -> None:
         """Announce the state if anything in it changed (cheap when nothing did)."""
+        if self._deferring:
+            self._publish_forced |= force
+            return
+        force, self._publish_forced = force or self._publish_forced, False
         now = self.monotonic() if now is None else now
         if now - self._status_at > 0.5 or force:
             self._status_at = now
@@ -543,11 +559,25 @@ class SessionCore:
         if not force and live == self._published_live and self._game_json is self._published_game:
             return
         self._published_live, self._published_game = live, self._game_json
-        self._announce({**self._game_json, **live})
+        state = {**self._game_json, **live}
+        self._snapshot = self._make_snapshot(state)
+        self._announce(state)
+
+    def _make_snapshot(self, state: dict) -> Snapshot:
+        if self._legal is None or self._legal[0] is not self._game_json:
+            self._legal = (self._game_json, legal_moves(self.game, self.gid))
+        m = self.match
+        return Snapshot(state, self._legal[1], self.gid, m.id if m else None,
+                        m.number if m else 0, self._snapshot.version + 1)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The session as last published (any thread; never changes once published)."""
+        return self._snapshot
 
     def state(self) -> dict:
-        with self.lock:
-            return {**self._game_json, **live_state(self)}
+        """The page state as last published (any thread)."""
+        return dict(self._snapshot.state)
 
     def _game_ended(self, t: float) -> None:
         if self.clock is not None and self.clock.running:
@@ -581,9 +611,6 @@ class SessionCore:
         raise NotImplementedError
 
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
-        raise NotImplementedError
-
-    def _step_now(self) -> None:
         raise NotImplementedError
 
     def _handle_plain(self, events: list[Event]) -> None:
