@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import logging
 import os
 import signal
@@ -24,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.base import BoardSource, LedSink
@@ -36,6 +37,7 @@ from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
 from companion.session.players import PlayerError, PlayerSpec, check_move_player
+from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
 from companion.tracker import Tracker
@@ -63,8 +65,31 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             check_move_player(spec, side)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    if all(spec.is_remote for spec in players.values()):
+        raise ConfigError("--attackers and --defenders: at most one side plays at a distance "
+                          "(online, club); the other is played at this board")
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+
+
+#: Makes the player at a distance for a ``run`` player of kind online or club. The online and
+#: club packages provide one each: ``companion.online.remote_player`` and
+#: ``companion.club.remote_player``, called as ``remote_player(spec, cfg)``.
+RemoteFactory = Callable[[PlayerSpec, DaemonConfig], RemotePlayer]
+
+
+def remote_player(spec: PlayerSpec, cfg: DaemonConfig) -> RemotePlayer:
+    """The player at a distance for ``spec`` (online, club:BOARD) from its package's
+    ``remote_player(spec, cfg)``; ConfigError (one line) when this version has none."""
+    kind = spec.kind.value
+    try:
+        module = importlib.import_module(f"companion.{kind}")
+    except ModuleNotFoundError:
+        module = None
+    make = getattr(module, "remote_player", None)
+    if not callable(make):
+        raise ConfigError(f"{spec.spec}: playing {kind} is not available in this version")
+    return cast(RemotePlayer, make(spec, cfg))
 
 
 class _LateApp:
@@ -88,8 +113,10 @@ class Daemon:
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
         leds: LedSink | None = None, keep_variant: bool = False,
         tracker_factory: Callable[[Game], Tracker] | None = None,
+        remote_factory: RemoteFactory = remote_player,
     ) -> None:
         self.cfg = cfg
+        self.remote_factory = remote_factory
         self.pin = cfg.pin or ""  # a generated code is read or made in start() (web.auth)
         self.pin_generated = cfg.pin is None
         self.pin_path: Path | None = None
@@ -130,9 +157,16 @@ class Daemon:
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
             self.session.open()
+            for spec in self.defaults.players.values():
+                if spec.is_remote:  # its game (stored, or when it starts) is played with it
+                    self.session.attach_remote(self.remote_factory(spec, cfg))
         except BaseException:
+            if self.session is not None:
+                self.session.close()
             self.server.close()
             self._close_devices()
+            if self.store is not None:
+                self.store.close()
             raise
         from companion.web import auth, create_app
 

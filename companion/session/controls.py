@@ -22,10 +22,18 @@ import sqlite3
 from collections.abc import Mapping
 
 from companion.rules import other
-from companion.rules.board import MoveError
+from companion.rules.board import Move, MoveError
 from companion.rules.game import Game
 from companion.session import advice, choice
-from companion.session.actors import Action, Actor, ControlError, Role, check, player
+from companion.session.actors import (
+    Action,
+    Actor,
+    ControlError,
+    Role,
+    at_a_distance,
+    check,
+    player,
+)
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.commands import on_loop
 from companion.session.computer import check_engine_allowed, computer_sides, takeback_plies
@@ -37,8 +45,11 @@ from companion.session.players import (
     PlayerKind,
     PlayerSpec,
     check_move_player,
+    check_name,
     spec_from_json,
 )
+from companion.session.remote import RemoteClock, RemoteKind, RemotePlayer, RemoteTerms
+from companion.session.remote_play import terms_json
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.state import game_state
 from companion.session.tracking import copy_game
@@ -106,8 +117,30 @@ class GameSession(SessionCore):
         if playing and self.game.is_over():
             raise ControlError(409, "game_over", "the game is over")
 
+    def _check_no_remote_game(self) -> None:
+        b = self.remote.binding
+        if b is not None and not self.game.is_over():
+            raise ControlError(409, "remote_game", f"this game is played with "
+                               f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
+                               "resign it first")
+
+    def _check_remote_side(self, actor: Actor, side: str) -> None:
+        if side == self.remote.remote_side and not self._is_remote(actor):
+            raise ControlError(409, "remote_side", f"the {side} play at a distance: only they "
+                                                   "decide for their side")
+
+    def _check_remote_takeback(self) -> None:
+        if self.remote.binding is not None and not self.remote.takebacks:
+            raise ControlError(409, "no_takebacks", "takebacks are not allowed in this game "
+                                                    "at a distance")
+
+    def _is_remote(self, actor: Actor) -> bool:
+        b = self.remote.binding
+        return b is not None and actor.name == b.kind.value
+
     def _commit(self, game: Game, rows: list, *,
-                move_clocks: list | None = None, clock: GameClock | None = None) -> None:
+                move_clocks: list | None = None, clock: GameClock | None = None,
+                ending: tuple[str, str] | None = None) -> None:
         """Write a control's result (with the pending tracker rows); 503 if it cannot. The move
         to make is kept when ``game`` is the current game, cleared when the control changes the
         game (a takeback, an ending)."""
@@ -119,7 +152,8 @@ class GameSession(SessionCore):
                                  move_clocks=self.move_clocks if move_clocks is None
                                  else move_clocks,
                                  clock=the_clock.snapshot() if the_clock else None,
-                                 hints=self.hints, pending=self.pending_record(game))
+                                 hints=self.hints, pending=self.pending_record(game),
+                             ending=self.remote.ending if ending is None else ending)
         except (sqlite3.Error, OSError) as exc:
             log.error("a control could not be written (%s); nothing changed", exc)
             self._storage_failed(exc, None)
@@ -128,6 +162,7 @@ class GameSession(SessionCore):
         for line in self._unlogged:
             log.info("%s", line)
         self._unlogged.clear()
+        self.remote.flush()
 
     def _after_control(self) -> None:
         """Re-synchronise the tracker with the game and announce."""
@@ -159,6 +194,9 @@ class GameSession(SessionCore):
         if self.players[turn].kind is PlayerKind.BOARD:
             raise ControlError(409, "at_the_board", f"the {turn} play at the board: make "
                                                     "the move there")
+        if self.players[turn].is_remote:
+            raise ControlError(409, "remote_side", f"the {turn} play at a distance: their "
+                                                   "moves come from there")
         m = _MOVE.match(move) if isinstance(move, str) else None
         board = self.game.board
         names = board.geo.names
@@ -174,10 +212,19 @@ class GameSession(SessionCore):
         if not board.is_legal(parsed):
             raise ControlError(409, "illegal_move", f"{frm}-{to} is not a legal move of the "
                                                     f"{turn} here")
+        return self._choose(parsed, self.players[turn].kind.value, actor.label)
+
+    def _choose(self, parsed: Move, by: str, label: str) -> dict:
+        """Make ``parsed`` (legal for the side to move) the move to make, chosen off the board
+        by a player of kind ``by``: stored before it is shown, the chooser's clock stopped."""
+        board = self.game.board
+        names = board.geo.names
+        turn = self.game.turn
+        frm, to = names[parsed.frm], names[parsed.to]
         caps, _ = board.preview(parsed)
         captures = sorted(names[s] for s in board.geo.iter_bits(caps))
-        chosen = {"move": f"{frm}-{to}", "from": frm, "to": to,
-                  "by": self.players[turn].kind.value, "side": turn, "captures": captures}
+        chosen = {"move": f"{frm}-{to}", "from": frm, "to": to, "by": by, "side": turn,
+                  "captures": captures}
         saved = (self.move_to_make, self.clock, self.choice_clock, self.choice_held)
         old_clock = self.clock
         if old_clock is not None:  # choose() switches a copy: the old one if unstored
@@ -191,7 +238,7 @@ class GameSession(SessionCore):
             raise
         self.refused = None
         self._expect_current()
-        self._note("move_to_make", actor.label, move=f"{frm}-{to}", side=turn)
+        self._note("move_to_make", label, move=f"{frm}-{to}", side=turn)
         self._game_json = game_state(self)  # the clocks switched
         self.publish(force=True)
         return dict(chosen)
@@ -203,6 +250,7 @@ class GameSession(SessionCore):
         computer: the person's last move and the computer's reply)."""
         check(actor, Action.TAKEBACK)
         self._ready(playing=False)
+        self._check_remote_takeback()
         outcome = self.game.outcome()
         reason = str(outcome.reason) if outcome else None
         if reason == "time":
@@ -213,6 +261,9 @@ class GameSession(SessionCore):
                                "with nothing left on the clock; start a new game (pause the "
                                "clock for a break next time)")
         if reason in ("agreement", "resignation"):
+            if self.remote.binding is not None:
+                raise ControlError(409, "remote_game", "the game at a distance ended by the "
+                                   "other end's word too: it cannot be reopened here")
             game = copy_game(self.game, manual=False)
             self._commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
             self.game = game
@@ -237,6 +288,8 @@ class GameSession(SessionCore):
             data["moves"] = undone
         self._commit(game, [("takeback", data)], move_clocks=self.move_clocks[:-plies])
         stopped = self._apply_takeback(self.board_time(), plies)
+        self.remote.took_back(len(self.game.played))
+        self.remote.flush()
         self._note("takeback", actor.label, **{k: v for k, v in data.items() if k != "by"})
         self._after_control()
         out: dict = {"undone": undone[-1], "moves": undone}
@@ -254,6 +307,7 @@ class GameSession(SessionCore):
         side = self._side_arg(actor, side)
         check(actor, Action.DRAW, side)
         self._ready()
+        self._check_remote_side(actor, side)
         extra = {} if score is None else {"score": score}
         rows = [("draw", {"action": action, "side": side, "by": actor.label, **extra})]
         if action == "offer":
@@ -274,6 +328,9 @@ class GameSession(SessionCore):
             else:
                 self._commit(self.game, rows)
             self.draw_offer = None
+        if not self._is_remote(actor):
+            self.remote.drew(side, action)
+            self.remote.flush()
         self._note("draw", actor.label, action=action, side=side, **extra)
         opponent = other(side)
         if action == "offer" and opponent in computer_sides(self):
@@ -286,11 +343,15 @@ class GameSession(SessionCore):
         side = self._side_arg(actor, side)
         check(actor, Action.RESIGN, side)
         self._ready()
+        self._check_remote_side(actor, side)
         game = copy_game(self.game)
         game.resign(side)
         extra = {"computer": True} if actor.name == "computer" else {}
         self._commit(game, [("resign", {"side": side, "by": actor.label, **extra})])
         self.game = game
+        if not self._is_remote(actor):
+            self.remote.resigned(side)
+            self.remote.flush()
         self.draw_offer = None
         self._game_ended(self.board_time())
         self._note("resign", actor.label, side=side, **extra)
@@ -323,6 +384,9 @@ class GameSession(SessionCore):
         if action not in ("pause", "resume"):
             raise ControlError(400, "bad_action", '"action" must be pause or resume')
         self._ready()
+        if self.remote.authoritative_clock:
+            raise ControlError(409, "remote_clock", "the clocks are the other end's in this "
+                                                    "game: they cannot be paused here")
         if self.clock is None:
             raise ControlError(409, "no_clock", "this game has no clock")
         clock = GameClock.restore(self.clock.snapshot())
@@ -350,6 +414,7 @@ class GameSession(SessionCore):
         applies to the next game)."""
         check(actor, Action.SWAP)
         self._ready(playing=False)
+        self._check_no_remote_game()
         if self.match is not None and not self.match.finished:
             raise ControlError(409, "match", "in a match the sides swap by themselves for "
                                              "game 2")
@@ -390,6 +455,7 @@ class GameSession(SessionCore):
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
         check(actor, Action.PLAYERS)
         self._ready(playing=False)
+        self._check_no_remote_game()
         base = self.next_players or self.players
         players = dict(base)
         for side, value in request.items():
@@ -452,6 +518,10 @@ class GameSession(SessionCore):
     @on_loop
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict]:
         """Ask the engine for a move for the side to move (companion.session.advice)."""
+        check(actor, Action.HINT)
+        if self.remote.binding is not None:
+            raise ControlError(409, "no_hint", "no hints in a game against a player at a "
+                                               "distance")
         return advice.request_hint(self, actor, seconds)
 
     @on_loop
@@ -495,6 +565,7 @@ class GameSession(SessionCore):
             raise ControlError(400, "bad_field", f"unknown field {unknown[0]!r}; a new game "
                                                  f"takes {', '.join(sorted(NEW_GAME_FIELDS))}")
         self._ready(playing=False)
+        self._check_no_remote_game()
         variant = request.get("variant") or self.settings.variant
         raw_opts = request.get("options")
         try:
@@ -549,6 +620,7 @@ class GameSession(SessionCore):
         """Game 2 of the match: the same settings, sides swapped."""
         check(actor, Action.NEXT_GAME)
         self._ready(playing=False)
+        self._check_no_remote_game()
         m = self.match
         if m is None or not m.wants_next:
             raise ControlError(409, "no_next_game", "there is no match game to start next")
@@ -559,7 +631,8 @@ class GameSession(SessionCore):
 
     def _start_game(self, settings: GameSettings, tc: TimeControl | None,
                     players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
-                    new_match: dict | None = None) -> None:
+                    new_match: dict | None = None,
+                    remote: tuple[RemoteKind, RemoteTerms] | None = None) -> None:
         rules = settings.rules()
         game = Game(rules)
         clock = GameClock(tc) if tc else None
@@ -576,9 +649,11 @@ class GameSession(SessionCore):
                 game, {s: p.to_json() for s, p in players.items()}, wall,
                 settings=settings.to_json(), time_control=tc.text if tc else None,
                 clock=clock.snapshot() if clock else None,
-                match_id=match.id if match else None, match_game=number, new_match=new_match)
+                match_id=match.id if match else None, match_game=number, new_match=new_match,
+                remote=terms_json(*remote) if remote else None)
         except (sqlite3.Error, OSError):
             raise _storage_error() from None
+        self.remote.unbind()  # the game before is no longer played with anyone at a distance
         if new_match is not None:
             mid = self.store.game(gid).match_id
             assert mid is not None
@@ -603,11 +678,182 @@ class GameSession(SessionCore):
         if board is not None:
             board.resize(rules.size, game.board.occupied_names())
         self._fed = None
+        if remote is not None:
+            self.remote.bind(*remote, started=False)  # started() once its moves are known
         self._note("new_game", actor.label, game=gid, variant=settings.variant,
                    match=match.id if match else None)
         log.info("new game %d: %s%s", gid, rules.name,
                  f" (match {match.id}, game {number})" if match else "")
         self._after_control()
+
+    # -- players at a distance (companion.session.remote_play.RemoteHost) --------------------
+    def attach_remote(self, player: RemotePlayer) -> None:
+        """Play with ``player`` (online, club) from now on: any thread, never blocks. The stored
+        game with a player of its kind goes on with it; its ``RemoteStart`` starts a game."""
+        if self.commands.on_loop_thread():
+            self.remote.attach(player)
+            self.publish()
+        else:
+            self.commands.post(lambda: self.remote.attach(player), "attach_remote")
+
+    def start_remote_game(self, terms: RemoteTerms, kind: RemoteKind) -> str | None:
+        rules = terms.settings.rules()
+        if self.caps.clickable is None and rules.size != self.board.size:
+            return (f"{rules.name} is played on {rules.size}x{rules.size}; this board is "
+                    f"{self.board.size}x{self.board.size}")
+        if terms.local_side not in SIDES:
+            return f"the board's side must be attackers or defenders, not {terms.local_side!r}"
+        local, far = terms.local_side, other(terms.local_side)
+        here = [p for p in (self.players[local], self.players[far]) if p.kind is PlayerKind.BOARD]
+        name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
+        try:
+            opponent = check_name(terms.opponent)
+        except PlayerError:
+            opponent = "Opponent"
+        players = {local: PlayerSpec(PlayerKind.BOARD, name),
+                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating)}
+        try:
+            self._ready(playing=False)
+            self._start_game(terms.settings, terms.time_control, players, None,
+                             at_a_distance(far, kind.value), remote=(kind, terms))
+        except ControlError as exc:
+            return exc.message
+        return None
+
+    def catch_up(self, moves: tuple[Move, ...], remote_side: str, by: str) -> None:
+        game = copy_game(self.game)
+        last: Move | None = None
+        texts: list[str] = []
+        for i, m in enumerate(moves):
+            if i == len(moves) - 1 and game.turn == remote_side and not game.is_over():
+                last = m  # the person at the board makes it, as any move of theirs
+                break
+            if game.is_over() or not game.board.is_legal(m):
+                log.warning("game %d: the other end's record has an illegal move at ply %d",
+                            self.gid, len(game.played) + 1)
+                break
+            texts.append(game.play(m).text)
+        if texts:
+            records = [self._clock_record(self.board_time()) for _ in texts]
+            clocks = self.move_clocks + records
+            try:
+                self._commit(game, [("remote_sync", {"moves": texts, "by": by})],
+                             move_clocks=clocks)
+            except ControlError:
+                return  # the storage state shows it; the other end resends on the next resync
+            before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
+            self.game, self.move_clocks = game, clocks
+            self.before += [before] * len(texts)
+            self.move_to_make = None
+            choice.forget(self)
+            self._note("remote_sync", by, moves=texts)
+            if game.is_over():
+                self._game_ended(self.board_time())
+            self._after_control()  # the board is guided to the new position
+        if last is not None:
+            self.remote_move_to_make(last, by)
+
+    def remote_move_to_make(self, move: Move, by: str) -> str | None:
+        board = self.game.board
+        text = f"{board.geo.names[move.frm]}-{board.geo.names[move.to]}"
+        if self.move_to_make is not None and self.move_to_make["move"] == text:
+            return None  # shown already
+        try:
+            self._ready()
+            if not board.is_legal(move):
+                return f"{text} is not legal here"
+            self._choose(move, by, self.game.turn)
+        except ControlError as exc:
+            return exc.message
+        return None
+
+    def take_back_to(self, ply: int, reason: str | None, by: str) -> None:
+        plies = len(self.game.played) - ply
+        if plies <= 0:
+            return
+        undone = [p.text for p in reversed(self.game.played[-plies:])]  # latest first
+        game = copy_game(self.game, manual=False)
+        for _ in range(plies):
+            game.undo()
+        data: dict = {"move": undone[-1], "moves": undone, "by": by}
+        if reason is not None:
+            data["reason"] = reason
+        try:
+            self._commit(game, [("takeback", data)], move_clocks=self.move_clocks[:-plies])
+        except ControlError:
+            log.error("game %d: the other end's takeback could not be stored", self.gid)
+            return
+        self._apply_takeback(self.board_time(), plies)
+        if reason is not None:  # this board's move, refused there: guided back
+            self.refused = {"code": "remote_refused", "message": reason, "move": undone[-1]}
+        self._note("takeback", by, **{k: v for k, v in data.items() if k != "by"})
+        self._after_control()
+
+    def remote_draw(self, side: str, action: str, by: str) -> None:
+        try:
+            self.draw(at_a_distance(side, by), action, side)
+        except ControlError as exc:
+            log.info("game %d: the other end's draw %s not taken: %s", self.gid, action,
+                     exc.message)
+
+    def remote_resign(self, side: str, by: str) -> None:
+        try:
+            self.resign(at_a_distance(side, by), side)
+        except ControlError as exc:
+            log.info("game %d: the other end's resignation not taken: %s", self.gid,
+                     exc.message)
+
+    def remote_end(self, result: str, reason: str, by: str) -> None:
+        b = self.remote.binding
+        if b is None or result not in ("attackers", "defenders", "draw"):
+            log.warning("game %d: an ending %r %r ignored", self.gid, result, reason)
+            return
+        game = self.game
+        if not game.is_over():
+            game = copy_game(game)
+            if result == "draw":
+                game.agree_draw()
+            elif reason == "time":
+                game.lose_on_time(other(result))
+            else:
+                game.resign(other(result))
+        outcome = game.outcome()
+        assert outcome is not None
+        ending = None if (outcome.result, str(outcome.reason)) == (result, reason) else (
+            result, reason)
+        try:
+            self._commit(game, [("remote_end", {"result": result, "reason": reason, "by": by})],
+                         ending=ending)
+        except ControlError:
+            log.error("game %d: the other end's result could not be stored", self.gid)
+            return
+        b.ending = ending
+        was_over, self.game = self.game.is_over(), game
+        self.draw_offer = None
+        if not was_over:
+            self._game_ended(self.board_time())
+        self._note("remote_end", by, result=result, reason=reason)
+        self._after_control()
+
+    def remote_clock(self, clock: RemoteClock) -> None:
+        if self.tc is None:
+            return  # a game without a clock here: the other end's are not shown
+        mine = GameClock.restore(self.clock.snapshot()) if self.clock else GameClock(self.tc)
+        for side, left in (("attackers", clock.attackers), ("defenders", clock.defenders)):
+            mine.times[side].main = max(0.0, float(left))
+        mine.paused, mine.flagged = False, None
+        if clock.running in SIDES and not self.game.is_over():
+            mine.running, mine.since = clock.running, self.caps.board_time(clock.at)
+        else:
+            mine.running, mine.since = None, None
+        self.clock = mine
+        choice.forget(self)
+        self._write()  # the game row's clock: a restart reads the other end's last word
+        self._game_json = game_state(self)
+        self.publish()
+
+    def remote_changed(self) -> None:
+        self.publish()
 
 
 __all__ = ["GameSession", "other"]

@@ -21,10 +21,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.feedback import with_role
 from companion.rules import other
+from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session import choice, computer
@@ -36,6 +38,7 @@ from companion.session.commands import CommandQueue
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match, finish_match_game, reopen_match_game
 from companion.session.players import MovePlayer, PlayerKind, PlayerSpec
+from companion.session.remote_play import RemoteGames, RemoteHost
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
@@ -144,6 +147,8 @@ class SessionCore:
         self.accepted_at: float | None = None
         self.loop_errors = 0
         self._board_error_at = -1e9  # when a failing board read was last logged
+        # players at a distance (online, club): the game bound to one, what goes to them
+        self.remote = RemoteGames(cast(RemoteHost, self), self.commands.post)
         self._deferring = False  # applying queued commands: publish with the scan after them
         self._publish_forced = False
         self._published_live: dict = {}
@@ -248,7 +253,7 @@ class SessionCore:
             data = {k: v for k, v in e.data.items() if k != "leds"}
             data["board_t"] = round(e.t, 3)
             if e.kind in ("move", "revised"):
-                refusal = self._refusal(data)
+                refusal = self._refusal(data, revision=e.kind == "revised")
                 try:
                     if refusal is None:
                         if e.kind == "move":
@@ -269,7 +274,12 @@ class SessionCore:
                     self._refuse(data, ("does_not_fit", f"cannot take back {data.get('move')}"),
                                  e.t)
                     continue
+                if self.remote.binding is not None and not self.remote.takebacks:
+                    self._refuse(data, ("no_takebacks", "takebacks are not allowed in this "
+                                                        "game at a distance"), e.t)
+                    continue
                 self._apply_takeback(e.t)
+                self.remote.took_back(len(self.game.played))
                 computer.hold_after_hand_takeback(self, last.side, self.monotonic())
                 self._note("takeback", "board", move=data.get("move"))
                 changed = True
@@ -287,10 +297,16 @@ class SessionCore:
                 self._game_ended(t)
             self._write()
 
-    def _refusal(self, data: dict) -> tuple[str, str] | None:
+    def _refusal(self, data: dict, revision: bool = False) -> tuple[str, str] | None:
         """Why a proposed move cannot be accepted now: ``(code, message)``, or None."""
         if not self.storage["ok"]:
             return "storage", "moves are not being saved: the move is not accepted"
+        last = self.game.played[-1] if self.game.played else None
+        if revision and last is not None and self.remote.binding is not None:
+            if last.side == self.remote.remote_side:
+                return "remote_move", f"{last.text} is the other end's move"
+            if not self.remote.takebacks:
+                return "sent", f"{last.text} was sent to the other end already"
         frm, to = data.get("from"), data.get("to")
         if self.move_to_make is not None and (frm, to) != (
                 self.move_to_make["from"], self.move_to_make["to"]):
@@ -324,6 +340,13 @@ class SessionCore:
             self.draw_offer = None  # the opponent of the offerer moved: the offer lapses
         self.move_to_make = None  # the tracker clears its own once the move is proposed
         self.refused = None
+        if played.side == self.remote.local_side:  # sent once stored
+            self.remote.moved(len(game.played) - 1, self._last_move())
+
+    def _last_move(self) -> Move:
+        p = self.game.played[-1]
+        board = self.game.board
+        return Move(board.square(p.frm), board.square(p.to))
 
     def _apply_revision(self, e: Event, data: dict, removed: set) -> None:
         game = self.game
@@ -337,6 +360,10 @@ class SessionCore:
             self.clock.since = since
         placed = float((last or {}).get("placed", data.get("placed_at", 0.0)))
         self._switch_after(played.side, set(played.captured) - removed, placed)
+        if played.side == self.remote.local_side:  # the other end takes it back too
+            ply = len(game.played) - 1
+            self.remote.took_back(ply)
+            self.remote.moved(ply, self._last_move())
 
     def _switch_after(self, mover: str, pending: set[str], placed: float,
                       held: bool | None = None) -> None:
@@ -426,6 +453,7 @@ class SessionCore:
         """Release the engine processes (computer players, advisor, analysis worker)."""
         self.analyses.close()
         self.commands.close()
+        self.remote.close()
         for _, player in self.move_players.values():
             player.close()
         self.move_players.clear()
@@ -439,6 +467,8 @@ class SessionCore:
         clock = self.clock
         if clock is None or self.game.is_over() or not self.storage["ok"]:
             return
+        if self.remote.authoritative_clock:
+            return  # the other end's clocks: its word ends the game on time
         side = clock.flag_due(t)
         if side is None:
             return
@@ -466,7 +496,8 @@ class SessionCore:
             self._store.sync_game(self.gid, self.game, list(self.rows),
                                   move_clocks=self.move_clocks,
                                   clock=self.clock.snapshot() if self.clock else None,
-                                  hints=self.hints, pending=self.pending_record())
+                                  hints=self.hints, pending=self.pending_record(),
+                                  ending=self.remote.ending)
         except (sqlite3.Error, OSError) as exc:
             self._storage_failed(exc, now)
             return False
@@ -474,6 +505,7 @@ class SessionCore:
         for line in self._unlogged:
             log.info("%s", line)
         self._unlogged.clear()
+        self.remote.flush()  # what this board did goes to the player at a distance now
         if not self.storage["ok"]:
             log.warning("the store writes again: every move and event of the outage is saved")
             self.storage = {"ok": True}
