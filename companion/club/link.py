@@ -33,6 +33,11 @@ SESSION_EXPIRY_S = 7 * 24 * 3600
 BACKOFF_MIN_S, BACKOFF_MAX_S = 1, 30
 
 
+def _untyped(f: Any) -> Any:
+    """paho's Properties constructor has no annotations (mypy --strict)."""
+    return f
+
+
 class ClubLink:
     """One connection to the broker, shared by the publisher and the club players."""
 
@@ -78,7 +83,7 @@ class ClubLink:
         """Connect in the background (retrying with back-off until it works)."""
         props = None
         if self._v5:
-            props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+            props = _untyped(Properties)(PacketTypes.CONNECT)
             props.SessionExpiryInterval = SESSION_EXPIRY_S if self._persistent else 0
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=30,
                                    clean_start=not self._persistent if self._v5

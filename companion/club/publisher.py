@@ -22,7 +22,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from companion.club import topics
@@ -80,6 +80,8 @@ class BoardPublisher:
         self._stop = False
         self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
         self.published = 0
+        #: called with every snapshot (parsed) on the publisher's thread (the club players)
+        self.observers: list[Callable[[dict[str, Any]], None]] = []
         link.on_connect(self._on_connect)
 
     def start(self) -> None:
@@ -137,6 +139,8 @@ class BoardPublisher:
         state = json.loads(text)
         if not isinstance(state, dict) or "game" not in state:
             return
+        for observe in self.observers:
+            observe(state)
         messages, record = changes(self.outbox.queued(), state)
         if messages:
             wall = round(time.time(), 3)
