@@ -14,14 +14,14 @@ import time
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from club_broker import MOSQUITTO, Mosquitto
-from companion.club.config import Broker
-from companion.club.link import ClubLink
+from prerequisites import require
 from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
 
-pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed")
+from companion.club.config import Broker
+from companion.club.link import ClubLink
+
+require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_level=True)
 GAME = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # brandubh, the defenders win
 SAME = ("game", "variant", "turn", "moves", "result", "reason", "position", "players")
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from club_broker import MOSQUITTO, Mosquitto, shared_broker_url
 from club_fakes import FakeBoardSession, terms, wait_for
+from prerequisites import require
 
 from companion.club.config import Broker
 from companion.club.link import ClubLink
@@ -19,7 +20,7 @@ from companion.club.outbox import Outbox
 from companion.club.player import ClubPlayer
 from companion.rules.game import Game
 
-pytestmark = pytest.mark.skipif(MOSQUITTO is None, reason="mosquitto is not installed")
+require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_level=True)
 
 
 @pytest.fixture(scope="module")
