@@ -140,19 +140,24 @@ class Daemon:
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
                              secret=auth.token_secret(Path(cfg.data_dir)))
-        self._start_club()
+        self._start_club(app)
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
 
-    def _start_club(self) -> None:
+    def _start_club(self, app: _LateApp) -> None:
         """Publish this board's game on the club's broker ([club] in the config)."""
         if self.cfg.club is None:
             return
+        from flask import Flask
+
+        from companion.club.board_routes import blueprint
         from companion.club.service import ClubService
 
         self.club = ClubService(self.cfg.club, Path(self.cfg.data_dir))
+        if isinstance(app.app, Flask):
+            app.app.register_blueprint(blueprint(self.club))  # /api/club/status, /accept
         self.club.attach(self.hub)
         self.club.start()
 

@@ -113,6 +113,12 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
         wait_for(lambda: equal_to_board(room, "table-1", base1)
                  and equal_to_board(room, "table-2", base2), timeout=10)
         assert "PIN" not in json.dumps(room.club()) and PIN not in json.dumps(room.club())
+        # the board's own page: the club link's state; accepting needs the owner
+        with urllib.request.urlopen(base1 + "api/club/status", timeout=5) as r:
+            own = json.loads(r.read())
+        assert (own["club"], own["board"], own["link"]) == ("oslo", "table-1", "connected")
+        assert control(base1, "/api/club/accept", {"board": "table-2"}, pin=None)[0] == 403
+        assert control(base1, "/api/club/accept", {"board": "table-2"})[0] == 404
         # live: the room follows the next moves, to the end of the game
         for move in GAME[3:]:
             play(base1, move)
