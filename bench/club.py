@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import json
 import random
 import re
@@ -131,7 +132,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="club-bench-"))
     port = free_port()
     (tmp / "m.conf").write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\n"
-                                f"persistence true\npersistence_location {tmp}/\n")
+                                f"persistence true\npersistence_location {tmp}/\n"
+                                f"user {getpass.getuser()}\n")
     broker = subprocess.Popen([mosq, "-c", str(tmp / "m.conf")], stderr=subprocess.DEVNULL)
     time.sleep(0.5)
     url = f"mqtt://127.0.0.1:{port}"

@@ -7,6 +7,7 @@ own (:class:`Mosquitto`).
 
 from __future__ import annotations
 
+import getpass
 import os
 import shutil
 import signal
@@ -41,6 +42,9 @@ class Mosquitto:
             "persistence true\n"
             f"persistence_location {folder}/\n"
             "autosave_interval 1\n"
+            # started as root, mosquitto would drop to the user "mosquitto", who cannot read
+            # this folder: stay who we are
+            f"user {getpass.getuser()}\n"
             "max_queued_messages 100000\n"
             "log_dest stderr\n"
             "log_type error\n" + extra)

@@ -163,8 +163,9 @@ class ClubLink:
 
     def _disconnected(self, client: mqtt.Client, userdata: Any, flags: Any,
                       reason: ReasonCode, properties: Any) -> None:
+        was_connected = self.connected.is_set()
         self.connected.clear()
-        if self._started:
+        if self._started and (was_connected or self.state != "error"):  # a refusal stays
             self._set_state("reconnecting", f"the broker link dropped ({reason}); "
                             f"reconnecting")
 

@@ -20,6 +20,7 @@ import logging
 import secrets
 import signal
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,14 +110,18 @@ class RoomServer:
     def __init__(self, broker: Broker, club: str, host: str, port: int,
                  interval: float = 0.25) -> None:
         from companion.web.hub import StateHub
-        from companion.web.server import WebServer
+        from companion.web.server import DEFAULT_LIMITS, WebServer
 
         self.hub = StateHub()
         self.link = ClubLink(broker, f"tafl-room-{club}-{secrets.token_hex(3)}",
                              persistent=False)
         self.room = ClubRoom(self.link, club, interval=interval, on_summary=self.hub.publish)
         self.app = create_room_app(self.room)
-        self.server = WebServer(self.app, self.hub, host, port)
+        # a hall of phones often shares one address (the hall's Wi-Fi, a NAT): many live
+        # streams per address, unlike a board's page
+        limits = replace(DEFAULT_LIMITS, max_connections=2048, per_address=1024,
+                         max_streams=1500, streams_per_address=1024)
+        self.server = WebServer(self.app, self.hub, host, port, limits=limits)
 
     @property
     def port(self) -> int:
