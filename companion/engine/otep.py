@@ -40,6 +40,7 @@ from companion.rules.otn import PositionError
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
 from .levels import DEFAULT_LEVEL, get_level
+from .notation import simple_move
 from .otr import RulesError, parse_otr
 from .player import Engine, mate_plies
 from .position import Position
@@ -119,12 +120,16 @@ class OtepEngine:
                 break
             if self.lines.empty():
                 self.interrupt.clear()
-            try:
-                self.handle(line)
-            except (RulesError, MoveError, PositionError, ValueError) as exc:
-                self.log(f"{line.split(' ', 1)[0]}: {exc}")
-                self.send(f"status error: {exc}")
+            self.run_line(line)
         return 0
+
+    def run_line(self, line: str) -> None:
+        """Serve one command; a bad one is answered with ``status error: ...``."""
+        try:
+            self.handle(line)
+        except (RulesError, MoveError, PositionError, ValueError) as exc:
+            self.log(f"{line.split(' ', 1)[0]}: {exc}")
+            self.send(f"status error: {exc}")
 
     # -- commands -----------------------------------------------------------------------------
     def handle(self, line: str) -> None:
@@ -178,7 +183,7 @@ class OtepEngine:
 
     def _play_text(self, board: Board, text: str) -> bool:
         try:
-            move, _ = board.parse_move(_simple(text))
+            move, _ = board.parse_move(simple_move(text))
             board.push(move)
             return True
         except (MoveError, ValueError) as exc:
@@ -192,9 +197,16 @@ class OtepEngine:
             raise RulesError("opponent-move needs a move")
         mover = board.turn
         moves = parts[0].split("|")
-        ok = len(moves) == 1 and self._play_text(board, moves[0])
-        after = DEFENDERS if mover == ATTACKERS else ATTACKERS
-        self._resync(parts[1] if len(parts) > 1 else None, board.turn if ok else after)
+        position = parts[1] if len(parts) > 1 else None
+        if len(moves) == 1 and self._play_text(board, moves[0]):
+            self._resync(position, board.turn)
+        elif position is not None:
+            # the host says the opponent moved: its record, with the turn passed on
+            self._resync(position, DEFENDERS if mover == ATTACKERS else ATTACKERS)
+        else:
+            # neither a move nor a record to follow: the game stays as it was (the side to
+            # move never changes without a move)
+            raise RulesError(f"opponent-move: cannot play {parts[0]!r} and no position given")
 
     def cmd_move(self, rest: str) -> None:
         board = self.need_board()
@@ -245,6 +257,7 @@ class OtepEngine:
         if side not in (ATTACKERS, DEFENDERS):
             raise RulesError(f"play: side must be attackers or defenders, not {side!r}")
         if board.turn != side:
+            self.log(f"asked to play {side} with {board.turn} to move: the host's side taken")
             self._resync(None, side)
             board = self.need_board()
         if board.outcome() is not None:
@@ -309,15 +322,6 @@ class OtepEngine:
 
     def cmd_stop(self, rest: str) -> None:
         pass  # the reader already interrupted the search
-
-
-def _simple(text: str) -> str:
-    """``a4-d4`` from a simple or full OTN move (piece letter, captures, marks dropped)."""
-    body = text.strip()
-    if body[:1] in ("K", "T", "t", "c", "C", "n", "N", "m", "M", "g", "G"):
-        body = body[1:]
-    body = body.split("x", 1)[0].rstrip("+-")
-    return body
 
 
 def cmd_engine(args: argparse.Namespace) -> int:

@@ -40,6 +40,7 @@ from typing import Generic, TypeVar
 from companion.rules import Board, MoveError, format_otn
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
+from .notation import simple_move
 from .otep_process import EngineError, EngineProcess
 from .otr import otr_for
 
@@ -375,7 +376,7 @@ class OtepHost:
                 "garbage", f"engine {self.name!r} sent an unreadable move: {text!r}"))
             return
         try:
-            move, _ = board.parse_move(_simple_move(words[0]))
+            move, _ = board.parse_move(simple_move(words[0]))
         except MoveError:
             self._fail(proc, EngineError(
                 "garbage", f"engine {self.name!r} sent an unreadable move: {words[0]!r}"))
@@ -422,7 +423,7 @@ class OtepHost:
                 value = float(pairs[i + 1])
                 if not moves:
                     raise ValueError("an empty line")
-                move, _ = board.parse_move(_simple_move(moves[0]))
+                move, _ = board.parse_move(simple_move(moves[0]))
                 reason = board.illegal_reason(move)
                 if reason:
                     self._fail(proc, EngineError(
@@ -430,7 +431,7 @@ class OtepHost:
                         f"engine {self.name!r} analysed an illegal move {moves[0]}: {reason}",
                     ))
                     return
-                lines.append(AnalysisLine([_simple_move(m) for m in moves], value))
+                lines.append(AnalysisLine([simple_move(m) for m in moves], value))
         except (ValueError, IndexError, MoveError) as exc:
             self._fail(proc, EngineError(
                 "garbage", f"engine {self.name!r} sent an unreadable analysis ({exc}): "
@@ -486,13 +487,6 @@ def parse_status(text: str) -> dict | None:
     except (ValueError, IndexError):
         return None
     return out
-
-
-def _simple_move(text: str) -> str:
-    body = text.strip()
-    if body[:1] in ("K", "T", "t"):
-        body = body[1:]
-    return body.split("x", 1)[0].rstrip("+-")
 
 
 def _move(frm: int, to: int):  # noqa: ANN202 - companion.rules.Move
