@@ -54,6 +54,7 @@ LEVELS: dict[int, Level] = {
     )
 }
 DEFAULT_LEVEL = 6
+FULL_STRENGTH = 10
 
 
 def get_level(number: int) -> Level:

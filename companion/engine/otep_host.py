@@ -67,6 +67,38 @@ class EngineMove:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class EngineClock:
+    """A game clock as OTEP's ``clock`` carries it: seconds left per side — main time, or
+    (``*_overtime``) what is left of the current overtime period of ``period`` seconds — and
+    the overtime periods left per side."""
+
+    attackers: float
+    defenders: float
+    attackers_overtime: bool = False
+    defenders_overtime: bool = False
+    period: float = 0.0
+    attackers_periods: int = 0
+    defenders_periods: int = 0
+
+    def line(self) -> str:
+        """The OTEP ``clock`` command."""
+        def ms(seconds: float, over: bool) -> str:
+            return f"{max(int(seconds * 1000), 0)}{'*' if over else ''}"
+
+        return (f"clock {ms(self.attackers, self.attackers_overtime)} "
+                f"{ms(self.defenders, self.defenders_overtime)} {self.period:g} "
+                f"{self.attackers_periods} {self.defenders_periods}")
+
+    def available(self, side: str) -> float:
+        """The most ``side`` can spend on its move: what is left, and a period after main time."""
+        att = side == ATTACKERS
+        left = self.attackers if att else self.defenders
+        over = self.attackers_overtime if att else self.defenders_overtime
+        periods = self.attackers_periods if att else self.defenders_periods
+        return max(left, 0.0) + (self.period if not over and periods > 0 else 0.0)
+
+
 @dataclass
 class AnalysisLine:
     """One line of an ``analysis`` answer: the moves (the first checked legal) and the
@@ -221,24 +253,26 @@ class OtepHost:
     # -- requests -----------------------------------------------------------------------------
     def request_move(
         self, board: Board, seconds: float | None = None,
-        clock: tuple[float, float] | None = None, deadline: float | None = None,
+        clock: tuple[float, float] | EngineClock | None = None, deadline: float | None = None,
     ) -> Pending[EngineMove]:
         """Ask for a move in ``board`` (its side to move; the game's history since its start is
-        sent so repetitions count). ``clock``: seconds left for (attackers, defenders), sent as
-        OTEP ``clock``. The request fails with EngineError("silence") when no move comes within
-        ``deadline`` seconds (default: 1.1 × ``seconds`` or the clock's share, + ``grace``)."""
+        sent so repetitions count). ``clock``: an :class:`EngineClock`, or the main time left
+        for (attackers, defenders), sent as OTEP ``clock``. The request fails with
+        EngineError("silence") when no move comes within ``deadline`` seconds (default: 1.1 ×
+        ``seconds`` or what the clock allows, + ``grace``)."""
         if board.outcome() is not None:
             raise ValueError("the game is over: there is no move to ask for")
         pending: Pending[EngineMove] = Pending(self, "move")
+        if isinstance(clock, tuple):
+            clock = EngineClock(clock[0], clock[1])
         if deadline is None:
             budget = seconds if seconds is not None else 30.0
             if clock is not None:
-                left = clock[0] if board.turn == ATTACKERS else clock[1]
-                budget = min(budget, max(left, 0.0))
+                budget = min(budget, clock.available(board.turn))
             deadline = budget * 1.1 + self.grace
         lines = []
         if clock is not None:
-            lines.append(f"clock {int(clock[0] * 1000)} {int(clock[1] * 1000)} 0 0 0")
+            lines.append(clock.line())
         lines.append(f"play {board.turn}")
         self._submit(pending, "move", board, lines, deadline)
         return pending
