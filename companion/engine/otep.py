@@ -357,7 +357,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     return engine.run()
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``engine`` command to the command line."""
     p = sub.add_parser("engine", help="the built-in engine speaking OTEP on stdin/stdout")
     p.add_argument("--level", type=_level, default=None,

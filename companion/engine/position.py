@@ -181,14 +181,14 @@ class Position:
         self.geo = t.geo
         self.rules = rules
         self.att, self.dfn, self.king = att, dfn, king
-        self.attT = sum(t.tbit[i] for i in t.geo.iter_bits(att))
-        self.dfnT = sum(t.tbit[i] for i in t.geo.iter_bits(dfn))
+        self.attT: int = sum(t.tbit[i] for i in t.geo.iter_bits(att))
+        self.dfnT: int = sum(t.tbit[i] for i in t.geo.iter_bits(dfn))
         self.side = side
         self.king_left = king_left
         self.key = self.compute_key()
         self.result: Result | None = (ATT, core.KING_CAPTURED) if king < 0 else None
         self.hist: list[int] = list(history) if history else [self.key]
-        self._stack: list[tuple] = []
+        self._stack: list[tuple[int, int, int, int, int, int, bool, Result | None, list[int]]] = []
 
     @classmethod
     def from_board(cls, board: Board) -> Position:
