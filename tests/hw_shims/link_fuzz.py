@@ -59,9 +59,10 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
         history.append(line)
         return line
 
-    def hello() -> bytes:
-        return emit(P.HELLO, f"fw=1.1 proto=2 size={size} sensors=switch leds={n} "
-                             f"boot={pico['boot']}")
+    def hello(nonce: str = "") -> bytes:
+        answer = f" nonce={nonce}" if nonce else ""
+        return emit(P.HELLO, f"fw=1.2 proto={P.PROTO_VERSION} size={size} sensors=switch "
+                             f"leds={n} boot={pico['boot']}{answer}")
 
     def change() -> None:
         nonlocal version
@@ -96,8 +97,9 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
         bridge._pump()  # heartbeats, LED frames, SYNC and HOST requests
         asked = [w for w in port.written if b" HOST " in w]
         r = rng.random()
-        if asked:  # the Pico answers a HOST with HELLO and SNAP
-            deliver(hello())
+        if asked:  # the Pico answers a HOST with HELLO (echoing its nonce) and SNAP
+            nonce = P.decode_kv(P.decode_line(asked[-1][:-1], P.HOST_TYPES)[2]).get("nonce", "")
+            deliver(hello(nonce))
             line = emit(P.SNAP, P.encode_bitmap(occ))
         elif r < 0.0005:  # the Pico reboots (and the board may have changed meanwhile)
             boot()
