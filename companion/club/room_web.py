@@ -19,6 +19,7 @@ import json
 import logging
 import secrets
 import signal
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -140,9 +141,9 @@ class RoomServer:
 
 
 def cmd_club(args: argparse.Namespace) -> int:
-    from companion.daemon import _setup_logging
-
-    _setup_logging()
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, stream=sys.stdout,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         broker = Broker.parse(args.broker, "--broker", user=args.broker_user,
                               password=args.broker_password, ca_file=args.ca_file)
