@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import logging
 import os
 import signal
@@ -22,10 +21,10 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.base import BoardSource, LedSink
@@ -36,7 +35,7 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerSpec, check_move_player
+from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_move_player
 from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
@@ -73,24 +72,10 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
 
 
-#: Makes the player at a distance for a ``run`` player of kind online or club. The online and
-#: club packages provide one each: ``companion.online.remote_player`` and
-#: ``companion.club.remote_player``, called as ``remote_player(spec, cfg)``.
-RemoteFactory = Callable[[PlayerSpec, DaemonConfig], RemotePlayer]
-
-
-def remote_player(spec: PlayerSpec, cfg: DaemonConfig) -> RemotePlayer:
-    """The player at a distance for ``spec`` (online, club:BOARD) from its package's
-    ``remote_player(spec, cfg)``; ConfigError (one line) when this version has none."""
-    kind = spec.kind.value
-    try:
-        module = importlib.import_module(f"companion.{kind}")
-    except ModuleNotFoundError:
-        module = None
-    make = getattr(module, "remote_player", None)
-    if not callable(make):
-        raise ConfigError(f"{spec.spec}: playing {kind} is not available in this version")
-    return cast(RemotePlayer, make(spec, cfg))
+#: Makes the player at a distance for a ``run`` player spec (``online``, ``club:BOARD``). The
+#: daemon registers one per kind in :attr:`Daemon.remote_players` when it starts that kind's
+#: client: the club's ``ClubService.player(BOARD)``, the online client's player.
+RemoteFactory = Callable[[PlayerSpec], RemotePlayer]
 
 
 class _LateApp:
@@ -114,10 +99,11 @@ class Daemon:
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
         leds: LedSink | None = None, keep_variant: bool = False,
         tracker_factory: Callable[[Game], Tracker] | None = None,
-        remote_factory: RemoteFactory = remote_player,
+        remote_players: Mapping[PlayerKind, RemoteFactory] | None = None,
     ) -> None:
         self.cfg = cfg
-        self.remote_factory = remote_factory
+        # kind -> factory of the players at a distance (filled as the clients start)
+        self.remote_players: dict[PlayerKind, RemoteFactory] = dict(remote_players or {})
         self.pin = cfg.pin or ""  # a generated code is read or made in start() (web.auth)
         self.pin_generated = cfg.pin is None
         self.pin_path: Path | None = None
@@ -159,9 +145,6 @@ class Daemon:
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
             self.session.open()
-            for spec in self.defaults.players.values():
-                if spec.is_remote:  # its game (stored, or when it starts) is played with it
-                    self.session.attach_remote(self.remote_factory(spec, cfg))
         except BaseException:
             if self.session is not None:
                 self.session.close()
@@ -177,6 +160,11 @@ class Daemon:
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
                              secret=auth.token_secret(Path(cfg.data_dir)))
         self._start_club(app)
+        try:
+            self._attach_remote_players()
+        except BaseException:
+            self.stop()
+            raise
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
@@ -198,6 +186,25 @@ class Daemon:
             app.app.register_blueprint(blueprint(self.club))  # /api/club/status, /accept
         self.club.attach(self.hub)
         self.club.start()
+        club = self.club
+        self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
+
+    def _attach_remote_players(self) -> None:
+        """Hand the session the players at a distance of the ``run`` players (``online``,
+        ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
+        assert self.session is not None
+        for spec in self.defaults.players.values():
+            if not spec.is_remote:
+                continue
+            make = self.remote_players.get(spec.kind)
+            if make is None:
+                raise ConfigError(f"{spec.spec}: playing {spec.kind.value} needs the "
+                                  f"[{spec.kind.value}] settings in the config")
+            try:
+                player = make(spec)
+            except ValueError as exc:
+                raise ConfigError(f"{spec.spec}: {exc}") from None
+            self.session.attach_remote(player)
 
     def _bind(self, app: _LateApp) -> WebServer:
         from companion.web.auth import HostCheck

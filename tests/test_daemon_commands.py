@@ -15,6 +15,7 @@ from test_daemon_support import PIN, control, http, state, test_config, wait_for
 from test_session_remote import REF, FakeRemote, mv, terms
 
 from companion.session import OWNER, ControlError
+from companion.session.players import PlayerKind
 from companion.session.remote import RemoteMove, RemoteStart
 
 WRITES = ("sync_game", "new_game", "abandon", "set_players", "add_link", "add_events",
@@ -118,12 +119,13 @@ def test_the_daemon_plays_online_through_the_factory_hook(tmp_path: Path) -> Non
 
     made: list[FakeRemote] = []
 
-    def factory(spec, cfg):
-        assert spec.spec == "online" and Path(cfg.data_dir) == tmp_path
+    def factory(spec):
+        assert spec.spec == "online"
         made.append(FakeRemote(tmp_path / "games.sqlite3"))
         return made[-1]
 
-    d = Daemon(test_config(tmp_path, defenders="online"), remote_factory=factory)
+    d = Daemon(test_config(tmp_path, defenders="online"),
+               remote_players={PlayerKind.ONLINE: factory})
     d.start()
     try:
         base = f"http://127.0.0.1:{d.port}/"
@@ -147,10 +149,15 @@ def test_the_daemon_plays_online_through_the_factory_hook(tmp_path: Path) -> Non
     assert made[0].closed
 
 
-def test_a_player_at_a_distance_is_at_most_one_side(tmp_path: Path) -> None:
+def test_a_player_at_a_distance_is_at_most_one_side_and_needs_its_client(
+        tmp_path: Path) -> None:
     from companion.config import ConfigError
     from companion.daemon import Daemon
 
     with pytest.raises(ConfigError) as err:
         Daemon(test_config(tmp_path, attackers="online", defenders="club:t2"))
     assert "at most one side" in str(err.value)
+    d = Daemon(test_config(tmp_path, defenders="club:table-2"))
+    with pytest.raises(ConfigError) as err:
+        d.start()  # no [club] in the config
+    assert "club:table-2: playing club needs the [club] settings" in str(err.value)

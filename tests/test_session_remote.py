@@ -372,6 +372,39 @@ def test_player_specs_for_players_at_a_distance() -> None:
     assert PlayerSpec.from_stored(club.to_json(), "x") == club
     rated = PlayerSpec(PlayerKind.ONLINE, "bob", rating=1500.0)
     assert PlayerSpec.from_stored(rated.to_json(), "x") == rated
-    for bad in ("club:", "club:a/b", "club:" + "x" * 41, "online:x"):
+    for bad in ("club:", "club:a/b", "club:Table", "club:" + "x" * 33, "online:x"):
         with pytest.raises(PlayerError):
             PlayerSpec.parse(bad)
+
+
+def test_a_club_game_proposed_here_starts_once_the_other_board_agrees(tmp_path: Path) -> None:
+    h = Harness(tmp_path, defenders="club:table-2", tc="5+0")
+    club = FakeRemote(h.path, "club", takebacks=True)
+    h.session.attach_remote(club)
+    h.run(0.1)
+    (_, ref, moves), = club.sent("started")
+    assert ref == "" and moves == ()  # a proposal: the player agrees it with the other board
+    assert "Waiting for Bo to agree" in h.state["message"]
+    h.click("d1", 0.1)
+    h.click("d4", 0.8)
+    assert h.state["moves"] == [] and h.state["tracking"] == "setup"  # refused, guided back
+    h.click("d4", 0.1)
+    h.click("d1", 0.6)
+    agreed = RemoteTerms(GameSettings.make("copenhagen"), TimeControl.parse("5+0"),
+                         "attackers", "Bo", "club:oslo/table-1/8f3a9c01")
+    club.send(RemoteStart(agreed))
+    h.run(0.5)
+    assert h.state["remote"]["ref"] == "club:oslo/table-1/8f3a9c01"
+    assert club.sent("started")[-1] == ("started", "club:oslo/table-1/8f3a9c01", ())
+    h.move("d1", "d4")
+    assert club.sent("move") == [("move", 0, mv("d1-d4"))]
+    # the other board's clock is its own side's word; this board's side is this board's
+    clock = h.session.clock
+    assert clock is not None
+    mine = clock.left("attackers", h.t)
+    club.send(RemoteClock(123.0, 200.0, "defenders", at=h.t))
+    h.run(0.01)
+    clock = h.session.clock
+    assert clock is not None
+    assert clock.left("defenders", h.t) == pytest.approx(200.0, abs=0.05)
+    assert clock.left("attackers", h.t) == pytest.approx(mine, abs=0.05)

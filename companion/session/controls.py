@@ -835,19 +835,25 @@ class GameSession(SessionCore):
         self._note("remote_end", by, result=result, reason=reason)
         self._after_control()
 
-    def remote_clock(self, clock: RemoteClock) -> None:
+    def remote_clock(self, clock: RemoteClock, only: str | None) -> None:
         if self.tc is None:
             return  # a game without a clock here: the other end's are not shown
         mine = GameClock.restore(self.clock.snapshot()) if self.clock else GameClock(self.tc)
+        mine.since = self.clock.since if self.clock else None
+        at = self.caps.board_time(clock.at)
         for side, left in (("attackers", clock.attackers), ("defenders", clock.defenders)):
-            mine.times[side].main = max(0.0, float(left))
-        mine.paused, mine.flagged = False, None
-        if clock.running in SIDES and not self.game.is_over():
-            mine.running, mine.since = clock.running, self.caps.board_time(clock.at)
-        else:
-            mine.running, mine.since = None, None
+            if only is None or side == only:
+                if mine.running == side and mine.since is not None:
+                    mine.since = at  # its time from the reading on
+                mine.times[side].main = max(0.0, float(left))
+        if only is None:
+            mine.paused, mine.flagged = False, None
+            if clock.running in SIDES and not self.game.is_over():
+                mine.running, mine.since = clock.running, at
+            else:
+                mine.running, mine.since = None, None
+            choice.forget(self)
         self.clock = mine
-        choice.forget(self)
         self._write()  # the game row's clock: a restart reads the other end's last word
         self._game_json = game_state(self)
         self.publish()

@@ -38,6 +38,7 @@ from companion.session.commands import CommandQueue
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match, finish_match_game, reopen_match_game
 from companion.session.players import MovePlayer, PlayerKind, PlayerSpec
+from companion.session.remote import RemoteKind, RemoteTerms
 from companion.session.remote_play import RemoteGames, RemoteHost
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
@@ -163,6 +164,7 @@ class SessionCore:
         """Resume the store's current game (or match) or start a new one; then announce.
         Called once, before the loop runs."""
         restore_session(self)
+        self._propose_remote()
         self.tracker = self._tracker_factory(self.game)
         self.sync_move_players()
         self._expect_current()
@@ -171,6 +173,19 @@ class SessionCore:
 
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
+
+    def _propose_remote(self) -> None:
+        """A game whose side is played at a distance but not yet agreed with the other end
+        (``run --defenders club:table-2``): propose it to that player (no move is accepted
+        until its ``RemoteStart``)."""
+        if self.remote.binding is not None:
+            return
+        for side in SIDES:
+            spec = self.players[side]
+            if spec.is_remote:
+                terms = RemoteTerms(self.settings, self.tc, other(side),
+                                    spec.name or spec.peer or "", "")
+                self.remote.bind(RemoteKind(spec.kind.value), terms)
 
     # -- the loop ----------------------------------------------------------------------------
     def step(self, now: float | None = None) -> bool:
@@ -301,6 +316,9 @@ class SessionCore:
         """Why a proposed move cannot be accepted now: ``(code, message)``, or None."""
         if not self.storage["ok"]:
             return "storage", "moves are not being saved: the move is not accepted"
+        if not self.remote.agreed:
+            b = self.remote.binding
+            return "waiting", f"waiting for {b.terms.opponent if b else 'the other end'} to agree"
         last = self.game.played[-1] if self.game.played else None
         if revision and last is not None and self.remote.binding is not None:
             if last.side == self.remote.remote_side:

@@ -51,7 +51,7 @@ class PlayerKind(StrEnum):
 
 #: The kinds of player at a distance: their moves arrive through the session's inbox.
 REMOTE_KINDS = frozenset({PlayerKind.ONLINE, PlayerKind.CLUB})
-_PEER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+_PEER = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")  # as the club names its boards
 _KINDS_TEXT = "board, page, computer[:LEVEL], engine:COMMAND, online or club:BOARD"
 
 
@@ -104,7 +104,7 @@ class PlayerSpec:
         if kind == "club":
             if not _PEER.match(arg):
                 raise PlayerError(f"{where} {text!r}: club:BOARD needs the other board's name "
-                                  "(1-40 letters, digits, '.', '_' or '-')")
+                                  "in the club (1-32 small letters, digits, '_' or '-')")
             return cls(PlayerKind.CLUB, name, peer=arg)
         raise PlayerError(f"{where} {text!r}: expected {_KINDS_TEXT}")
 

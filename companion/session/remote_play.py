@@ -109,7 +109,9 @@ class RemoteHost(Protocol):
 
     def remote_end(self, result: str, reason: str, by: str) -> None: ...
 
-    def remote_clock(self, clock: RemoteClock) -> None: ...
+    def remote_clock(self, clock: RemoteClock, only: str | None) -> None:
+        """Set the clocks as the other end reads them (``only``: that side's time alone)."""
+        ...
 
     def remote_changed(self) -> None:
         """Publish (the link's status or chat changed)."""
@@ -219,8 +221,10 @@ class RemoteGames:
 
     # -- the current game ------------------------------------------------------------------
     def bind(self, kind: RemoteKind, terms: RemoteTerms, *, started: bool = True) -> None:
-        """The current game is played with the player of ``kind`` on these terms (a new game, or
-        one restored from the store); ``started``: tell the player now."""
+        """The current game is played with the player of ``kind`` on these terms (a new game,
+        one restored from the store, or with ``terms.ref == ""`` one this board proposes:
+        the player answers with a ``RemoteStart`` once both ends agree); ``started``: tell the
+        player now."""
         link = self._links.get(kind)
         self.binding = Binding(kind, terms, link.player if link else None)
         if started and link is not None:
@@ -236,6 +240,12 @@ class RemoteGames:
     @property
     def remote_side(self) -> str | None:
         return self.binding.remote_side if self.binding else None
+
+    @property
+    def agreed(self) -> bool:
+        """False while a game this board proposed waits for the other end's ``RemoteStart``
+        (no move is accepted meanwhile)."""
+        return self.binding is None or self.binding.terms.ref != ""
 
     @property
     def local_side(self) -> str | None:
@@ -322,8 +332,11 @@ class RemoteGames:
         elif isinstance(event, RemoteRefused):
             self._refused(b, event)
         elif isinstance(event, RemoteClock):
-            b.authoritative_clock = True
-            self._host.remote_clock(event)
+            if kind is RemoteKind.ONLINE:  # the server's clocks: both sides', and its flag
+                b.authoritative_clock = True
+                self._host.remote_clock(event, None)
+            else:  # another board's: its own side's time is its word, this board's is ours
+                self._host.remote_clock(event, b.remote_side)
         elif isinstance(event, RemoteDraw):
             self._host.remote_draw(event.side, event.action, by)
         elif isinstance(event, RemoteResign):
@@ -354,8 +367,8 @@ class RemoteGames:
                 player.stopped()
                 self._host.remote_changed()
                 return
-            self.binding = Binding(kind, terms, player)
-        self._reconcile(self.binding, event.moves)
+            b = self.binding = Binding(kind, terms, player)
+        self._reconcile(b, event.moves)
 
     def _reconcile(self, b: Binding, theirs: tuple[Move, ...]) -> None:
         """Make the game follow the other end's record: the common start stays; moves of this

@@ -84,6 +84,9 @@ def _message(s: SessionCore) -> str:
         return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
                 f"on the board{caps}.")
     far = s.remote.remote_side
+    b = s.remote.binding
+    if b is not None and not s.remote.agreed and not s.game.played:
+        return f"Waiting for {b.terms.opponent} to agree on the game."
     if (far is not None and not m and tracking == "ready" and s.game.turn == far
             and not s.game.is_over()):
         return (f"{far.capitalize()} ({s.players[far].name}, at a distance) to move: waiting "
