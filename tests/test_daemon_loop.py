@@ -67,7 +67,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
         db = sqlite3.connect(tmp_path / "games.sqlite3", check_same_thread=False)
         lock = threading.Lock()
         checked, problems = [], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def checking_publish(st: dict) -> bool:
             with lock:
@@ -78,7 +78,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
             checked.append(len(st["moves"]))
             return publish(st)
 
-        d.session._announce = checking_publish
+        d.session.ctx.announcer.announce = checking_publish
         for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
             click_move(d, frm, to)
         db.close()
@@ -88,7 +88,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
 def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
         real, fails, seen = d.store.sync_game, [2], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def flaky(*args, **kw):
             if fails[0]:
@@ -100,7 +100,7 @@ def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -
             seen.append((list(st["moves"]), list(real.__self__.move_texts(d.session.gid))))
             return publish(st)
 
-        d.store.sync_game, d.session._announce = flaky, watching_publish
+        d.store.sync_game, d.session.ctx.announcer.announce = flaky, watching_publish
         b = base(d)
         assert control(b, "api/click", {"square": "d1"})[0] == 200
         assert control(b, "api/click", {"square": "d4"})[0] == 200

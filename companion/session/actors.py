@@ -36,6 +36,7 @@ class Action(StrEnum):
     CLICK = "click"        # the simulated board
     HINT = "hint"          # ask the engine for a move (a player: for his side, on his turn)
     ANALYSE = "analyse"    # analyse a stored game
+    IMPORT = "import"      # store games read from a file
 
 
 #: What a player may do (for his own side only).

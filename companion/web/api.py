@@ -15,8 +15,6 @@ from flask import Flask, Response, jsonify, request
 from companion.rules import PRESETS
 from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
-from companion.session.export import match_csv, match_otg
-from companion.store import StoreError
 from companion.web import errors
 
 SIDES = ("attackers", "defenders")
@@ -86,22 +84,23 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         except ApiError:
             raise
 
+    def read(fn: Callable[..., Any], *args: Any) -> Any:
+        """A read of stored games (read-only: never waits for the board's loop)."""
+        try:
+            return fn(*args)
+        except ControlError as exc:
+            raise ApiError(exc.status, exc.message, exc.code) from None
+
     @app.get("/api/games")
     def games() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        return jsonify(games=[g.to_json() for g in session.store.list_games(limit, offset)])
+        return jsonify(games=session.stored_games(limit, offset))
 
     @app.get("/api/games/<int:gid>")
     def game(gid: int) -> Response:
-        store = session.store
-        try:
-            row = store.game(checked_id(gid, "game"))
-            return jsonify(**row.to_json(), **geometry(row.variant),
-                           player_details=row.players(), moves=store.moves(gid),
-                           positions=store.positions(gid), events=store.events(gid, 500))
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
+        detail = read(session.stored_game, checked_id(gid, "game"))
+        return jsonify(**detail, **geometry(detail["variant"]))
 
     @app.get("/api/games/<int:gid>/record.csv")
     def export_csv(gid: int) -> Response:
@@ -112,14 +111,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         return _download(checked_id(gid, "game"), "otg", "text/plain")
 
     def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
-        store = session.store
-        try:
-            if match:
-                text = match_csv(store, gid) if kind == "csv" else match_otg(store, gid)
-            else:
-                text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
+        text = read(session.export, gid, kind, match)
         resp = Response(text, mimetype=mime)
         name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -129,19 +121,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def matches() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        store = session.store
-        return jsonify(matches=[
-            {**m.to_json(), "games": [g.to_json() for g in store.match_games(m.id)]}
-            for m in store.list_matches(limit, offset)])
+        return jsonify(matches=session.stored_matches(limit, offset))
 
     @app.get("/api/matches/<int:mid>")
     def match(mid: int) -> Response:
-        store = session.store
-        try:
-            m = store.match(checked_id(mid, "match"))
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
-        return jsonify(**m.to_json(), games=[g.to_json() for g in store.match_games(mid)])
+        return jsonify(read(session.stored_match, checked_id(mid, "match")))
 
     @app.get("/api/matches/<int:mid>/record.csv")
     def match_export_csv(mid: int) -> Response:
@@ -153,7 +137,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/players")
     def player_results() -> Response:
-        return jsonify(players=session.store.player_results())
+        return jsonify(players=session.player_results())
 
     # -- controls ---------------------------------------------------------------------------
     @app.post("/api/auth")
@@ -245,7 +229,4 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/games/<int:gid>/analysis")
     def analysis(gid: int) -> Response:
-        try:
-            return jsonify(session.analysis(checked_id(gid, "game")))
-        except ControlError as exc:
-            raise ApiError(exc.status, exc.message, exc.code) from None
+        return jsonify(read(session.analysis, checked_id(gid, "game")))
