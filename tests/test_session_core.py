@@ -666,3 +666,23 @@ def test_a_side_handed_to_the_computer_or_back_never_keeps_the_other_ones_name(
         assert "Ann" not in h.store.player_results()  # Ann never played: nothing in her name
     finally:
         s.close()
+
+
+def test_imports_are_stored_by_the_session_with_names_kept_to_40_printable_characters(
+        tmp_path: Path) -> None:
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.session.api import ImportedGame
+
+    h = Harness(tmp_path)
+    game = Game(get_variant("copenhagen"))
+    game.play("d1-d4")
+    imported = ImportedGame(game, ("x" * 3000, "A\x00n\u202en\te"), 1.7e9,
+                            {"format": "otg", "name": "long.otg"})
+    with pytest.raises(ControlError) as err:
+        h.session.import_games(SPECTATOR, [imported])
+    assert err.value.status == 403
+    gid, = h.session.import_games(OWNER, [imported])
+    row = h.store.game(gid)
+    assert (row.attackers, row.defenders) == ("x" * 40, "Ann e")
+    assert row.finished and row.reason == "imported" and h.session.gid != gid

@@ -65,7 +65,7 @@ def test_a_flood_of_failing_requests_logs_one_report_per_kind(daemon, caplog) ->
     def broken(gid: int):
         raise RuntimeError("disk on fire")
 
-    daemon.store.game = broken
+    daemon.session.reader.game = broken  # the page reads on its own connections
     caplog.set_level(logging.INFO)
     for _ in range(200):
         status, _, data = http(base(daemon) + "api/games/1")

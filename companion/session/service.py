@@ -37,7 +37,8 @@ NAME_MAX = 40
 
 def clean_name(value: object) -> str:
     """A player's name from a file: printable characters only, at most 40."""
-    text = "".join(c for c in str(value or "") if unicodedata.category(c)[0] != "C")
+    text = "".join(" " if c.isspace() else c for c in str(value or "")
+                   if c.isspace() or unicodedata.category(c)[0] != "C")
     return " ".join(text.split())[:NAME_MAX]
 
 
