@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import cast
 
 from . import __version__
 from .commands import Parser, Subcommands, UsageError, emit
@@ -137,8 +138,9 @@ def build_parser() -> argparse.ArgumentParser:
         "docs/interfaces.md.",
     )
     parser.add_argument("--version", action="version", version=f"tafl-companion {__version__}")
-    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=Parser,
-                                metavar="COMMAND")
+    # the subparsers make Parsers (ArgumentParsers): what every register() may rely on
+    sub = cast(Subcommands, parser.add_subparsers(dest="cmd", required=True,
+                                                  parser_class=Parser, metavar="COMMAND"))
     _register_rules(sub)
     for register in _registrars():
         register(sub)

@@ -25,8 +25,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
-#: What a subsystem's ``register`` adds its commands to.
-Subcommands: TypeAlias = "argparse._SubParsersAction[Parser]"
+#: What a subsystem's ``register`` adds its commands to (its parsers are :class:`Parser`\s).
+Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def emit(doc: object) -> None:
