@@ -109,7 +109,7 @@ def play_out(page, base: str, you: str, extras: bool) -> dict:
                 continue
             game = Game(get_variant("brandubh"))
             for m in s["moves"]:
-                game.play(m)
+                game.play_text(m)
             make(page, base, person.choose(game.board).move)
             continue
         wait_for(lambda: (t := state(base))["move_to_make"] or t["result"] != "ongoing",

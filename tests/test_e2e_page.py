@@ -114,7 +114,7 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
 def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> None:
     game = Game(get_variant("copenhagen"))
     for m in ("d1-d4", "f4-e4", "f2-f4xe4"):
-        game.play(m)
+        game.play_text(m)
     game.resign("defenders")
     path = tmp_path / "from-opentafl.otg"
     path.write_text(export_otg(game, tags={"attackers": "Ragnar", "defenders": "Sigrid"}))

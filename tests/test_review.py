@@ -30,7 +30,7 @@ def base(d) -> str:
 def stored_game(d, variant: str, moves: list[str], players=("Ann", "Bob")) -> int:
     game = Game(get_variant(variant))
     for m in moves:
-        game.play(m)
+        game.play_text(m)
     gid = d.store.new_game(game, players)
     d.store.sync_game(gid, game)
     return gid
@@ -83,7 +83,7 @@ def test_review_link_serves_the_page(daemon) -> None:
 def test_import_otg_then_review_and_export_back(daemon) -> None:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     text = export_otg(game, tags={"attackers": "Eva", "defenders": "Finn"})
     status, j = control(base(daemon), "api/import", {"name": "game.otg", "text": text})
     assert status == 200, j
@@ -149,7 +149,7 @@ def test_rules_endpoint_has_every_preset(daemon) -> None:
 def test_rules_replay_reads_an_exported_otg(tmp_path: Path, capsys) -> None:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     path = tmp_path / "game.otg"
     path.write_text(export_otg(game))
     assert main(["rules", "replay", "brandubh", str(path)]) == 0

@@ -37,6 +37,7 @@ from companion.rules.game import Game
 from companion.rules.otg import OtgError, import_otg
 from companion.rules.records import RecordError, read_records, replay_record
 from companion.rules.threats import threat_json
+from companion.squares import parse_square
 
 #: At most this many games from one CSV file.
 MAX_IMPORT_GAMES = 50
@@ -102,8 +103,8 @@ def review_json(store: Any, gid: int) -> dict:
     out_moves = []
     for m in moves:
         board = game.board
-        pieces = {sq: board.piece_at(sq) for sq in m["captured"]}
-        game.play(f"{m['from']}-{m['to']}")
+        pieces = {sq: board.piece_at(parse_square(sq, board.size)) for sq in m["captured"]}
+        game.play_text(f"{m['from']}-{m['to']}")
         out_moves.append({
             "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
             "text": m["text"], "t": m["t"], "left": m.get("left"),
