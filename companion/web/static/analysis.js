@@ -59,6 +59,8 @@
       `<circle class="swing" cx="${x(p.ply).toFixed(1)}" cy="${y(p.after).toFixed(1)}" r="4"/>`).join("");
     const title = _("Evaluation after each move: above the line the attackers stand better, below the defenders");
     const up = _("attackers better"), down = _("defenders better"), axis = _("move");
+    const legend = _("the engine's evaluation after each move, in soldiers (pieces), cut off at ±10");
+    const lost = _("the moves that lost most");
     const text = (cls, tx, ty, words, anchor) => `<text class="${cls}" x="${tx}" y="${ty}" text-anchor="${anchor || "start"}">${esc(words)}</text>`;
     const half = Math.round(n / 2);
     $("rvgraph").innerHTML = `<svg class="evgraph" viewBox="-26 -2 ${W + 30} ${H + 18}" role="img" aria-label="${esc(title)}">` +
@@ -72,8 +74,8 @@
       text("evtick", -3, H - 1, num(-CAP, 0), "end") +
       text("evtick", 0, H + 11, "0", "middle") + (half > 0 && half < n ? text("evtick", x(half), H + 11, String(half), "middle") : "") +
       text("evtick", W, H + 11, String(n), "end") + text("evtick", W / 2 + 24, H + 11, axis, "start") + `</svg>` +
-      `<p class="small evlegend"><span class="evkey line"></span> ${esc(_("the engine's evaluation after each move, in soldiers (pieces), cut off at ±10"))}` +
-      ` <span class="evkey dot"></span> ${esc(_("the moves that lost most"))}</p>` +
+      `<p class="small evlegend"><span><span class="evkey"></span> ${esc(legend)}</span>` +
+      `<span><span class="evkey dot"></span> ${esc(lost)}</span></p>` +
       `<p class="small">${esc(_("Tap the graph to go to that move."))}</p>`;
     const svg = $("rvgraph").querySelector("svg");
     svg.addEventListener("click", (e) => {
