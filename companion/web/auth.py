@@ -178,8 +178,8 @@ def announce(url: str, code: str, path: Path | None, *, generated: bool,
     # under systemd the file belongs to the service's user; started by hand, to whoever did it
     read = f"sudo cat {path}" if journal else f"cat {path}"
     log.info("controls: unlocked by a %d-digit code made once and kept in %s (never logged; "
-             "read it with `%s`, then open %s#pin=CODE or type it under Controls); or set pin "
-             "in the config file", len(code), path, read, url)
+             "read it with `%s` and type it under Controls on %s); or set pin in the config "
+             "file", len(code), path, read, url)
 
 
 # -- wrong PINs ----------------------------------------------------------------------------------
