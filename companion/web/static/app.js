@@ -543,25 +543,7 @@
   /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");
   $("games").addEventListener("toggle", () => { if ($("games").open) review().then(() => T.review.list()); });
-  /* An import: a CSV file's variant is the one chosen on the form, else found from the file
-     (never the live game's: a record may come from any variant). */
-  $("importfile").addEventListener("change", () => {
-    const file = $("importfile").files[0];
-    if (!file) return;
-    const csv = !/\.otg$/i.test(file.name);
-    $("importmsg").hidden = true;
-    review().then(() => T.review.importFile(file, csv ? $("importvariant").value || undefined : undefined)).then(() => {
-      $("importfile").value = "";
-      T.review.list();
-    }).catch((e) => {
-      $("importfile").value = "";
-      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
-        $("importmsg").textContent = text;
-        $("importmsg").className = "small bad";
-        $("importmsg").hidden = false;
-      });
-    });
-  });
+  $("importfile").addEventListener("change", () => review().then(() => T.review.importChosen()));
 
   /* /review/<id>[#ply] opens the review (a view of its own); "/" the live game. */
   function route() {

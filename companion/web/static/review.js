@@ -266,6 +266,26 @@
       });
   }
 
+  /* The file chosen on the import form: a CSV file's variant is the one chosen there, else
+     found from the file (never the live game's: a record may come from any variant). */
+  function importChosen() {
+    const file = $("importfile").files[0];
+    if (!file) return Promise.resolve();
+    const csv = !/\.otg$/i.test(file.name);
+    $("importmsg").hidden = true;
+    return importFile(file, csv ? $("importvariant").value || undefined : undefined).then(() => {
+      $("importfile").value = "";
+      list();
+    }).catch((e) => {
+      $("importfile").value = "";
+      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").className = "small bad";
+        $("importmsg").hidden = false;
+      });
+    });
+  }
+
   /* The variants a CSV file may be imported as (the import form's choice). */
   function fillVariants() {
     const sel = $("importvariant");
@@ -295,5 +315,5 @@
     });
   }
 
-  T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
+  T.review = { open, close, active, importFile, importChosen, list, go, redraw: () => R && show(), game: () => R };
 })();
