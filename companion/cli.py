@@ -18,6 +18,7 @@ from .commands import Parser, Subcommands, UsageError, emit
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
 from .rules.otg import replay_otg
 from .rules.records import RecordError, read_records, replay_record
+from .squares import a_board
 
 
 def _board(args: argparse.Namespace) -> Board:
@@ -53,7 +54,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     limit = perft_max_depth(size)
     if args.depth > limit:
         raise UsageError(
-            f"perft depth {args.depth} is too deep for a {size}x{size} board: at most {limit} "
+            f"perft depth {args.depth} is too deep for {a_board(size)}: at most {limit} "
             "(each ply multiplies the time by the number of moves; the limit keeps it within "
             "about a minute)"
         )
