@@ -27,6 +27,7 @@ from types import EllipsisType, TracebackType
 from typing import Any
 
 from companion.rules.game import Game, PlayedMove
+from companion.squares import square_name
 from companion.store_reads import ReadOnlyStore, StoreReader
 from companion.store_rows import MANUAL_REASONS, GameRow, MatchRow, StoreError, rules_of
 from companion.store_schema import StoreOpenError, open_database
@@ -139,7 +140,7 @@ class Store(StoreReader):
             )
             gid = int(cur.lastrowid or 0)
             for ply, played in enumerate(game.played, 1):
-                self._insert_move(db, gid, ply, played, t, None)
+                self._insert_move(db, gid, ply, played, t, None, game.rules.size)
             db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'new_game', ?)",
                        (gid, t, _dumps({"variant": game.rules.id, "settings": settings,
                                         "match": match_id})))
@@ -148,12 +149,13 @@ class Store(StoreReader):
 
     @staticmethod
     def _insert_move(db: sqlite3.Connection, gid: int, ply: int, p: PlayedMove, t: float,
-                     clock: Mapping[str, Any] | None) -> None:
+                     clock: Mapping[str, Any] | None, size: int) -> None:
         left = (clock or {}).get("left") or {}
         db.execute(
             "INSERT INTO moves (game_id, ply, side, frm, dest, captured, text, t, "
             "left_attackers, left_defenders, clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (gid, ply, p.side, p.frm, p.to, _dumps(list(p.captured)), p.text,
+            (gid, ply, p.side, square_name(p.move.frm, size), square_name(p.move.to, size),
+             _dumps(sorted(square_name(c, size) for c in p.captures)), p.text,
              (clock or {}).get("wall", t), left.get("attackers"), left.get("defenders"),
              _dumps(clock) if clock else None),
         )
@@ -192,7 +194,7 @@ class Store(StoreReader):
             clocks = list(move_clocks or [])
             for ply in range(keep + 1, len(texts) + 1):
                 ck = clocks[ply - 1] if ply - 1 < len(clocks) else None
-                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck)
+                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck, game.rules.size)
             if keep and keep <= len(clocks) and clocks[keep - 1] is not None:
                 ck = clocks[keep - 1]
                 if stored[keep - 1][1] != _dumps(ck):
@@ -256,7 +258,7 @@ class Store(StoreReader):
                 )
                 gid = int(cur.lastrowid or 0)
                 for ply, played in enumerate(game.played, 1):
-                    self._insert_move(db, gid, ply, played, started, None)
+                    self._insert_move(db, gid, ply, played, started, None, game.rules.size)
                 db.execute(
                     "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'imported', ?)",
                     (gid, now, _dumps(origin)),

@@ -173,7 +173,7 @@ class StoreReader:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         for m in self.moves(gid):
             try:
-                game.play(f"{m['from']}-{m['to']}")
+                game.play_text(f"{m['from']}-{m['to']}")
             except MoveError as exc:  # a rules change made an old move illegal: stop there
                 raise StoreError(f"game {gid} ply {m['ply']} {m['text']}: {exc}") from None
         if row.reason in MANUAL_REASONS and not game.is_over():
@@ -199,7 +199,7 @@ class StoreReader:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         out = [{"position": game.board.otn(), "turn": game.turn, "move": None}]
         for m in self.moves(gid):
-            game.play(f"{m['from']}-{m['to']}")
+            game.play_text(f"{m['from']}-{m['to']}")
             out.append({"position": game.board.otn(), "turn": game.turn, "move": m["text"]})
         return out
 

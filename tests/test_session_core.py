@@ -676,7 +676,7 @@ def test_imports_are_stored_by_the_session_with_names_kept_to_40_printable_chara
 
     h = Harness(tmp_path)
     game = Game(get_variant("copenhagen"))
-    game.play("d1-d4")
+    game.play_text("d1-d4")
     imported = ImportedGame(game, ("x" * 3000, "A\x00n\u202en\te"), 1.7e9,
                             {"format": "otg", "name": "long.otg"})
     with pytest.raises(ControlError) as err:

@@ -71,7 +71,7 @@ def test_an_import_on_a_full_disk_is_refused_whole_and_stored_once_space_returns
     for moves in (["d1-d4", "f4-e4"], ["d1-d4", "f4-e4", "f2-f4"]):
         game = Game(get_variant("copenhagen"))
         for m in moves:
-            game.play(m)
+            game.play_text(m)
         records.append(game_to_record_line(game))
     upload = {"name": "two.csv", "text": "\n".join(records) + "\n", "variant": "copenhagen"}
     data = tmp_path / "data"

@@ -14,6 +14,7 @@ from companion.rules.ruleset import RuleSet
 from companion.rules.threats import threat_json
 from companion.session.actors import ControlError
 from companion.session.export import game_csv, game_otg, match_csv, match_otg
+from companion.squares import parse_square
 from companion.store_reads import StoreReader
 from companion.store_rows import StoreError, rules_of
 
@@ -110,8 +111,8 @@ class Library:
         out_moves = []
         for m in moves:
             board = game.board
-            pieces = {sq: board.piece_at(sq) for sq in m["captured"]}
-            game.play(f"{m['from']}-{m['to']}")
+            pieces = {sq: board.piece_at(parse_square(sq, board.size)) for sq in m["captured"]}
+            game.play_text(f"{m['from']}-{m['to']}")
             out_moves.append({
                 "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
                 "text": m["text"], "t": m["t"], "left": m.get("left"),

@@ -17,7 +17,7 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.context import Context
 from companion.session.decisions import Decisions
-from companion.session.moves import last_move
+from companion.session.moves import last_move, move_of
 from companion.session.tracking import Observed, ProposalError, apply
 
 log = logging.getLogger("companion.session")
@@ -102,7 +102,7 @@ class Proposals:
                     continue
                 changed = True
             elif o.kind == "removed" and o.square is not None:
-                ctx.clocks.capture_lifted(o.square, o.lifted_at if o.lifted_at else o.t)
+                ctx.clocks.capture_lifted(o.square, o.t if o.lifted_at is None else o.lifted_at)
             elif o.kind == "ready":
                 m = ctx.move_to_make
                 ctx.clocks.start_when_ready(ctx.game.turn, ctx.game.is_over(), o.t,
@@ -138,7 +138,7 @@ class Proposals:
             if not ctx.remote.takebacks:
                 return "sent", f"{last.text} was sent to the other end already"
         m = ctx.move_to_make
-        if m is not None and (o.frm, o.to) != (m["from"], m["to"]):
+        if m is not None and o.move != move_of(ctx.game, m["from"], m["to"]):
             return ("not_the_move_to_make",
                     f"that is not the move to make: {m['from']} to {m['to']}")
         return None
@@ -146,15 +146,15 @@ class Proposals:
     def _refuse(self, o: Observed, refusal: tuple[str, str]) -> None:
         ctx = self.ctx
         code, message = refusal
-        ctx.refused = {"code": code, "message": message, "move": o.move}
-        ctx.announcer.note("refused", "board", code=code, move=o.move, reason=message)
-        ctx.outbox.add("illegal", {"code": code, "reason": message, "move": o.move,
+        ctx.refused = {"code": code, "message": message, "move": o.text}
+        ctx.announcer.note("refused", "board", code=code, move=o.text, reason=message)
+        ctx.outbox.add("illegal", {"code": code, "reason": message, "move": o.text,
                                    "board_t": o.data.get("board_t")})
-        log.info("game %d: refused %s (%s)", ctx.gid, o.move, code)
+        log.info("game %d: refused %s (%s)", ctx.gid, o.text, code)
         self.decisions.store_plain(ctx.tracker.reset(ctx.game, o.t))
         self.decisions.expect_current()
 
-    def _apply_move(self, o: Observed, removed: set[str | None]) -> None:
+    def _apply_move(self, o: Observed, removed: set[int | None]) -> None:
         ctx = self.ctx
         game: Game = ctx.game
         clocks = ctx.clocks
@@ -162,7 +162,8 @@ class Proposals:
             placed = clocks.last_placed(o.placed_at or 0.0)
             apply(game, o)  # ProposalError if it does not fit: refused
             played = game.played[-1]
-            clocks.revised(played.side, set(played.captured) - removed, placed, game.is_over())
+            clocks.revised(played.side, _lifted_later(played.captures, removed), placed,
+                           game.is_over())
             if played.side == ctx.remote.local_side:  # the other end takes it back too
                 ply = len(game.played) - 1
                 ctx.remote.took_back(ply)
@@ -172,8 +173,8 @@ class Proposals:
         apply(game, o)  # ProposalError if it does not fit: refused
         played = game.played[-1]
         placed = o.placed_at if o.placed_at is not None else float(o.data.get("board_t", 0.0))
-        clocks.moved(played.side, set(played.captured) - removed, placed, game.is_over(),
-                     before)
+        clocks.moved(played.side, _lifted_later(played.captures, removed), placed,
+                     game.is_over(), before)
         if ctx.draw_offer is not None and ctx.draw_offer != played.side:
             ctx.announcer.note("draw", "board", action="lapsed", side=ctx.draw_offer)
             ctx.draw_offer = None  # the opponent of the offerer moved: the offer lapses
@@ -186,8 +187,8 @@ class Proposals:
         """A takeback by hand: True when it was taken (else refused, guided back)."""
         ctx = self.ctx
         last = ctx.game.played[-1] if ctx.game.played else None
-        if last is None or last.text != o.move:
-            self._refuse(o, ("does_not_fit", f"cannot take back {o.move}"))
+        if last is None or last.text != o.text:
+            self._refuse(o, ("does_not_fit", f"cannot take back {o.text}"))
             return False
         if ctx.remote.binding is not None and not ctx.remote.takebacks:
             self._refuse(o, ("no_takebacks", "takebacks are not allowed in this game at a "
@@ -196,7 +197,7 @@ class Proposals:
         self.decisions.apply_takeback(o.t)
         ctx.remote.took_back(len(ctx.game.played))
         ctx.computers.hold_after_hand_takeback(last.side, ctx.monotonic())
-        ctx.announcer.note("takeback", "board", move=o.move)
+        ctx.announcer.note("takeback", "board", move=o.text)
         return True
 
     # -- time and matches ----------------------------------------------------------------------
@@ -220,6 +221,11 @@ class Proposals:
         elif ctx.left_start and ctx.outbox.ok:
             log.info("match %d: the board is set up again: game 2 starts", match.id)
             self._next_game()
+
+
+def _lifted_later(captures: tuple[int, ...], removed: set[int | None]) -> set[int]:
+    """The captured squares still on the board (not lifted in this same reading)."""
+    return {q for q in captures if q not in removed}
 
 
 def _brief(data: dict[str, Any]) -> str:

@@ -62,7 +62,7 @@ class _Saved:
     clock: GameClock | None
     records: list[ClockRecord | None]
     before: list[Before]
-    pending: tuple[str, frozenset[str]] | None
+    pending: tuple[str, frozenset[int]] | None
     choice: Before | None
     held: bool
 
@@ -77,7 +77,7 @@ class Clocks:
     clock: GameClock | None = None
     records: list[ClockRecord | None] = field(default_factory=list)  # one per ply
     before: list[Before] = field(default_factory=list)  # the clock before each ply
-    pending: tuple[str, set[str]] | None = None  # (mover, captures still on the board)
+    pending: tuple[str, set[int]] | None = None  # (mover, captures still on the board)
     _choice: Before | None = None  # the clocks before a move to make switched them
     _held: bool = False
 
@@ -161,7 +161,7 @@ class Clocks:
     def before_move(self) -> Before:
         return (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
 
-    def moved(self, mover: str, lifted_later: set[str], placed: float, over: bool,
+    def moved(self, mover: str, lifted_later: set[int], placed: float, over: bool,
               before: Before) -> None:
         """A move was made at the board, placed at ``placed``: its captures in
         ``lifted_later`` are still on the board. A move to make switched the clock at its
@@ -171,7 +171,7 @@ class Clocks:
         self.before.append(chosen[0] if chosen else before)
         self._switch_after(mover, lifted_later, placed, over, chosen[1] if chosen else None)
 
-    def revised(self, mover: str, lifted_later: set[str], placed: float, over: bool) -> None:
+    def revised(self, mover: str, lifted_later: set[int], placed: float, over: bool) -> None:
         """The last move was revised: the clock as before it, then switched again from its
         first placement."""
         self.records.pop()
@@ -185,7 +185,7 @@ class Clocks:
         last = self.records[-1] if self.records else None
         return float((last or {}).get("placed", default))
 
-    def _switch_after(self, mover: str, lifted_later: set[str], placed: float, over: bool,
+    def _switch_after(self, mover: str, lifted_later: set[int], placed: float, over: bool,
                       held: bool | None) -> None:
         self.pending = None
         if self.clock is not None:
@@ -200,7 +200,7 @@ class Clocks:
                 self.clock.switch(mover, placed)
         self.records.append(self.record(placed))
 
-    def capture_lifted(self, square: str, t: float) -> None:
+    def capture_lifted(self, square: int, t: float) -> None:
         """A captured piece left the board at ``t``: the last one switches the clock."""
         if self.pending is None or self.clock is None:
             return

@@ -19,7 +19,15 @@ from typing import Any, Protocol
 from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.scan import Scan
-from companion.tracker import Event, EventKind, ProposalError, Tracker, apply_proposal
+from companion.tracker import (
+    Event,
+    MoveEvent,
+    MoveTakenBack,
+    PieceRemoved,
+    ProposalError,
+    Tracker,
+    apply_proposal,
+)
 
 #: What the tracker reports that is not stored (LED frames are derived data).
 NOT_STORED = frozenset({"leds"})
@@ -35,18 +43,17 @@ class Observed:
     """One thing the tracker reported, at board time ``t``: its ``kind`` (``move``,
     ``revised``, ``takeback``, ``removed``, ``ready``, ``game_over``, ``illegal``, ``warning``,
     ``setup``, ...) and ``data``, the row the store keeps (without LED frames, with ``board_t``).
-    Proposals carry the move's squares (``frm``, ``to``, its text ``move``) and when the piece
-    came to rest (``placed_at``); a ``removed`` piece its ``square`` and ``lifted_at``."""
+    Proposals carry the ``move``, its record ``text`` and when the piece came to rest
+    (``placed_at``); a ``removed`` piece its ``square`` and ``lifted_at``."""
 
     kind: str
     t: float
     data: dict[str, Any]
     event: Event = field(repr=False)
-    move: str | None = None
-    frm: str | None = None
-    to: str | None = None
+    move: Move | None = None
+    text: str | None = None
     placed_at: float | None = None
-    square: str | None = None
+    square: int | None = None
     lifted_at: float | None = None
 
     @property
@@ -88,13 +95,10 @@ class ProposingTracker(Protocol):
 
 class TrackerAdapter:
     """The project's :class:`~companion.tracker.Tracker` as the session uses it: guidance as
-    JSON data, events as :class:`Observed` (a ``removed`` piece with ``lifted_at``, the moment
-    it left its square: the tracker reports it once the square has settled; a move with
-    ``placed_at``), so the clock can switch when the piece came to rest."""
+    JSON data, events as :class:`Observed`."""
 
     def __init__(self, game: Game, factory: Callable[[Game], Tracker] = Tracker) -> None:
         self._tracker = factory(game)
-        self._game = game
 
     @property
     def inner(self) -> Tracker:
@@ -123,42 +127,29 @@ class TrackerAdapter:
         return self._observed(self._tracker.tick(t))
 
     def reset(self, game: Game, t: float) -> list[Observed]:
-        self._game = game
         return self._observed(self._tracker.reset(game, t))
 
     def expect(self, move: Move | None, t: float | None = None) -> list[Observed]:
         """The move to make (ValueError if it does not fit the tracker's position)."""
-        names = self._game.board.geo.names
-        text = f"{names[move.frm]}-{names[move.to]}" if move is not None else None
-        return self._observed(self._tracker.expect(text, t))
+        return self._observed(self._tracker.expect(move, t))
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Observed]:
         return self._observed(self._tracker.suspend(reason, t))
 
-    def _observed(self, events: list[Event]) -> list[Observed]:
-        settle = self._tracker.settle
+    @staticmethod
+    def _observed(events: list[Event]) -> list[Observed]:
         out = []
         for e in events:
-            kind = str(e.kind)
             data = {k: v for k, v in e.data.items() if k != "leds"}
             data["board_t"] = round(e.t, 3)
-            if e.kind == EventKind.REMOVED:
-                lifted = float(data.get("lifted_at", e.t - settle))
-                data.setdefault("lifted_at", lifted)
-                out.append(Observed(kind, e.t, data, e, square=str(data.get("square")),
-                                    lifted_at=lifted))
-            elif e.kind in (EventKind.MOVE, EventKind.REVISED, EventKind.TAKEBACK):
-                placed = None
-                if e.kind != EventKind.TAKEBACK:
-                    placed = float(data.get("placed_at", e.t - settle))
-                    data.setdefault("placed_at", placed)
-                out.append(Observed(kind, e.t, data, e, move=_text(data.get("move")),
-                                    frm=_text(data.get("from")), to=_text(data.get("to")),
-                                    placed_at=placed))
+            kind = str(e.kind)
+            if isinstance(e, PieceRemoved):
+                out.append(Observed(kind, e.t, data, e, square=e.square, lifted_at=e.lifted_at))
+            elif isinstance(e, MoveEvent):
+                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text,
+                                    placed_at=e.placed_at))
+            elif isinstance(e, MoveTakenBack):
+                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text))
             else:
                 out.append(Observed(kind, e.t, data, e))
         return out
-
-
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) else None
