@@ -686,3 +686,14 @@ def test_imports_are_stored_by_the_session_with_names_kept_to_40_printable_chara
     row = h.store.game(gid)
     assert (row.attackers, row.defenders) == ("x" * 40, "Ann e")
     assert row.finished and row.reason == "imported" and h.session.gid != gid
+
+
+def test_a_new_game_of_another_size_is_ready_once_the_board_is_set_up(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    for variant, pieces in (("brandubh", 13), ("copenhagen", 37), ("tablut", 25)):
+        h.session.new_game(OWNER, {"variant": variant})
+        h.run(0.3)
+        st = h.state
+        assert (st["variant"], st["tracking"], len(st["occupied"])) == (variant, "ready", pieces)
+    h.move("e2", "f2")
+    assert h.state["moves"] == ["e2-f2"]
