@@ -36,7 +36,7 @@ __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "ReadOnlyStore", "Store", "S
            "StoreOpenError", "StoreReader", "rules_of"]
 
 #: An event row: (kind, data, wall time)
-EventRow = tuple[str, dict, float]
+EventRow = tuple[str, dict[str, Any], float]
 
 
 def _dumps(data: object) -> str:
@@ -79,8 +79,9 @@ class Store(StoreReader):
 
     # -- writing ----------------------------------------------------------------------------
 
-    def new_match(self, players: tuple[str, str], tie_break: Sequence[str], settings: dict,
-                  time_control: str | None, t: float | None = None) -> int:
+    def new_match(self, players: tuple[str, str], tie_break: Sequence[str],
+                  settings: dict[str, Any], time_control: str | None,
+                  t: float | None = None) -> int:
         t = time.time() if t is None else t
         with self._tx() as db:
             cur = db.execute(
@@ -90,7 +91,7 @@ class Store(StoreReader):
                  time_control))
             return int(cur.lastrowid or 0)
 
-    def end_match(self, mid: int, result: dict, t: float | None = None) -> None:
+    def end_match(self, mid: int, result: dict[str, Any], t: float | None = None) -> None:
         t = time.time() if t is None else t
         with self._tx() as db:
             db.execute("UPDATE matches SET ended = COALESCE(ended, ?), result = ? WHERE id = ?",
@@ -102,12 +103,12 @@ class Store(StoreReader):
             db.execute("UPDATE matches SET ended = NULL, result = NULL WHERE id = ?", (mid,))
 
     def new_game(
-        self, game: Game, players: tuple[str, str] | dict = ("Player 1", "Player 2"),
-        t: float | None = None, *, settings: dict | None = None,
-        time_control: str | None = None, clock: dict | None = None,
+        self, game: Game, players: tuple[str, str] | dict[str, Any] = ("Player 1", "Player 2"),
+        t: float | None = None, *, settings: dict[str, Any] | None = None,
+        time_control: str | None = None, clock: dict[str, Any] | None = None,
         match_id: int | None = None, match_game: int | None = None,
-        events: Sequence[EventRow] = (), new_match: dict | None = None,
-        remote: dict | None = None,
+        events: Sequence[EventRow] = (), new_match: dict[str, Any] | None = None,
+        remote: dict[str, Any] | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
         names or ``{side: {name, kind, ...}}``. ``new_match`` (``players``, ``tie_break``,
@@ -167,11 +168,12 @@ class Store(StoreReader):
             db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                        (gid, wall, kind, _dumps(data)))
 
-    def sync_game(self, gid: int, game: Game, events: Sequence[EventRow | tuple[str, dict]] = (),
+    def sync_game(self, gid: int, game: Game,
+                  events: Sequence[EventRow | tuple[str, dict[str, Any]]] = (),
                   t: float | None = None, *,
                   move_clocks: Sequence[Mapping[str, Any] | None] | None = None,
-                  clock: dict | None = None, hints: dict | None = None,
-                  pending: dict | None | EllipsisType = ...,
+                  clock: dict[str, Any] | None = None, hints: dict[str, Any] | None = None,
+                  pending: dict[str, Any] | None | EllipsisType = ...,
                   ending: tuple[str, str] | None = None) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the
         clock, the hints used (``{side: n}``) and the move to make (``pending``: a dict, None
@@ -231,14 +233,14 @@ class Store(StoreReader):
             )
 
     def import_game(self, game: Game, players: tuple[str, str], started: float,
-                    origin: dict, ending: tuple[str, str] | None = None) -> int:
+                    origin: dict[str, Any], ending: tuple[str, str] | None = None) -> int:
         """Store a game read from a file (.otg, CSV) in ONE transaction, closed at once so it is
         never resumed as the live game: result and reason as the rules ended it (or ``ending``,
         ``(result, reason)``, e.g. a loss on time the rules cannot know), reason ``imported``
         while it is unfinished; an ``imported`` event holds ``origin``."""
         return self.import_games([(game, players, started, origin, ending)])[0]
 
-    def import_games(self, games: Sequence[tuple[Game, tuple[str, str], float, dict,
+    def import_games(self, games: Sequence[tuple[Game, tuple[str, str], float, dict[str, Any],
                                                  tuple[str, str] | None]]) -> list[int]:
         """Store games read from files, all in ONE transaction (:meth:`import_game`)."""
         now = time.time()
@@ -277,7 +279,8 @@ class Store(StoreReader):
             )
             self._insert_events(db, gid, events)
 
-    def set_players(self, gid: int, attackers: str | dict, defenders: str | dict | None = None,
+    def set_players(self, gid: int, attackers: str | dict[str, Any],
+                    defenders: str | dict[str, Any] | None = None,
                     events: Sequence[EventRow] = ()) -> None:
         """Change an unfinished game's players (names, or ``{side: {name, kind}}`` as
         ``attackers``). A finished game is never rewritten: StoreError."""
@@ -303,7 +306,8 @@ class Store(StoreReader):
                 db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                            (gid, wall, kind, _dumps(data)))
 
-    def add_event(self, gid: int | None, kind: str, data: dict, t: float | None = None) -> None:
+    def add_event(self, gid: int | None, kind: str, data: dict[str, Any],
+                  t: float | None = None) -> None:
         """Log one event (illegal move, warning, draw offer, ...)."""
         self.add_events(gid, [(kind, data, time.time() if t is None else t)])
 
@@ -315,7 +319,7 @@ class Store(StoreReader):
                        (token, game_id, match_id, side, seat, time.time()))
 
     def save_analysis(self, gid: int, moves: Sequence[str], seconds: float, engine: str,
-                      review: dict) -> None:
+                      review: dict[str, Any]) -> None:
         """Keep the engine's analysis of a game (``moves``: the move texts analysed)."""
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO analyses (game_id, moves, seconds, engine, "

@@ -45,7 +45,7 @@ class StoreReader:
         rows = self._fetch(sql, args)
         return rows[0] if rows else None
 
-    def analysis(self, gid: int) -> dict | None:
+    def analysis(self, gid: int) -> dict[str, Any] | None:
         """A game's stored analysis: ``{"moves", "seconds", "engine", "created", "review"}``."""
         row = self._one("SELECT moves, seconds, engine, created, review FROM analyses "
                         "WHERE game_id = ?", (gid,))
@@ -54,11 +54,12 @@ class StoreReader:
         return {"moves": json.loads(row[0]), "seconds": row[1], "engine": row[2],
                 "created": row[3], "review": json.loads(row[4])}
 
-    def link(self, token: str) -> dict | None:
+    def link(self, token: str) -> dict[str, Any] | None:
         row = self._one(f"SELECT {LINK_COLS} FROM links WHERE token = ?", (token,))
         return dict(zip(LINK_KEYS, row)) if row else None
 
-    def links_for(self, *, game_id: int | None = None, match_id: int | None = None) -> list[dict]:
+    def links_for(self, *, game_id: int | None = None,
+                  match_id: int | None = None) -> list[dict[str, Any]]:
         column, value = ("match_id", match_id) if match_id is not None else ("game_id", game_id)
         rows = self._fetch(f"SELECT {LINK_COLS} FROM links WHERE {column} = ? "
                            "ORDER BY created", (value,))
@@ -116,10 +117,10 @@ class StoreReader:
                            (limit, offset))
         return [match_row(r) for r in rows]
 
-    def player_results(self) -> dict[str, dict]:
+    def player_results(self) -> dict[str, dict[str, Any]]:
         """Per player name: games, wins as attackers / defenders, draws, losses (finished games
         with a result; abandoned ones do not count)."""
-        out: dict[str, dict] = {}
+        out: dict[str, dict[str, Any]] = {}
         rows = self._fetch("SELECT attackers, defenders, result FROM games WHERE ended IS NOT "
                            "NULL AND reason IS NOT 'abandoned' AND result != 'ongoing'", ())
         for att, dfn, result in rows:
@@ -139,7 +140,7 @@ class StoreReader:
         rows = self._fetch("SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (gid,))
         return [r[0] for r in rows]
 
-    def moves(self, gid: int) -> list[dict]:
+    def moves(self, gid: int) -> list[dict[str, Any]]:
         """Stored moves of a game: ply, side, from, to, captured, text, t (wall time), and the
         clocks after the move (``left``: side -> seconds, or None without a clock)."""
         rows = self._fetch("SELECT ply, side, frm, dest, captured, text, t, left_attackers, "
@@ -160,7 +161,7 @@ class StoreReader:
                         "ORDER BY id DESC LIMIT 1", (gid, *kinds))
         return row[0] if row else None
 
-    def events(self, gid: int, limit: int = 1000) -> list[dict]:
+    def events(self, gid: int, limit: int = 1000) -> list[dict[str, Any]]:
         """A game's event rows, oldest first: the payload plus ``t`` (the wall time it was
         stored for) and ``kind``; a payload's own fields never replace those two."""
         rows = self._fetch("SELECT id, t, kind, data FROM events WHERE game_id = ? ORDER BY id "
@@ -192,7 +193,7 @@ class StoreReader:
                 game.resign(other(row.result))
         return game
 
-    def positions(self, gid: int) -> list[dict]:
+    def positions(self, gid: int) -> list[dict[str, Any]]:
         """For replay: the position (OTN) and side to move before the first move and after
         every move."""
         row = self.game(gid)

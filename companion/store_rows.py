@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from companion.rules import PRESETS, RuleSet, get_variant
 
@@ -44,7 +45,7 @@ class GameRow:
     pending_json: str | None = None
     remote_json: str | None = None
 
-    def remote(self) -> dict | None:
+    def remote(self) -> dict[str, Any] | None:
         """The terms of a game with a player at a distance (``ref``, ``kind``, ``local_side``,
         ``opponent``, ...), or None for a game played here."""
         if not self.remote_json:
@@ -52,7 +53,7 @@ class GameRow:
         data = json.loads(self.remote_json)
         return data if isinstance(data, dict) else None
 
-    def pending(self) -> dict | None:
+    def pending(self) -> dict[str, Any] | None:
         """The move to make stored with the game (chosen off the board, not yet made at the
         board; ``ply`` says for which position), or None."""
         if not self.pending_json:
@@ -64,7 +65,7 @@ class GameRow:
     def finished(self) -> bool:
         return self.ended is not None
 
-    def players(self) -> dict:
+    def players(self) -> dict[str, Any]:
         """Side -> ``{name, kind, ...}`` (kinds default to ``board`` for old games)."""
         stored = json.loads(self.players_json or "{}")
         names = {"attackers": self.attackers, "defenders": self.defenders}
@@ -75,11 +76,11 @@ class GameRow:
         data = json.loads(self.hints_json or "{}")
         return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
 
-    def settings_json(self) -> dict:
+    def settings_json(self) -> dict[str, Any]:
         data = json.loads(self.settings or "{}")
         return {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "variant": self.variant, "started": self.started,
             "ended": self.ended, "result": self.result, "reason": self.reason,
@@ -99,11 +100,11 @@ class MatchRow:
     ended: float | None
     players: tuple[str, str]
     tie_break: tuple[str, ...]
-    settings: dict
+    settings: dict[str, Any]
     time_control: str | None
-    result: dict | None
+    result: dict[str, Any] | None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "started": self.started, "ended": self.ended,
                 "players": list(self.players), "tie_break": list(self.tie_break),
                 "settings": self.settings, "time_control": self.time_control,
@@ -134,7 +135,7 @@ def rules_of(row: GameRow) -> RuleSet:
     return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
 
 
-def match_row(r: tuple) -> MatchRow:
+def match_row(r: tuple[Any, ...]) -> MatchRow:
     players = json.loads(r[3])
     return MatchRow(r[0], r[1], r[2], (players[0], players[1]), tuple(json.loads(r[4])),
                     json.loads(r[5] or "{}"), r[6], json.loads(r[7]) if r[7] else None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Role(StrEnum):
@@ -63,7 +64,7 @@ class Actor:
             return self.name
         return self.role.value
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"role": self.role.value, "side": self.side}
 
 
@@ -96,7 +97,7 @@ class ControlError(Exception):
         self.code = code
         self.message = message
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"error": self.message, "code": self.code}
 
 

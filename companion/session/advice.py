@@ -19,7 +19,7 @@ import logging
 from collections import deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.rules import Board
 
@@ -46,7 +46,7 @@ class Job:
     seconds: float
     board: Board
     pending: Future[list[AnalysisLine]] | None = None
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def lines(self) -> list[AnalysisLine]:
         """The answer (EngineError when the engine failed)."""
@@ -58,8 +58,8 @@ class Job:
 class HintReady:
     """A hint for the position now: shown, counted, stored (``row``: the event's data)."""
 
-    hint: dict
-    row: dict
+    hint: dict[str, Any]
+    row: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -157,8 +157,8 @@ class Advisor:
 
     def __init__(self, engine: AdviceEngine | None = None) -> None:
         self.engine = engine or AdviceEngine()
-        self._hint: dict | None = None  # with its "key"
-        self._pending: dict | None = None
+        self._hint: dict[str, Any] | None = None  # with its "key"
+        self._pending: dict[str, Any] | None = None
         self.counts: dict[str, int] = {side: 0 for side in SIDES}
 
     def new_game(self, counts: dict[str, int] | None = None) -> None:
@@ -170,7 +170,7 @@ class Advisor:
     def game_ended(self) -> None:
         self._pending = None
 
-    def current(self, key: PositionKey) -> dict | None:
+    def current(self, key: PositionKey) -> dict[str, Any] | None:
         """The hint for the position ``key`` (one for another position is dropped)."""
         if self._hint is not None and self._hint["key"] != key:
             self._hint = None
@@ -184,7 +184,7 @@ class Advisor:
         return _public(self.current(key)), _public(self._pending)
 
     def request(self, key: PositionKey, side: str, by: str, seconds: float, board: Board,
-                wall: float) -> tuple[int, dict]:
+                wall: float) -> tuple[int, dict[str, Any]]:
         """A hint for ``side`` to move in ``key``: (200, the hint shown) or (202, thinking)."""
         if self._hint is not None and self._hint["key"] == key:
             return 200, {"status": "ready", "hint": _public(self._hint)}
@@ -250,6 +250,6 @@ class Advisor:
         self.engine.close()
 
 
-def _public(hint: dict | None) -> dict[str, object] | None:
+def _public(hint: dict[str, Any] | None) -> dict[str, object] | None:
     """A hint as the page sees it (without its position key)."""
     return None if hint is None else {k: v for k, v in hint.items() if k != "key"}

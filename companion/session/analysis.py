@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.store import StoreError, StoreReader
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("companion.session")
 
 #: Hands a finished analysis to be stored: (game, the moves analysed, seconds, engine, review).
-Save = Callable[[int, list[str], float, str, dict], object]
+Save = Callable[[int, list[str], float, str, dict[str, Any]], object]
 
 
 class AnalysisWorker:
@@ -42,7 +42,7 @@ class AnalysisWorker:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._queue: deque[tuple[int, float]] = deque()
-        self._running: dict[int, dict] = {}  # gid -> {"done", "total", "seconds"}
+        self._running: dict[int, dict[str, Any]] = {}  # gid -> {"done", "total", "seconds"}
         self._failed: dict[int, str] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -50,7 +50,7 @@ class AnalysisWorker:
         self.timings: list[tuple[int, int, float]] = []  # (game, positions, seconds) done
 
     # -- asking --------------------------------------------------------------------------------
-    def status(self, gid: int, moves: list[str] | None = None) -> dict:
+    def status(self, gid: int, moves: list[str] | None = None) -> dict[str, Any]:
         """``{"game", "status", "done", "total", "review", "error"?, "seconds"?}``."""
         with self._lock:
             running = self._running.get(gid)
@@ -73,7 +73,7 @@ class AnalysisWorker:
         return {"game": gid, "status": "none", "done": 0, "total": len(moves) + 1,
                 "review": None}
 
-    def start(self, gid: int, seconds: float) -> tuple[int, dict]:
+    def start(self, gid: int, seconds: float) -> tuple[int, dict[str, Any]]:
         """Queue ``gid`` (202), or (200) its stored analysis or the one already running."""
         moves = self.store.move_texts(gid)
         now = self.status(gid, moves)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from companion.rules.game import Game
 from companion.session.actors import Actor, Role
@@ -269,7 +269,7 @@ def _soldiers(cp: int | None, mate: int | None) -> float | None:
     return None if cp is None else round(cp / 100.0, 2)
 
 
-def _thinking(side: str, by: str, since: float, seen: dict | None) -> Thinking:
+def _thinking(side: str, by: str, since: float, seen: dict[str, Any] | None) -> Thinking:
     out: Thinking = {"side": side, "by": by, "since": round(since, 3)}
     if seen:
         if "depth" in seen:

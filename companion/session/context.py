@@ -21,6 +21,7 @@ from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
 from companion.session.computer import ComputerConfig, Computers
+from companion.session.document import MoveToMake
 from companion.session.match import Match
 from companion.session.outbox import Outbox
 from companion.session.players import PlayerKind, PlayerSpec
@@ -49,24 +50,12 @@ class SessionDefaults:
     computer: ComputerConfig = field(default_factory=ComputerConfig)
 
 
-class MoveToMake(TypedDict, total=False):
-    """``move_to_make`` in the page state: a move chosen off the board (``by`` the kind of
-    player who chose it) that the person at the board must make."""
-
-    move: str
-    side: str
-    by: str
-    captures: list[str]
-    score: float
-    # also "from" and "to" (square names; keywords, so not declared here)
-
-
 class Refusal(TypedDict):
     """Why the board's last proposal was refused (shown with the set-up guidance)."""
 
     code: str
     message: str
-    move: object
+    move: str | None
 
 
 @dataclass(eq=False)
@@ -95,8 +84,8 @@ class Context:
     next_players: dict[str, PlayerSpec] | None = None
     match: Match | None = None
     draw_offer: str | None = None
-    move_to_make: dict[str, Any] | None = None
-    refused: dict[str, Any] | None = None
+    move_to_make: MoveToMake | None = None
+    refused: Refusal | None = None
     accepted_at: float | None = None
     game_json: dict[str, Any] = field(default_factory=dict)  # the stored game's state part
     # the board as last read

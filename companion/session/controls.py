@@ -17,6 +17,7 @@ and changes nothing. Rules of play (docs/session.md):
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from companion.rules import other
 from companion.rules.board import MoveError
@@ -68,7 +69,7 @@ class Controls:
         return board.toggle(square)  # the tracker sees it at the next scan
 
     # -- a move chosen off the board -----------------------------------------------------------
-    def choose_move(self, actor: Actor, move: str) -> dict:
+    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]:
         """A move chosen off the board (a page player): the person at the board makes it."""
         ctx = self.ctx
         turn = ctx.game.turn
@@ -97,7 +98,7 @@ class Controls:
         return self.decisions.choose(parsed, ctx.players[turn].kind.value, actor.label)
 
     # -- decisions ------------------------------------------------------------------------------
-    def takeback(self, actor: Actor) -> dict:
+    def takeback(self, actor: Actor) -> dict[str, Any]:
         """Reopen the last decision: a draw agreement, a resignation, or a move (against the
         computer: the person's last move and the computer's reply)."""
         check(actor, Action.TAKEBACK)
@@ -139,7 +140,7 @@ class Controls:
             out["stopped"] = True
         return out
 
-    def _reopen(self, actor: Actor, reason: str) -> dict:
+    def _reopen(self, actor: Actor, reason: str) -> dict[str, Any]:
         ctx = self.ctx
         if ctx.remote.binding is not None:
             raise ControlError(409, "remote_game", "the game at a distance ended by the other "
@@ -154,7 +155,7 @@ class Controls:
         return {"undone": reason, "reopened": reason}
 
     def draw(self, actor: Actor, action: str, side: str | None, *,
-             score: float | None = None) -> dict:
+             score: float | None = None) -> dict[str, Any]:
         """Offer, accept or decline a draw (``score``: the computer's evaluation it answered
         by, kept with the event)."""
         if action not in ("offer", "accept", "decline"):
@@ -197,7 +198,7 @@ class Controls:
         decisions.after_control()
         return {"ok": True, "draw_offer": ctx.draw_offer}
 
-    def resign(self, actor: Actor, side: str | None) -> dict:
+    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]:
         side = self.side_arg(actor, side)
         check(actor, Action.RESIGN, side)
         ctx, decisions = self.ctx, self.decisions
@@ -217,7 +218,7 @@ class Controls:
         decisions.after_control()
         return {"ok": True, "result": game.result}
 
-    def clock_control(self, actor: Actor, action: str) -> dict:
+    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
         check(actor, Action.CLOCK)
         if action not in ("pause", "resume"):
             raise ControlError(400, "bad_action", '"action" must be pause or resume')

@@ -38,6 +38,7 @@ from companion.session.computer import Computers
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
+from companion.session.document import MoveToMake
 from companion.session.games import Games
 from companion.session.library import Library
 from companion.session.machines import Machines
@@ -195,7 +196,7 @@ class GameSession(SessionService):
         return self.ctx.match
 
     @property
-    def move_to_make(self) -> dict[str, Any] | None:
+    def move_to_make(self) -> MoveToMake | None:
         return self.ctx.move_to_make
 
     @property

@@ -18,6 +18,7 @@ from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import ControlError
 from companion.session.context import Context
+from companion.session.document import MoveToMake
 from companion.session.match import GameResult
 from companion.session.moves import copy_game, move_of, move_text
 from companion.session.outbox import STORE_ERRORS, Row, Written
@@ -141,7 +142,8 @@ class Decisions:
         state.publish(ctx, force=True)
 
     # -- the move to make ----------------------------------------------------------------------
-    def choose(self, move: Move, by: str, label: str, score: float | None = None) -> dict:
+    def choose(self, move: Move, by: str, label: str,
+               score: float | None = None) -> dict[str, Any]:
         """Make ``move`` (legal for the side to move) the move to make, chosen off the board
         by a player of kind ``by``: stored before it is shown, the chooser's clock stopped."""
         ctx = self.ctx
@@ -150,9 +152,9 @@ class Decisions:
         turn = ctx.game.turn
         text = move_text(ctx.game, move)
         caps, _ = board.preview(move)
-        chosen: dict[str, Any] = {"move": text, "from": names[move.frm], "to": names[move.to],
-                                  "by": by, "side": turn,
-                                  "captures": sorted(names[s] for s in board.geo.iter_bits(caps))}
+        chosen: MoveToMake = {"move": text, "from": names[move.frm], "to": names[move.to],
+                              "by": by, "side": turn,
+                              "captures": sorted(names[s] for s in board.geo.iter_bits(caps))}
         if score is not None:
             chosen["score"] = score
         saved, before = ctx.clocks.checkpoint(), ctx.move_to_make

@@ -15,6 +15,7 @@ and when no criterion decides (or the list is empty), the match is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 SIDES = ("attackers", "defenders")
 
@@ -133,8 +134,8 @@ class Match:
             return res.left[res.result]
         return None
 
-    def to_json(self) -> dict:
-        out: dict = {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id, "game": self.number, "games": GAMES, "score": self.score(),
             "players": list(self.players), "game_ids": list(self.game_ids),
             "tie_break": list(self.tie_break), "finished": self.finished,
@@ -145,7 +146,7 @@ class Match:
         return out
 
     # -- the games of the match ------------------------------------------------------------
-    def game_over(self, gid: int, result: GameResult) -> dict | None:
+    def game_over(self, gid: int, result: GameResult) -> dict[str, Any] | None:
         """Record the result of game ``gid``; the match's result (``score``, ``winner``,
         ``decided_by``) when that game finished the match, else None (also when it was
         recorded already: the end of a game is seen again by the next board reading)."""

@@ -17,6 +17,7 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.context import Context
 from companion.session.decisions import Decisions
+from companion.session.document import MoveToMake
 from companion.session.moves import last_move, move_of
 from companion.session.tracking import Observed, ProposalError, apply
 
@@ -115,7 +116,7 @@ class Proposals:
                 self.decisions.game_ended(t)
             self.decisions.write()
 
-    def _held(self, m: dict[str, Any] | None) -> bool:
+    def _held(self, m: MoveToMake | None) -> bool:
         """Whether a move to make of ``m``'s side holds both clocks (its opponent plays off the
         board too)."""
         if m is None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import cast
 
 from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.context import Context
+from companion.session.document import MoveToMake
 from companion.session.match import GameResult, Match
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote_play import terms_from_json
@@ -134,7 +136,7 @@ def _resume(session: Context, row: GameRow) -> None:
     _resize(session)
 
 
-def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict | None:
+def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> MoveToMake | None:
     """The move to make stored with the game, if it is still the one to make: for this very
     position (its ply), the side to move, a legal move, and that side still plays off the
     board. The board shows it again, exactly as before the restart."""
@@ -153,7 +155,7 @@ def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict |
     except ValueError:
         return None
     log.info("game %d: the move to make %s (%s) is shown again", row.id, move, data.get("by"))
-    return {k: v for k, v in data.items() if k not in ("ply", "choice")}
+    return cast(MoveToMake, {k: v for k, v in data.items() if k not in ("ply", "choice")})
 
 
 def _match(session: Context, row: GameRow) -> Match | None:

@@ -7,13 +7,13 @@ storage, ...) at every publication (:func:`publish`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from companion.feedback import with_role
 from companion.rules.board import REASON_TEXT
+from companion.rules.game import Game
 from companion.rules.threats import threat_json
 from companion.session.advice import PositionKey
 from companion.session.context import Context
+from companion.session.document import GameState, LastMove, LiveState
 
 SIDES = ("attackers", "defenders")
 
@@ -24,13 +24,12 @@ def position_key(ctx: Context) -> PositionKey:
     return (ctx.gid, len(played), played[-1].text if played else "", ctx.game.result)
 
 
-def game_state(ctx: Context) -> dict[str, Any]:
+def game_state(ctx: Context) -> GameState:
     """The stored game's part of the state."""
     game = ctx.game
     board = game.board
     outcome = game.outcome()
     geo = board.geo
-    last = game.played[-1] if game.played else None
     reason = str(outcome.reason) if outcome else None
     result = outcome.result if outcome else "ongoing"
     if ctx.remote.ending is not None:  # the other end's word
@@ -47,9 +46,7 @@ def game_state(ctx: Context) -> dict[str, Any]:
         "reason": reason,
         "reason_text": REASON_TEXT.get(reason, reason) if reason else "",
         "position": board.otn(),
-        "last": {"from": board.name(last.move.frm), "to": board.name(last.move.to),
-                 "captured": sorted(board.name(s) for s in last.captures),
-                 "side": last.side, "text": last.text} if last else None,
+        "last": _last(game),
         "captures": {side: game.captures(side) for side in SIDES},
         "players": {side: p.to_json() for side, p in ctx.players.items()},
         "next_players": ({side: p.to_json() for side, p in ctx.next_players.items()}
@@ -64,6 +61,15 @@ def game_state(ctx: Context) -> dict[str, Any]:
         "accepted_at": ctx.accepted_at,
         "threat": threat_json(board),
     }
+
+
+def _last(game: Game) -> LastMove | None:
+    if not game.played:
+        return None
+    last, board = game.played[-1], game.board
+    return {"from": board.name(last.move.frm), "to": board.name(last.move.to),
+            "captured": sorted(board.name(s) for s in last.captures), "side": last.side,
+            "text": last.text}
 
 
 def leds(ctx: Context) -> dict[str, str]:
@@ -136,7 +142,7 @@ def _sorted(occupied: frozenset[str] | None) -> list[str]:
     return hit[1]
 
 
-def live_state(ctx: Context) -> dict[str, Any]:
+def live_state(ctx: Context) -> LiveState:
     """The part that changes between stores: LEDs, guidance, the board, storage."""
     hint, hint_pending = ctx.advisor.to_json(position_key(ctx))
     return {
@@ -146,11 +152,11 @@ def live_state(ctx: Context) -> dict[str, Any]:
         "guidance": ctx.tracker.guidance,
         "move_to_make": dict(ctx.move_to_make) if ctx.move_to_make else None,
         "occupied": _sorted(ctx.occupied),
-        "board": dict(ctx.announcer.status),
-        "storage": dict(ctx.outbox.state),
+        "board": ctx.announcer.status.copy(),
+        "storage": ctx.outbox.state.copy(),
         "events": list(ctx.announcer.recent),
-        "player_error": dict(ctx.computers.error) if ctx.computers.error else None,
-        "thinking": dict(ctx.computers.thinking) if ctx.computers.thinking else None,
+        "player_error": ctx.computers.error.copy() if ctx.computers.error else None,
+        "thinking": ctx.computers.thinking.copy() if ctx.computers.thinking else None,
         "hint": hint,
         "hint_pending": hint_pending,
         "hints": dict(ctx.advisor.counts),
@@ -162,10 +168,10 @@ def live_state(ctx: Context) -> dict[str, Any]:
 def publish(ctx: Context, now: float | None = None, force: bool = False) -> None:
     """Announce the state if anything in it changed (cheap when nothing did)."""
     ctx.announcer.read_status(ctx.board, ctx.monotonic() if now is None else now, force)
-    ctx.announcer.publish(ctx.game_json, lambda: live_state(ctx), ctx.game, ctx.gid,
+    ctx.announcer.publish(ctx.game_json, lambda: dict(live_state(ctx)), ctx.game, ctx.gid,
                           ctx.match_ref, force)
 
 
 def refresh(ctx: Context) -> None:
     """Rebuild the game part (after the store wrote)."""
-    ctx.game_json = game_state(ctx)
+    ctx.game_json = dict(game_state(ctx))

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from companion.rules import other
 from companion.session.clock import SIDES, GameClock, TimeControl
 
 #: A clock as it stood before a ply: its snapshot and when its running side started.
-Before = tuple[dict | None, float | None]
+Before = tuple[dict[str, Any] | None, float | None]
 
 
 class ClockRecord(TypedDict, total=False):
@@ -36,15 +36,15 @@ class ClockRecord(TypedDict, total=False):
     wall: float
     placed: float
     left: dict[str, float]
-    state: dict
+    state: dict[str, Any]
     switched: float
 
 
 class ChoiceClocks(TypedDict):
     """The choice's clocks as stored with the move to make (``games.pending``)."""
 
-    before: dict | None
-    after: dict
+    before: dict[str, Any] | None
+    after: dict[str, Any]
     held: bool
 
 
@@ -106,7 +106,7 @@ class Clocks:
         self._choice, self._held = saved.choice, saved.held
 
     # -- reading -------------------------------------------------------------------------------
-    def snapshot(self) -> dict | None:
+    def snapshot(self) -> dict[str, Any] | None:
         """The clock as stored with the game."""
         return self.clock.snapshot() if self.clock else None
 
@@ -114,7 +114,7 @@ class Clocks:
         """Seconds left per side at ``t`` (None without a clock)."""
         return {s: self.clock.left(s, t) for s in SIDES} if self.clock else None
 
-    def to_json(self, t: float, wall: float) -> dict | None:
+    def to_json(self, t: float, wall: float) -> dict[str, Any] | None:
         """``clock`` in the page state: as read at ``t``, wall time ``at``."""
         if self.clock is None:
             return None
@@ -216,7 +216,7 @@ class Clocks:
     def took_back(self, plies: int, turn: str, t: float) -> None:
         """``plies`` moves were taken back: both clocks as before them, the side to move's
         running from ``t``."""
-        before: dict | None = None
+        before: dict[str, Any] | None = None
         for _ in range(plies):
             if self.records:
                 self.records.pop()

@@ -25,7 +25,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     """Add the API routes to ``app``."""
     from companion.web import ApiError, _int_arg, geometry
 
-    def body() -> dict:
+    def body() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if data is None and request.get_data():
             raise ApiError(400, "the request body is not valid JSON", "bad_json")
@@ -35,7 +35,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             raise ApiError(400, "the request body must be a JSON object", "bad_json")
         return data
 
-    def field(data: dict, name: str, choices: tuple[str, ...] | None = None,
+    def field(data: dict[str, Any], name: str, choices: tuple[str, ...] | None = None,
               optional: bool = False) -> str | None:
         value = data.get(name)
         if value is None and optional:

@@ -55,14 +55,14 @@ class ReviewSource(Protocol):
     session: SessionAPI
 
 
-def rules_json(rules: Any) -> dict:
+def rules_json(rules: Any) -> dict[str, Any]:
     """A rule set for the page (without the specification's source notes)."""
-    out = rules.to_json()
+    out: dict[str, Any] = rules.to_json()
     out.pop("source", None)
     return out
 
 
-def review_json(session: SessionAPI, gid: int) -> dict:
+def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
     """The review of stored game ``gid`` (NotFound if there is none): the session's read of
     the store (:meth:`~companion.session.api.SessionAPI.review`)."""
     try:
@@ -79,7 +79,8 @@ def review_json(session: SessionAPI, gid: int) -> dict:
 Ending = tuple[str, str] | None
 
 
-def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, dict, Ending]]:
+def parse_upload(name: str, text: str,
+                 variant: str | None) -> list[tuple[Game, dict[str, Any], Ending]]:
     """The games of an uploaded file (``.otg`` or CSV records), each with what the store keeps
     about its origin and, for a record that ended on time, its ending ``(result, "time")``.
     BadRequest/UnprocessableEntity name what is wrong."""
@@ -105,7 +106,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
     if len(records) > MAX_IMPORT_GAMES:
         raise UnprocessableEntity(f"{name}: {len(records)} games; import at most "
                                   f"{MAX_IMPORT_GAMES} at a time")
-    found: dict = {}
+    found: dict[str, Any] = {}
     if variant is None:  # the file does not say it: found from its header or its moves
         fit = find_variant(text, records)
         if fit.variant is None:
@@ -120,7 +121,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
         game, problem = replay_record(rules, record)
         if problem:
             raise UnprocessableEntity(f"{name}: game {i}, move {problem[0]}: {problem[1]}")
-        data: dict = {"format": "csv", "name": name, "record": i, "status": record.status,
+        data: dict[str, Any] = {"format": "csv", "name": name, "record": i, "status": record.status,
                       "variant": variant, **found}
         ending: Ending = None
         if not game.is_over() and record.result in ("attackers", "defenders"):
@@ -136,7 +137,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
     return out
 
 
-def _started(tags: dict) -> float:
+def _started(tags: dict[str, Any]) -> float:
     """The game's date from an ``.otg`` date tag (``2024.05.01``), noon local time; now
     without one."""
     with_date = tags.get("date", "")
@@ -199,7 +200,7 @@ def blueprint(source: ReviewSource) -> Blueprint:
     bp.after_app_request(compress)
 
     @bp.app_context_processor
-    def _theme() -> dict:
+    def _theme() -> dict[str, Any]:
         theme = request.cookies.get(THEME_COOKIE, "")
         return {"theme": theme if theme in ("light", "dark") else ""}
 
