@@ -26,13 +26,14 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from companion.drivers.base import BoardSource, capabilities
+from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import BOARD
 from companion.session.advice import Advisor
 from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
+from companion.session.clock import GameClock
 from companion.session.commands import CommandQueue
 from companion.session.computer import Computers
 from companion.session.context import Context, SessionDefaults
@@ -42,7 +43,9 @@ from companion.session.document import MoveToMake
 from companion.session.games import Games
 from companion.session.library import Library
 from companion.session.machines import Machines
-from companion.session.outbox import Outbox
+from companion.session.match import Match
+from companion.session.outbox import STORE_ERRORS, Outbox
+from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames
@@ -150,7 +153,7 @@ class GameSession(SessionService):
         def store() -> None:
             try:
                 self.ctx.store.save_analysis(gid, moves, seconds, engine, review)
-            except self.STORE_ERRORS as exc:
+            except STORE_ERRORS as exc:
                 self.ctx.analyses.saved(gid, f"the analysis could not be stored: {exc}")
             else:
                 self.ctx.analyses.saved(gid)
@@ -180,19 +183,19 @@ class GameSession(SessionService):
         self.ctx.defaults = value
 
     @property
-    def caps(self) -> Any:
+    def caps(self) -> BoardCapabilities:
         return self.ctx.caps
 
     @property
-    def players(self) -> Mapping[str, Any]:
+    def players(self) -> Mapping[str, PlayerSpec]:
         return self.ctx.players
 
     @property
-    def clock(self) -> Any:
+    def clock(self) -> GameClock | None:
         return self.ctx.clocks.clock
 
     @property
-    def match(self) -> Any:
+    def match(self) -> Match | None:
         return self.ctx.match
 
     @property

@@ -45,8 +45,6 @@ def clean_name(value: object) -> str:
 class SessionService:
     """Reads and controls for any thread (see the module docstring)."""
 
-    STORE_ERRORS = STORE_ERRORS
-
     def __init__(self, ctx: Context, commands: CommandQueue, decisions: Decisions,
                  controls: Controls, setup: GameSetup, library: Library,
                  reader: ReadOnlyStore) -> None:
