@@ -179,6 +179,28 @@ def test_replay_board_feeds_a_trace_with_the_real_tracker(tmp_path: Path) -> Non
         assert d.store.move_texts(d.session.gid) == moves
 
 
+def test_a_replayed_trace_resumes_a_stored_game_from_its_first_reading(tmp_path: Path) -> None:
+    """The trace's clock starts at the board's first reading, not when the session opens (a
+    clock started early made the trace's first seconds arrive in one burst, and the set-up
+    guidance for the stored game never saw the board settle)."""
+    from companion.store import Store
+
+    moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3"]
+    trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "games.sqlite3")
+    game = Game(get_variant("copenhagen"))
+    gid = store.new_game(game)
+    game.play_text(moves[0])
+    store.sync_game(gid, game, [("move", {"move": moves[0]})])
+    store.close()
+    board = ReplayBoard(trace, speed=25)
+    with running_daemon(data, board=board) as d:
+        wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
+        assert d.session.gid == gid
+
+
 def test_notifier_sends_ready_and_watchdog(tmp_path: Path, monkeypatch) -> None:
     path = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)

@@ -55,7 +55,9 @@ def game_state(ctx: Context) -> GameState:
         "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
         "corners": [geo.names[q] for q in geo.iter_bits(geo.corner)],
         "settings": ctx.settings.to_json(),
-        "clock": ctx.clocks.to_json(ctx.board_time(), ctx.wall()),
+        # (the board's time is read only with a clock: a replayed trace's starts at its first
+        # reading, never earlier)
+        "clock": ctx.clocks.to_json(ctx.board_time(), ctx.wall()) if ctx.clocks.clock else None,
         "match": ctx.match.to_json() if ctx.match else None,
         "times": ctx.clocks.times(),
         "accepted_at": ctx.accepted_at,
