@@ -31,6 +31,14 @@ from companion.rules.board import Move
 from companion.session.clock import TimeControl
 from companion.session.settings import GameSettings
 
+# the types a remote player needs to build RemoteTerms are re-exported: a client imports this
+# module only, no other part of the session
+__all__ = [
+    "GameSettings", "Inbox", "Move", "RemoteChat", "RemoteClock", "RemoteDraw", "RemoteEnd",
+    "RemoteEvent", "RemoteKind", "RemoteMove", "RemotePlayer", "RemoteRefused", "RemoteResign",
+    "RemoteStart", "RemoteStatus", "RemoteTakeback", "RemoteTerms", "TimeControl",
+]
+
 
 class RemoteKind(StrEnum):
     """The kinds of player at a distance (``players.*.kind`` and ``move_to_make.by``)."""
