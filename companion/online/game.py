@@ -59,6 +59,8 @@ class OnlineGame:
     unsent: tuple[int, Move] | None = None      # our move stored but not sent (no link)
     resigned: str | None = None                 # the side the server showed resigning
     draw_offered_by: str | None = None
+    resign_wanted: bool = False                 # resign when it is the board's turn
+    resign_sent: bool = False
     last_clock: tuple[float, float, float] | None = None   # attackers s, defenders s, at
     over: bool = False
 
@@ -66,6 +68,9 @@ class OnlineGame:
         self.rules = rules_for_size(self.size)
         self.game = Game(self.rules)
         self.history = ServerHistory(self.game.board)
+        if self.time is not None:  # the clocks start with the game; game_time comes later
+            main = self.time.main_ms / 1000
+            self.last_clock = (main, main, time.monotonic())
 
     # -- what the session needs -----------------------------------------------------------
     @property
@@ -150,7 +155,8 @@ class OnlineGame:
         if outcome is not None and outcome.result == result:
             reason = str(outcome.termination)
         elif self.resigned is not None:
-            reason = "time" if self._flag_fell(self.resigned) else "resignation"
+            by_server = self.resigned == self.side and not self.resign_sent
+            reason = "time" if by_server or self._flag_fell(self.resigned) else "resignation"
             if reason == "resignation" and self.resigned != self.side:
                 events.append(RemoteResign(self.resigned))
         elif self.last_clock is not None and self._flag_fell(other(result)):

@@ -196,9 +196,17 @@ class GameTable:
         # "decline": never sent (the server would drop the game): playing on declines
 
     def send_resign(self) -> None:
+        """Resign; the server takes a resignation only on one's own turn, so one made during
+        the opponent's turn is sent when the turn comes."""
         game = self.game
-        if game is not None and not game.over:
+        if game is None or game.over:
+            return
+        if game.turn == game.side and game.pending is None and self._linked():
+            game.resigned = game.side   # the server does not echo it to the resigning side
+            game.resign_sent = True
             self.link.send(resign_line(game.id, game.side))
+        else:
+            game.resign_wanted = True
 
     def send_chat(self, text: str) -> None:
         if self.game is not None and text:
@@ -374,6 +382,9 @@ class GameTable:
             return
         for event in events:
             self.link.emit(event)
+        if game.resign_wanted:
+            game.resign_wanted = False
+            self.send_resign()
         self.link.publish()
 
     def _joined(self, words: list[str]) -> None:
