@@ -30,6 +30,7 @@ from companion.config import ConfigError, DaemonConfig, load_config, with_overri
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
+from companion.online.service import OnlineService, open_online
 from companion.qr import print_startup
 from companion.rules import PRESETS
 from companion.rules.game import Game
@@ -103,6 +104,7 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.online: OnlineService | None = None
         self.loop_errors = 0
         self.iterations = 0
 
@@ -136,8 +138,9 @@ class Daemon:
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
+        self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)))
+                             secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
@@ -176,6 +179,8 @@ class Daemon:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.online is not None:
+            self.online.close()   # a clean close frees the account on the server at once
         if self.session is not None:
             self.session.close()
         lock = self.session.lock if self.session is not None else threading.RLock()

@@ -368,3 +368,10 @@ class OnlineService:
         snap.update(self.table.extra_status())
         with self._lock:
             self._snapshot = snap
+
+
+def open_online(config: OnlineConfig, data_dir: Path | None) -> OnlineService:
+    """The daemon's online client, started (idle until an account is known)."""
+    service = OnlineService(config, data_dir)
+    service.start()
+    return service
