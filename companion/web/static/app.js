@@ -493,6 +493,9 @@
     if (d.open) T.load("owner").then(() => T.owner.open(d.dataset.owner, S)).catch(() => {});
   }));
 
+  /* online play on a hnefatafl.org server (online.js): loaded when first opened */
+  $("online").addEventListener("toggle", () => { if ($("online").open) T.load("online").then(() => T.online.open()); });
+
   /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");
   $("games").addEventListener("toggle", () => { if ($("games").open) review().then(() => T.review.list()); });
