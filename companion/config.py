@@ -37,6 +37,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     version = "32d9a140"            # the protocol's version id (a newer server may change it)
     user = "alice"                  # an account (the page's login keeps one in the data dir)
     password = "..."
+    [club]    ...                   # broker, name, board: companion.club.config (docs/club.md)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
 
@@ -66,7 +67,7 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
-            "players", "rules", "match", "computer", "online")
+            "players", "rules", "match", "computer", "club", "online")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
@@ -103,6 +104,7 @@ class DaemonConfig:
     reset_store: bool = False
     computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
     online: Any = field(default_factory=lambda: _online(None))  # online.account.OnlineConfig
+    club: Any = None  # companion.club.config.ClubConfig when the board is in a club
 
 
 def _computer_defaults() -> Any:
@@ -214,6 +216,8 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
         if "allowed_hosts" in web:
             cfg = replace(cfg, allowed_hosts=check_allowed_hosts(web["allowed_hosts"]))
         cfg = _session_fields(cfg, doc)
+        if "club" in doc:
+            cfg = replace(cfg, club=_club(doc["club"]))
         try:
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
@@ -281,6 +285,18 @@ def _online(table: object) -> Any:
     if not isinstance(table, Mapping):
         raise ConfigError(f"[online] must be a table, not {type(table).__name__}")
     return parse_online(table)
+
+
+def _club(table: object) -> Any:
+    """``[club]``: the club's broker and this board's name (a ClubConfig)."""
+    from companion.club.config import ClubConfigError, parse_club
+
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[club] must be a table, not {type(table).__name__}")
+    try:
+        return parse_club(table)
+    except ClubConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _computer(table: Mapping[str, Any]) -> Any:
