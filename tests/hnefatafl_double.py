@@ -2,7 +2,7 @@
 ../shared/spec/HNEFATAFL-ORG.md with its quirks: captures are never announced; the lobby is
 pushed every 250 ms to everyone, mixed with answers; the login burst carries RON; the join
 handshake; refused moves credit the side to move with the increment; ``draw ID decline``
-kills the game; a draw at ply 134 (133 moves before it) as ``= draw accept``; one connection
+kills the game; the 133rd move draws, announced as ``= draw accept``; one connection
 per account and ``logged_in_already``; the login back-off (1, 2, 4, 8, 16 s, then 30 min);
 resuming re-attaches a connection. It judges moves with the project's server rule sets.
 
@@ -495,7 +495,7 @@ class HnefataflDouble:
         self._charge(game)
         if words[4] == "resigns":
             if game.board.turn != side:
-                c.send("? game unknown error")
+                c.send("? game play: you can't resign for the other player")
                 return
             self._broadcast(game, f"game {game.id} play {words[3]} resigns ", skip=c)
             self._end(game, other(side))
@@ -539,7 +539,7 @@ class HnefataflDouble:
         if outcome is not None and outcome.winner is not None:
             self._end(game, outcome.winner)
             return
-        if plies_before >= MOVE_LIMIT:
+        if plies_before + 1 >= MOVE_LIMIT:      # the 133rd move draws (unless it won)
             self._broadcast(game, "= draw accept")
             game.over = True
             self.changed = True

@@ -139,7 +139,7 @@ def test_a_game_both_ways_with_unannounced_captures_clocks_and_resignation(serve
     wait_until(lambda: service.table.game.plies == 3)
     assert service.table.game.game.played[-1].captured == ("f4",)
     bob.send(f"game {game_id} play attacker resigns _")    # only on one's own turn: refused
-    bob.expect(lambda line: line == "? game unknown error")
+    bob.expect(lambda line: line == "? game play: you can't resign for the other player")
     player.send_move(3, mv(11, "h9", "h10"))
     bob.expect(lambda line: line == f"game {game_id} play defender h9 h10")
     bob.send(f"game {game_id} play attacker resigns _")
@@ -382,3 +382,32 @@ def test_a_silent_server_never_blocks_the_caller_and_is_noticed(server, client):
     assert "stopped answering" in status.message
     server.freeze(False)
     wait_until(lambda: service.status()["status"] == "playing", timeout=8, what="resumed")
+
+
+def test_the_133rd_move_draws(server, client):
+    """The move limit as the real server applies it: 132 moves, the next is a draw."""
+    import random
+
+    from companion.rules import Board
+    from companion.rules.hnefatafl_org import BY_SIZE, ServerHistory
+
+    service, player, inbox = client
+    bob, game_id, _start = start_game(server, service, inbox, timed=False)
+    board = Board(BY_SIZE[11])
+    history = ServerHistory(board)
+    rng = random.Random(3)
+    from companion.online.protocol import square_name
+    for ply in range(133):
+        moves = [m for m in board.legal_moves() if history.refusal(board, m) is None]
+        move = rng.choice([m for m in moves if board.preview(m) == (0, None)] or moves)
+        if board.turn == "attackers":
+            bob.send(f"game {game_id} play attacker {square_name(move.frm, 11)} "
+                     f"{square_name(move.to, 11)}")
+            inbox.wait_for(RemoteMove, lambda e, p=ply: e.ply == p)
+        else:
+            player.send_move(ply, move)
+            if ply < 132:
+                bob.expect(lambda line: line.startswith(f"game {game_id} play defender"))
+        board.push(move)
+        history.add(board)
+    assert inbox.wait_for(RemoteEnd) == RemoteEnd("draw", "move_limit")

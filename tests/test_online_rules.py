@@ -84,4 +84,4 @@ def test_the_start_position_counts():
 
 def test_move_limit():
     assert MOVE_LIMIT == 133
-    assert not limit_reached(133) and limit_reached(134)
+    assert not limit_reached(132) and limit_reached(133)   # seen on the real server

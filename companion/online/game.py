@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from companion.rules import Move, MoveError, other
 from companion.rules.game import Game
-from companion.rules.hnefatafl_org import MOVE_LIMIT, ServerHistory
+from companion.rules.hnefatafl_org import ServerHistory, limit_reached
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 from companion.session.remote import (
     GameSettings,
@@ -179,7 +179,7 @@ class OnlineGame:
             return []
         self.accepted()
         self.over = True
-        if self.plies > MOVE_LIMIT:
+        if limit_reached(self.plies):
             return [RemoteEnd("draw", "move_limit")]
         return [RemoteEnd("draw", "agreement")]
 

@@ -102,6 +102,7 @@ class GameTable:
         self.resume_sent: float | None = None
         self.chat: list[dict[str, object]] = []
         self.ignored = 0
+        self.pending_at = 0.0
 
     # -- the page's and the session's requests (network thread) -------------------------------
     def seek(self, side: str, size: int, rated: bool, control: ServerTime | None) -> None:
@@ -183,6 +184,7 @@ class GameTable:
             game.unsent = (ply, move)
             return
         game.pending = (ply, move)
+        self.pending_at = time.monotonic()
         self.link.send(play_line(game.id, game.side, move, game.size))
 
     def send_draw(self, action: str) -> None:
@@ -230,6 +232,12 @@ class GameTable:
             self.game.unsent, self.game.pending = self.game.pending, None
 
     def timers(self, now: float) -> None:
+        game = self.game
+        if game is not None and game.pending is not None and self.resume_sent is None and \
+                now - self.pending_at > RESUME_TIMEOUT:
+            # the server answers some malformed moves with nothing at all: ask for the game
+            self.link.note("the server did not answer the board's move; asking for the game")
+            self.resume()
         if self.resume_sent is not None and now - self.resume_sent > RESUME_TIMEOUT:
             self.resume_sent = None
             if self.game is not None:

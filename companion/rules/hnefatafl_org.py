@@ -14,8 +14,9 @@ Read from the server program's own code (``board.rs``, ``game.rs``; see docs/onl
   corners and the throne never help to take the king.
 * House rules (:class:`ServerHistory`): the defenders may not recreate **any** earlier board
   of the game (the server refuses the move; the attackers may repeat); there is no draw by
-  repetition; a move played with :data:`MOVE_LIMIT` moves before it ends the game drawn unless
-  it wins.
+  repetition; the :data:`MOVE_LIMIT`-th move (the 133rd) ends the game drawn unless it wins
+  (checked against the real server program: 132 moves, then the next one is answered
+  ``= draw accept``).
 * Only the server judges: its early attacker win when "the king can not escape" (a trapped
   king on the edge, or too few defenders left), and the exact shape of its exit forts and
   encirclement where they differ from this project's. The server's ``game_over`` line is the
@@ -30,7 +31,7 @@ from .ruleset import ATTACKERS, DEFENDERS, PRESETS, RuleSet
 _SOLDIERS = frozenset({ATTACKERS, DEFENDERS})
 _SERVER = "hnefatafl-server-full 6.x (board.rs, game.rs)"
 
-#: A move with this many moves before it ends the game drawn unless it wins (``MAX_TURNS``).
+#: The move that ends the game drawn unless it wins: the 133rd (``MAX_TURNS`` + 1).
 MOVE_LIMIT = 133
 
 HNEFATAFL_ORG_11 = PRESETS["copenhagen"].with_options(
@@ -94,4 +95,4 @@ class ServerHistory:
 
 def limit_reached(plies: int) -> bool:
     """Whether a game of ``plies`` moves that did not end by a win is drawn by the move limit."""
-    return plies > MOVE_LIMIT
+    return plies >= MOVE_LIMIT
