@@ -95,3 +95,25 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
     _s, _h, body = http(base + "api/online")
     assert b"pw alice" not in body
     assert "pw alice" not in caplog.text
+
+
+def test_the_scan_loop_runs_on_while_the_server_is_silent_or_gone(daemon, server):
+    """The loop never waits on the online client: it goes on while the server is silent, and
+    after it is gone (the rates themselves: bench/online.py)."""
+    from companion.online.player import OnlinePlayer
+    from companion.rules import Move
+
+    base = f"http://127.0.0.1:{daemon.port}/"
+    assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] == 200
+    wait_for(lambda: online(daemon)["status"] == "lobby", timeout=10, what="the lobby")
+    player = OnlinePlayer(daemon.online)
+    for phase in ("silent", "gone"):
+        if phase == "silent":
+            server.freeze()
+        else:
+            server.stop()
+        before = daemon.iterations
+        for _ in range(500):
+            player.send_move(0, Move(3, 36))   # queued for the network thread, never waits
+        wait_for(lambda b=before: daemon.iterations > b + 10, timeout=5, what="loop steps")
+        assert online(daemon)["status"] in ("lobby", "reconnecting", "connecting")
