@@ -33,7 +33,6 @@ from companion.online.account import OnlineConfig  # noqa: E402
 from companion.online.player import OnlinePlayer  # noqa: E402
 from companion.rules import Move  # noqa: E402
 
-
 CPU: dict[str, float] = {}
 
 
