@@ -8,7 +8,7 @@ import pytest
 from hnefatafl_double import HnefataflDouble
 from online_helpers import Opponent
 from test_daemon_support import PIN, spawn_daemon
-from test_e2e_browser import SHOTS, browser, open_page  # noqa: F401  (the browser fixture)
+from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the fixture)
 
 
 @pytest.fixture
@@ -60,6 +60,23 @@ def test_log_in_see_the_lobby_join_and_chat(browser, daemon, server):  # noqa: F
     page.wait_for_function("document.querySelector('.onlinechat') && "
                            "document.querySelector('.onlinechat').textContent.includes('thanks')",
                            timeout=10000)
+    # moves from both sides: bob's is a move to make, made on the (simulated) board by clicks
+    bob.send(f"game {game_id} play attacker e1 e4")
+    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    assert "e1" in page.inner_text("#tomake") and "e4" in page.inner_text("#tomake")
+    move(page, "e1", "e4")
+    move(page, "h6", "h9")                                   # the board's own move
+    bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
     page.screenshot(path=str(SHOTS / "online-game.png"))
+    bob.send(f"game {game_id} play attacker g1 g4")          # captures f4 (not announced)
+    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    move(page, "g1", "g4")
+    page.click('#board [data-sq="f4"]')                      # lift the captured piece
+    # the board resigns from the online panel (on its own turn)
+    page.click("#onlinepanel button[data-online=resign]")
+    bob.expect(lambda line: line.startswith(f"game {game_id} play defender resigns"))
+    page.wait_for_selector("#result:not([hidden])", timeout=10000)
+    assert "ttackers" in page.inner_text("#result")
+    assert server.games[game_id].texts == ["e1-e4", "h6-h9", "g1-g4xf4"]
     assert "my pw" not in page.content()
     assert not page.errors
