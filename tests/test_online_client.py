@@ -411,3 +411,29 @@ def test_the_133rd_move_draws(server, client):
         board.push(move)
         history.add(board)
     assert inbox.wait_for(RemoteEnd) == RemoteEnd("draw", "move_limit")
+
+
+def test_a_restart_that_starts_the_game_before_the_login(server, tmp_path):
+    """After a restart the session hands the stored game over at once, before the client is
+    logged in: the game is resumed at the login, not lost."""
+    service, player, inbox = start_client(server, tmp_path)
+    bob, game_id, start = start_game(server, service, inbox)
+    bob.send(f"game {game_id} play attacker e1 e4")
+    inbox.wait_for(RemoteMove)
+    service.close()
+    wait_until(lambda: "alice" not in server.online)
+    cfg = OnlineConfig(server=server.address, user="alice", password="secret pw")
+    service2 = OnlineService(cfg, tmp_path, **FAST)
+    inbox2 = Inbox()
+    player2 = OnlinePlayer(service2)
+    player2.connect(inbox2)
+    player2.started(start.terms, (mv(11, "e1", "e4"),))      # before the thread even runs
+    player2.send_move(1, mv(11, "h6", "h9"))                # stored, not yet sendable
+    service2.start()
+    try:
+        bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
+        bob.send(f"game {game_id} play attacker g1 g4")
+        assert inbox2.wait_for(RemoteMove) == RemoteMove(2, mv(11, "g1", "g4"))
+        assert service2.status()["status"] == "playing"
+    finally:
+        service2.close()

@@ -67,6 +67,7 @@ class Link(Protocol):
     server: str
     lag: float
     state: str
+    logged_in: bool
 
     @property
     def user(self) -> str | None: ...
@@ -103,6 +104,7 @@ class GameTable:
         self.chat: list[dict[str, object]] = []
         self.ignored = 0
         self.pending_at = 0.0
+        self.resume_tries = 0
 
     # -- the page's and the session's requests (network thread) -------------------------------
     def seek(self, side: str, size: int, rated: bool, control: ServerTime | None) -> None:
@@ -158,8 +160,9 @@ class GameTable:
         if len(moves) > game.plies:  # the board's last move was never answered: resend it
             game.unsent = (game.plies, moves[game.plies])
         self.game = game
-        self.link.state = "playing"
-        self.resume()
+        if self.link.logged_in:
+            self.link.state = "playing"
+        self.resume()   # or at the login
 
     def stopped(self) -> None:
         self.game = None
@@ -180,8 +183,8 @@ class GameTable:
         if why is not None:
             self.link.emit(RemoteRefused(ply, why))
             return
-        if self.resume_sent is not None or not self._linked():
-            game.unsent = (ply, move)
+        if self.resume_sent is not None or not self.link.logged_in:
+            game.unsent = (ply, move)   # sent once the server's record is known
             return
         game.pending = (ply, move)
         self.pending_at = time.monotonic()
@@ -203,7 +206,7 @@ class GameTable:
         game = self.game
         if game is None or game.over:
             return
-        if game.turn == game.side and game.pending is None and self._linked():
+        if game.turn == game.side and game.pending is None and self.link.logged_in:
             game.resigned = game.side   # the server does not echo it to the resigning side
             game.resign_sent = True
             self.link.send(resign_line(game.id, game.side))
@@ -215,12 +218,11 @@ class GameTable:
             self.link.send(f"text_game {self.game.id} {text}")
 
     # -- the connection ---------------------------------------------------------------------
-    def _linked(self) -> bool:
-        return self.link.state in ("playing", "lobby", "seeking")
-
     def resume(self) -> None:
+        """Ask for the board's game (re-attaches this connection to it): after every login,
+        and whenever the board and the server may disagree."""
         game = self.game
-        if game is not None and self.link.state == "playing" and self.resume_sent is None:
+        if game is not None and self.link.logged_in and self.resume_sent is None:
             self.resume_sent = time.monotonic()
             self.link.send(f"resume_game_json {game.id}")
 
@@ -231,6 +233,13 @@ class GameTable:
         if self.game is not None and self.game.pending is not None:
             self.game.unsent, self.game.pending = self.game.pending, None
 
+    def logged_in(self) -> None:
+        """A (new) connection is logged in: the game goes on with it."""
+        self.resume_sent = None
+        self.resume_tries = 0
+        self.link.state = "playing" if self.game is not None and not self.game.over else "lobby"
+        self.resume()
+
     def timers(self, now: float) -> None:
         game = self.game
         if game is not None and game.pending is not None and self.resume_sent is None and \
@@ -240,7 +249,10 @@ class GameTable:
             self.resume()
         if self.resume_sent is not None and now - self.resume_sent > RESUME_TIMEOUT:
             self.resume_sent = None
-            if self.game is not None:
+            self.resume_tries += 1
+            if self.resume_tries < 3:   # the server answers nothing for a game it no longer has
+                self.resume()
+            elif self.game is not None:
                 self.game.over = True
                 self.link.emit(RemoteStatus(
                     "error", "the server no longer has this game (it ended while the board "
@@ -278,8 +290,7 @@ class GameTable:
         link = self.link
         if command == "login":
             link.logged_in_ok()
-            link.state = "playing" if self.game is not None else "lobby"
-            self.resume()
+            self.logged_in()
             link.publish()
         elif command == "initialize_display":
             link.lobby.initialize(ron.loads(self._payload(line, command)))
@@ -422,6 +433,7 @@ class GameTable:
     def _resumed(self, text: str) -> None:
         doc = parse_opentafl(text)
         self.resume_sent = None
+        self.resume_tries = 0
         game = self.game
         me = self.link.user
         if game is None:
