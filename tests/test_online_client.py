@@ -437,3 +437,27 @@ def test_a_restart_that_starts_the_game_before_the_login(server, tmp_path):
         assert service2.status()["status"] == "playing"
     finally:
         service2.close()
+
+
+def test_retried_too_soon_waits_until_the_servers_time(tmp_path):
+    """A client whose own schedule is shorter than the server's is told retried_too_soon
+    UNTIL: it waits until then (that answer does not count) and never tries inside it."""
+    double = HnefataflDouble(waits=(2.0, 2.0, 2.0)).start()
+    double.add_account("alice", "secret pw")
+    try:
+        Opponent(double.address, "alice", "secret pw")     # the account is in use elsewhere
+        service, _player, inbox = start_client(double, tmp_path,
+                                               login_waits=(0.1, 0.1, 0.1))
+        try:
+            inbox.wait_for(RemoteStatus, lambda e: e.code == "logged_in_already")
+            inbox.wait_for(RemoteStatus, lambda e: e.code == "retried_too_soon")
+            double.forget("alice")
+            wait_until(lambda: service.status()["status"] == "lobby", timeout=10)
+            tries = [t for w, t in double.log if " login alice " in t]
+            # the other connection's login, then the client's three: refused (logged in
+            # elsewhere), told to wait, logged in after the server's wait
+            assert len(tries) == 4
+        finally:
+            service.close()
+    finally:
+        double.stop()
