@@ -521,7 +521,7 @@ class HnefataflDouble:
                     "corner_stop": "only the king may move to a restricted square",
                     "throne_stop": "only the king may move to a restricted square",
                     "occupied": "you have to play through empty locations"}.get(
-                        why[0], "you have to play through empty locations")
+                        why.code, "you have to play through empty locations")
             c.send(f"? game play: {text}")
             return
         if refusal is not None:

@@ -137,7 +137,7 @@ def test_a_game_both_ways_with_unannounced_captures_clocks_and_resignation(serve
     bob.send(f"game {game_id} play attacker g1 g4")          # captures f4: not announced
     assert inbox.wait_for(RemoteMove) == RemoteMove(2, mv(11, "g1", "g4"))
     wait_until(lambda: service.table.game.plies == 3)
-    assert service.table.game.game.played[-1].captured == ("f4",)
+    assert service.table.game.game.played[-1].text == "g1-g4xf4"
     bob.send(f"game {game_id} play attacker resigns _")    # only on one's own turn: refused
     bob.expect(lambda line: line == "? game play: you can't resign for the other player")
     player.send_move(3, mv(11, "h9", "h10"))

@@ -54,7 +54,7 @@ def test_brandubh_king_on_the_throne_needs_four_and_corners_never_help():
 
 def play(g: Game, history: ServerHistory, *texts: str) -> None:
     for text in texts:
-        g.play(text)
+        g.play_text(text)
         history.add(g.board)
 
 
@@ -71,7 +71,7 @@ def test_defenders_may_not_recreate_an_earlier_board():
     # a history rebuilt from the board's own move stack (after a restart) knows the same boards
     assert ServerHistory(g.board).refusal(g.board, again) == REPEATED
     # the attackers are never refused
-    g.play("f4-f3")
+    g.play_text("f4-f3")
     assert ServerHistory(g.board).refusal(g.board, mv(g.board, "e3-e1")) is None
 
 
