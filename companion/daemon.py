@@ -31,6 +31,8 @@ from companion.config import ConfigError, DaemonConfig, load_config, with_overri
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
+from companion.online.player import OnlinePlayer
+from companion.online.service import OnlineService, open_online
 from companion.qr import print_startup
 from companion.rules import PRESETS
 from companion.rules.game import Game
@@ -120,6 +122,7 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.online: OnlineService | None = None
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
@@ -158,11 +161,16 @@ class Daemon:
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
+        self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
+        online_player = OnlinePlayer(self.online)
+        self.remote_players.setdefault(PlayerKind.ONLINE, lambda spec: online_player)
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)))
+                             secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
         self._start_club(app)
         try:
             self._attach_remote_players()
+            # always attached: a game opened or joined on the page starts on the board
+            self.session.attach_remote(online_player)
         except BaseException:
             self.stop()
             raise
@@ -244,6 +252,8 @@ class Daemon:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.online is not None:
+            self.online.close()   # a clean close frees the account on the server at once
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:

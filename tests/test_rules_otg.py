@@ -52,6 +52,8 @@ def test_rules_string_round_trip_for_every_preset(variant):
     assert text.startswith(f"dim:{rules.size} ") and text.endswith(f"start:{rules.start}")
     ext = (f"id={variant} repetition={rules.repetition} no_moves={rules.no_moves} "
            "sheltered_king=off chain_capture=off")
+    if rules.king_strength == "strong_on_throne":  # hnefatafl.org's brandubh: not in OpenTafl
+        ext += " king_strength=strong_on_throne"
     assert parse_rules_string(text, ext) is rules
 
 

@@ -88,7 +88,8 @@ _LETTER = {ATTACKERS: "t", DEFENDERS: "T", KING: "K"}
 # OpenTafl's tfr:w is "the player who makes the third repetition loses" (its code; the spec text
 # has it the other way round); tfr:l, written by this project's earlier exports, is read the same.
 _TFR = {"off": "i", "draw": "d", "defenders_lose": "w"}
-_KS = {"strong": "s", "strong_by_throne": "c", "weak": "w"}
+# OpenTafl has no "strong on the throne only" (hnefatafl.org's brandubh): "c" is the nearest
+_KS = {"strong": "s", "strong_by_throne": "c", "strong_on_throne": "c", "weak": "w"}
 _SW = {"off": "n", "on": "w", "corners": "s"}
 _EXTENSION_FIELDS = ("repetition", "no_moves", "sheltered_king", "chain_capture")
 _TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")
@@ -154,6 +155,8 @@ def _extension_string(rules: RuleSet) -> str:
     for name in _EXTENSION_FIELDS:
         value = getattr(rules, name)
         values.append(f"{name}={('on' if value else 'off') if isinstance(value, bool) else value}")
+    if rules.king_strength == "strong_on_throne":  # not in OpenTafl's ks: (hnefatafl.org's)
+        values.append("king_strength=strong_on_throne")
     return f"id={_one_line(rules.id).replace(' ', '_')} " + " ".join(values)
 
 
@@ -259,7 +262,7 @@ def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
                 if value not in ("on", "off"):
                     raise OtgError(f"companion-rules tag: {key} must be on or off")
                 fields[key] = value == "on"
-            elif key in ("repetition", "no_moves"):
+            elif key in ("repetition", "no_moves", "king_strength"):
                 fields[key] = value
             else:
                 raise OtgError(f"companion-rules tag: unknown key {key!r}")

@@ -20,7 +20,8 @@ NONE_HOSTILE: frozenset[str] = frozenset()
 _CHOICES = {
     "first": SIDES,
     "escape": ("corners", "edge"),
-    "king_strength": ("strong", "strong_by_throne", "weak"),
+    # strong_on_throne: strong on the throne only, weak elsewhere (hnefatafl.org's brandubh)
+    "king_strength": ("strong", "strong_by_throne", "strong_on_throne", "weak"),
     "throne_stop": ("king", "king_once", "nobody", "anyone"),
     "throne_pass": ("all", "king", "nobody"),
     # restricted squares: none, the 4 corner squares, or the 2x2 block at each corner

@@ -32,6 +32,7 @@ from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
 from companion.web import auth, errors, review
 from companion.web.hub import StateHub
+from companion.web.online_api import OnlineControl, register_online_routes
 
 log = logging.getLogger("companion.web")
 
@@ -69,7 +70,7 @@ class _StoreOf:
 
 
 def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0",
-               secret: bytes | None = None) -> Flask:
+               secret: bytes | None = None, online: OnlineControl | None = None) -> Flask:
     """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
     the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
     server's (:mod:`companion.web.stream`)."""
@@ -148,6 +149,7 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
         return creds.resolve_actor(request)
 
     register_routes(app, session, resolve_actor)
+    register_online_routes(app, online, resolve_actor, ApiError)  # /api/online (online_api)
     return app
 
 

@@ -150,6 +150,7 @@
     if (!m) return;
     const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
+      : m.by === "online" ? (att ? _("{name} (attackers, online) plays {from} to {to}.", a) : _("{name} (defenders, online) plays {from} to {to}.", a))
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
@@ -539,6 +540,9 @@
   document.querySelectorAll("details[data-owner]").forEach((d) => d.addEventListener("toggle", () => {
     if (d.open) T.load("owner").then(() => T.owner.open(d.dataset.owner, S)).catch(() => {});
   }));
+
+  /* online play on a hnefatafl.org server (online.js): loaded when first opened */
+  $("online").addEventListener("toggle", () => { if ($("online").open) T.load("online").then(() => T.online.open()); });
 
   /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");

@@ -93,6 +93,7 @@
   function kindText(p) {
     if (!p) return "";
     if (p.kind === "page") return _("on a phone");
+    if (p.kind === "online") return p.rating ? _("online, rating {n}", { n: Math.round(p.rating) }) : _("online");
     if (p.kind === "computer") return _("computer, level {n} ({name})", { n: p.level, name: levelName(p.level) });
     if (p.kind === "engine") return _("engine: {command}", { command: p.command || "" });
     return _("at the board");
