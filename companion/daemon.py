@@ -42,6 +42,7 @@ from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
+    from companion.panel import Panel
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -103,6 +104,7 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
         self.loop_errors = 0
         self.iterations = 0
 
@@ -128,6 +130,9 @@ class Daemon:
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
             self.session.open()
+            from companion.panel import build_panel
+
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
         except BaseException:
             self.server.close()
             self._close_devices()
@@ -136,8 +141,14 @@ class Daemon:
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
-        app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)))
+        flask_app = create_app(self.session, self.hub, self.pin, cfg.host,
+                               secret=auth.token_secret(Path(cfg.data_dir)))
+        if self.panel is not None:
+            from companion.panel.web import blueprint
+
+            flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+            self.panel.start()
+        app.app = flask_app
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
@@ -176,6 +187,8 @@ class Daemon:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.panel is not None:
+            self.panel.close()
         if self.session is not None:
             self.session.close()
         lock = self.session.lock if self.session is not None else threading.RLock()
@@ -186,6 +199,9 @@ class Daemon:
         self.notifier.close()
 
     def _close_devices(self) -> None:
+        if self.panel is not None:
+            with contextlib.suppress(Exception):
+                self.panel.close()
         for thing in (self.leds, self.board):
             with contextlib.suppress(Exception):
                 if thing is not None:

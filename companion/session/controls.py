@@ -101,6 +101,15 @@ class GameSession(SessionCore):
             return {"game": self.gid, "turn": self.game.turn, "ply": len(self.game.played),
                     "moves": moves}
 
+    def set_display(self, lines: list[str] | None) -> None:
+        """The text the board's display shows now (``display.lines`` of the state; the panel,
+        companion.panel, calls this); publishes when it changed."""
+        with self.lock:
+            new = {"lines": list(lines)} if lines is not None else None
+            if new != self.display:
+                self.display = new
+                self.publish()
+
     # -- helpers -----------------------------------------------------------------------------
     def _side_arg(self, actor: Actor, side: object) -> str:
         if side is None and actor.role is Role.PLAYER and actor.side:

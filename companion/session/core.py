@@ -144,6 +144,7 @@ class SessionCore:
         self._stepping = False
         self._published_live: dict = {}
         self._published_game: dict | None = None
+        self.display: dict | None = None  # the board display's text (companion.panel)
 
     # -- opening -----------------------------------------------------------------------------
     @property

@@ -123,4 +123,5 @@ def live_state(s: SessionCore) -> dict:
         "hint_pending": public_hint(s.hint_pending),
         "hints": dict(s.hints),
         "note": "",
+        "display": dict(s.display) if s.display else None,
     }
