@@ -199,8 +199,8 @@ class Panel:
             self._control(lambda: self.session.clock_control(BOARD, "resume"))
         elif clock.get("running"):
             self._control(lambda: self.session.clock_control(BOARD, "pause"))
-        else:
-            self.note("clock_waits")
+        else:  # set up and not started yet (it starts by itself with the first move)
+            self._control(lambda: self.session.clock_control(BOARD, "start"))
 
     def _new_game(self, st: Mapping[str, Any], menu: Menu | None) -> None:
         match = st.get("match") or {}

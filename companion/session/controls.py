@@ -350,8 +350,8 @@ class GameSession(SessionCore):
 
     def clock_control(self, actor: Actor, action: str) -> dict:
         check(actor, Action.CLOCK)
-        if action not in ("pause", "resume"):
-            raise ControlError(400, "bad_action", '"action" must be pause or resume')
+        if action not in ("pause", "resume", "start"):
+            raise ControlError(400, "bad_action", '"action" must be pause, resume or start')
         with self.lock:
             self._ready()
             if self.clock is None:
@@ -359,10 +359,17 @@ class GameSession(SessionCore):
             clock = GameClock.restore(self.clock.snapshot())
             clock.since = self.clock.since
             t = self.board_time()
-            clock.pause(t) if action == "pause" else clock.resume(t)
+            if action == "start":  # the board's clock button: before the first move
+                side = choice.side_to_start(self)
+                if clock.running is not None or clock.paused or side is None:
+                    raise ControlError(409, "clock_running", "the clock is running already "
+                                                             "(or paused: resume it)")
+                clock.start(side, t)
+            else:
+                clock.pause(t) if action == "pause" else clock.resume(t)
             saved = (self.clock, self.choice_clock, self.choice_held)
             self.clock = clock
-            if action == "resume":
+            if action in ("resume", "start"):
                 choice.catch_up(self, t)  # a move chosen during the pause: its clock stops
             try:
                 self._commit(self.game, [("clock", {"action": action, "by": actor.label})],
