@@ -137,7 +137,8 @@ def _section(doc: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> Mappin
     return sec
 
 
-def _choice(sec, section: str, key: str, options, default: str) -> str:
+def _choice(sec: Mapping[str, Any], section: str, key: str, options: tuple[str, ...],
+            default: str) -> str:
     value = sec.get(key, default)
     if not isinstance(value, str) or value not in options:
         opts = ", ".join(f'"{o}"' for o in options)
@@ -145,7 +146,8 @@ def _choice(sec, section: str, key: str, options, default: str) -> str:
     return value
 
 
-def _int(sec, section: str, key: str, default: int, lo: int, hi: int, what: str = "") -> int:
+def _int(sec: Mapping[str, Any], section: str, key: str, default: int, lo: int, hi: int,
+         what: str = "") -> int:
     value = sec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"[{section}] {key}: expected a whole number, got {value!r}")
@@ -154,7 +156,8 @@ def _int(sec, section: str, key: str, default: int, lo: int, hi: int, what: str 
     return value
 
 
-def _number(sec, section: str, key: str, default: float, lo: float, hi: float, unit: str) -> float:
+def _number(sec: Mapping[str, Any], section: str, key: str, default: float, lo: float,
+            hi: float, unit: str) -> float:
     value = sec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"[{section}] {key}: expected a number, got {value!r}")
@@ -163,7 +166,7 @@ def _number(sec, section: str, key: str, default: float, lo: float, hi: float, u
     return float(value)
 
 
-def _pins(sec, key: str, size: int, required: bool) -> tuple[int, ...]:
+def _pins(sec: Mapping[str, Any], key: str, size: int, required: bool) -> tuple[int, ...]:
     if key not in sec:
         if required:
             raise ConfigError(
@@ -357,7 +360,7 @@ def parse_hardware(doc: Mapping[str, Any]) -> HardwareConfig:
     return HardwareConfig(board, leds, buttons, display)
 
 
-def read_toml(path: str | Path) -> dict:
+def read_toml(path: str | Path) -> dict[str, Any]:
     """The parsed TOML document of a config file; ConfigError naming the file if it cannot be
     read or is not valid TOML."""
     p = Path(path)
@@ -413,7 +416,8 @@ def open_board(cfg: BoardConfig) -> BoardSource:
 
 
 def open_leds(
-    cfg: LedConfig, board: BoardSource | None = None, size: int | None = None, spidev=None
+    cfg: LedConfig, board: BoardSource | None = None, size: int | None = None,
+    spidev: Any = None,
 ) -> LedSink:
     """The LED sink for ``cfg``. ``board`` gives the board size and, for ``pico``, the serial
     bridge that carries the frames; ``spidev`` replaces the spidev module (tests)."""

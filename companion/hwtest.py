@@ -23,7 +23,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.leds import led_index
@@ -42,7 +42,7 @@ from companion.squares import parse_coords, square_names
 _COLOUR_WORDS = {"a": "attacker", "d": "defender"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``hwtest`` subcommand to the ``tafl-companion`` parser."""
     p = subparsers.add_parser(
         "hwtest",
@@ -86,7 +86,7 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
     print(f"hwtest: checking {source} {length} (Ctrl-C ends it early)")
     if not args.config:
         print("hwtest: no --config given: nothing real to check; pass your board's config file")
-    summary: dict = {}
+    summary: dict[str, Any] = {}
     try:
         summary = run_hwtest(
             board,
@@ -126,7 +126,7 @@ def run_hwtest(
     out: TextIO | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
-) -> dict:
+) -> dict[str, Any]:
     """The check loop; returns ``{"changes": n, "scans": n, "lit": [squares in lit order]}``."""
     out = out or sys.stdout
     order = strip_order(board.size, layout)
@@ -188,7 +188,7 @@ def run_hwtest(
     return {**result, "changes": changes, "scans": scans, "lit": lit}
 
 
-def verdict(board: BoardSource, last: Scan | None, changes: int) -> dict:
+def verdict(board: BoardSource, last: Scan | None, changes: int) -> dict[str, Any]:
     """``{"ok", "faults", "verdict"}``: the board was read and reports no fault."""
     status = board.status()
     faults = list(status.get("faults") or [])
