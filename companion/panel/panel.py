@@ -206,8 +206,8 @@ class Panel:
         match = st.get("match") or {}
         if menu is None and match.get("next") and st.get("result", "ongoing") != "ongoing":
             ok = self._control(lambda: self.session.next_game(BOARD))
-        else:
-            request = (menu or Menu.from_state(st, self.variants)).request()
+        else:  # the menu's choices, or the same players, variant and clock again
+            request = menu.request() if menu is not None else {}
             ok = self._control(lambda: self.session.new_game(BOARD, request))
         if ok:
             self.menu = None
