@@ -110,7 +110,8 @@ class LumaDisplay:
             image = render(wanted, self.device.width, self.device.height)
             try:
                 self.device.display(image.convert(self.device.mode))
-            except OSError as exc:  # the bus failed (a loose wire): try again next change
+            except Exception as exc:  # OSError, luma's DeviceNotFoundError: a loose wire
+                # (tried again with the next text; a display is never worth stopping for)
                 self.errors += 1
                 if self._error is None:
                     log.warning("display: drawing failed: %s", exc)
