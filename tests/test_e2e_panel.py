@@ -12,7 +12,11 @@ import re
 import time
 from pathlib import Path
 
+import test_e2e_browser as e2e
 from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_e2e_browser import browser_page
+
+browser = e2e.browser
 
 MOVE = re.compile(r"([a-s]\d+) → ([a-s]\d+)")
 MAX_PLIES = 160
@@ -200,5 +204,31 @@ def test_the_next_game_of_a_match_is_a_long_press(tmp_path):
         fix_board(base)
         computer_moves(base)  # the computer opens game 2: its move on the display
         shows(base, r"^Match 0-1$|^Match 1-0$")
+    finally:
+        d.stop()
+
+
+def test_the_page_shows_the_display_and_presses_the_buttons(tmp_path, browser):
+    """Under the board at phone size: the display's four lines as /api/state has them, and for
+    the owner of a simulated board the four buttons (a held "New game" is the long press)."""
+    d, base = start(tmp_path, "--defenders", "computer:1")
+    try:
+        page = browser_page(browser, base + f"#pin={PIN}", ready="#boardpanel .oled")
+        page.wait_for_selector("#boardpanel .panelbuttons button", state="visible")
+        page.click("button[data-button=hint]")
+        shows(base, r"^Hint ")
+        page.wait_for_function("() => [...document.querySelectorAll('#boardpanel .oled div')]"
+                               ".some(d => d.textContent.startsWith('Hint '))")
+        on_page = page.eval_on_selector_all("#boardpanel .oled div", "ds => ds.map(d => "
+                                            "d.textContent.replace(/\\u00a0/g, ''))")
+        assert on_page == lines(base)
+        game = state(base)["game"]
+        page.hover("button[data-button=new]")
+        page.mouse.down()
+        wait_for(lambda: state(base)["game"] != game, timeout=5, what="the long press")
+        page.mouse.up()
+        assert not page.errors
+        spectator = browser_page(browser, base, ready="#boardpanel .oled")
+        assert not spectator.is_visible("#boardpanel .panelbuttons")  # no PIN: no buttons
     finally:
         d.stop()

@@ -137,6 +137,7 @@
     if (T.owner) T.owner.render(S);
     $("analysebtn").hidden = !over || !S.moves.length;
     if (T.live.extra) T.live.extra(S, me);
+    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.load("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
   }
 
   /* The move chosen off the board (a phone player, the computer), to be made at the board. */
