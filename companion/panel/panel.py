@@ -66,7 +66,7 @@ class Panel:
     def __init__(self, session: PanelSession, snapshot: Callable[[], Mapping[str, Any]], *,
                  buttons: ButtonSource | None, display: TextDisplay | None,
                  action: Callable[[str, bool], str], variants: list[tuple[str, str]],
-                 lang: str = "en", url: str | None = None, address_seconds: float = 10.0,
+                 lang: str = "en", url: str | None = None, address_seconds: float = 60.0,
                  wall: Callable[[], float] = time.time, max_hz: float = 5.0) -> None:
         self.session = session
         self._snapshot = snapshot
