@@ -213,3 +213,40 @@ def test_pico_buttons_travel_as_btn_lines(rig):
     assert len(got) == 4
     assert bridge.status()["drop_reasons"].get("stale seq", 0) >= len(old)
     assert reading(bridge) == {"a1"}
+
+
+def test_hwtest_prints_every_press_and_shows_it_on_the_display():
+    """`tafl-companion hwtest` with buttons and a display: each event printed with its time,
+    the last one on the display, a stuck button a fault."""
+    import io
+
+    from test_hw_config import RecordingSink, ScriptedBoard
+
+    from companion.drivers.display import capture_display
+    from companion.hwtest import run_hwtest
+
+    factory = MockFactory()
+    t = [0.0]
+    buttons = GpioButtons({"hint": 6, "takeback": 13}, long_s=0.5, stuck_s=3.0,
+                          pin_factory=factory, clock=lambda: t[0], start=False)
+    display = capture_display()
+    script = {0.5: (6, "low"), 0.7: (6, "high"), 1.0: (13, "low")}
+
+    def sleep(s: float) -> None:
+        t[0] = round(t[0] + max(s, 0.01), 4)
+        for at, (pin, level) in list(script.items()):
+            if t[0] >= at:
+                del script[at]
+                factory.pin(pin).drive_low() if level == "low" else factory.pin(pin).drive_high()
+        buttons.poll()
+
+    out = io.StringIO()
+    summary = run_hwtest(ScriptedBoard([(0.0, {"d4"}, None)]), RecordingSink(), seconds=4.5,
+                         led_step=0.5, out=out, clock=lambda: t[0], sleep=sleep,
+                         buttons=buttons, display=display)
+    buttons.close()
+    text = out.getvalue()
+    assert summary["presses"] == ["hint short", "takeback long", "takeback stuck"]
+    assert "button hint short" in text and "button takeback stuck" in text
+    assert display.lines is not None and display.lines[1:3] == ["takeback", "stuck"]
+    assert not summary["ok"] and "takeback button has been held down" in text
