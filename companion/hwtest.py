@@ -91,9 +91,9 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
             buttons = open_buttons(hw.buttons, board)
             display = open_display(hw.display, board)
     except ConfigError as e:
-        for part in (buttons, board):
-            if part is not None:
-                part.close()
+        if buttons is not None:
+            buttons.close()
+        board.close()
         print(f"hwtest: {e}", file=sys.stderr)
         return 2
     source = f"the {hw.board.kind} board of {args.config}" if args.config else "a simulated board"
@@ -117,9 +117,12 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
         summary = verdict(board, None, 0)
         print(summary["verdict"])
     finally:
-        for part in (display, buttons, leds, board):
-            if part is not None:
-                part.close()
+        if display is not None:
+            display.close()
+        if buttons is not None:
+            buttons.close()
+        leds.close()
+        board.close()
     return 0 if summary.get("ok") else 1
 
 
