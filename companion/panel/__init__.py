@@ -8,7 +8,6 @@ simulated board's ``POST /api/button``.
 
 from __future__ import annotations
 
-import json
 import socket
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +51,7 @@ def build_panel(cfg: DaemonConfig, session: PanelSession, hub: StateHub, board: 
         return None
     sim = board.kind == "sim"
     variants = [(r.id, r.name) for r in PRESETS.values() if sim or r.size == board.size]
-    panel = Panel(session, lambda: json.loads(hub.current()[1]), buttons=buttons,
+    panel = Panel(session, session.state, buttons=buttons,
                   display=display, action=cfg.buttons.action, variants=variants,
                   lang=cfg.display.language, url=page_address(cfg.host, port))
     hub.subscribe(panel.wake)

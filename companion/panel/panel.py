@@ -59,6 +59,10 @@ class PanelSession(Protocol):
 
     def set_display(self, lines: list[str] | None) -> None: ...
 
+    def state(self) -> dict[str, Any]:
+        """The state as last published (any thread)."""
+        ...
+
 
 class Panel:
     """Buttons in, display out (see the module docstring)."""
@@ -97,8 +101,9 @@ class Panel:
 
     # -- threads ---------------------------------------------------------------------------
     def start(self) -> None:
-        self.refresh()
+        """Run the panel's thread (its first redraw at once)."""
         self._thread.start()
+        self._wake.set()
 
     def close(self) -> None:
         """Stop the thread, release the buttons and blank the display (once)."""
@@ -273,11 +278,16 @@ class Panel:
         with self._lock:
             self._lines = lines
             changed = lines != self._published
-            self._published = lines
         if self.display is not None:
             self.display.show(lines)
         if changed:
-            self.session.set_display(lines)
+            try:
+                self.session.set_display(lines)  # on the session's loop thread
+            except ControlError as exc:  # the loop is busy or stopping: next refresh
+                log.debug("panel: the display's text not published yet: %s", exc.message)
+            else:
+                with self._lock:
+                    self._published = lines
         return lines
 
 
