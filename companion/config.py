@@ -40,6 +40,8 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     [club]    ...                   # broker, name, board: companion.club.config (docs/club.md)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
+    [buttons] ...                   # the board's buttons (hardware_config.parse_buttons)
+    [display] ...                   # the board's OLED display (hardware_config.parse_display)
 
 Every problem raises :class:`ConfigError` whose message starts with the file name and names the
 field, e.g. ``config.toml: [web] port must be an integer 1-65535, not 'abc'``.
@@ -57,6 +59,8 @@ from typing import Any
 
 from companion.hardware_config import (
     BoardConfig,
+    ButtonsConfig,
+    DisplayConfig,
     LedConfig,
     parse_hardware,
     read_toml,
@@ -67,7 +71,8 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
-            "players", "rules", "match", "computer", "club", "online")
+            "players", "rules", "match", "computer", "club", "online", "buttons",
+            "display")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
@@ -94,6 +99,8 @@ class DaemonConfig:
     raichi: bool = True  # LED role raichi on the king's free escape squares (docs/page.md)
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)  # [buttons] (hardware_config)
+    display: DisplayConfig = field(default_factory=DisplayConfig)  # [display] (hardware_config)
     source: str = "(defaults)"
     time_control: str = "none"
     players: tuple[str, str] = ("board", "board")
@@ -222,7 +229,7 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
             raise ConfigError(str(exc)) from None
-        cfg = replace(cfg, board=hw.board, leds=hw.leds)
+        cfg = replace(cfg, board=hw.board, leds=hw.leds, buttons=hw.buttons, display=hw.display)
         if cfg.board.kind == "sim":
             cfg = replace(cfg, board=replace(cfg.board, size=PRESETS[cfg.variant].size))
         check_board_fits(cfg)

@@ -47,6 +47,7 @@ from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
     from companion.club.service import ClubService
+    from companion.panel import Panel
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -123,6 +124,7 @@ class Daemon:
         self.store: Store | None = None
         self.session: GameSession | None = None
         self.online: OnlineService | None = None
+        self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
@@ -149,6 +151,9 @@ class Daemon:
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
             self.session.open()
+            from companion.panel import build_panel
+
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
         except BaseException:
             if self.session is not None:
                 self.session.close()
@@ -164,8 +169,13 @@ class Daemon:
         self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
         online_player = OnlinePlayer(self.online)
         self.remote_players.setdefault(PlayerKind.ONLINE, lambda spec: online_player)
-        app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
+        flask_app = create_app(self.session, self.hub, self.pin, cfg.host,
+                               secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
+        if self.panel is not None:
+            from companion.panel.web import blueprint
+
+            flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        app.app = flask_app
         self._start_club(app)
         try:
             self._attach_remote_players()
@@ -178,6 +188,8 @@ class Daemon:
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+        if self.panel is not None:
+            self.panel.start()  # its presses and text go through the loop thread
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
 
@@ -254,6 +266,8 @@ class Daemon:
             t.join(timeout=5)
         if self.online is not None:
             self.online.close()   # a clean close frees the account on the server at once
+        if self.panel is not None:
+            self.panel.close()
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:
@@ -264,6 +278,9 @@ class Daemon:
         self.notifier.close()
 
     def _close_devices(self) -> None:
+        if self.panel is not None:
+            with contextlib.suppress(Exception):
+                self.panel.close()
         for thing in (self.leds, self.board):
             with contextlib.suppress(Exception):
                 if thing is not None:

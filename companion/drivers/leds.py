@@ -35,7 +35,7 @@ from __future__ import annotations
 import importlib
 import logging
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from companion.squares import parse_coords
 
@@ -186,7 +186,7 @@ class PicoSink:
 
     kind = "pico"
 
-    def __init__(self, bridge, renderer: LedRenderer) -> None:
+    def __init__(self, bridge: Any, renderer: LedRenderer) -> None:
         self.bridge = bridge
         self.renderer = renderer
         self.pixels: dict[int, Pixel] = {}
@@ -246,7 +246,7 @@ def encode_ws2812_spi(pixels: dict[int, Pixel], count: int) -> bytes:
     return bytes(out)
 
 
-def open_spidev(bus: int, device: int, hz: int, module=None):
+def open_spidev(bus: int, device: int, hz: int, module: Any = None) -> Any:
     """An opened ``spidev.SpiDev`` in mode 0 at ``hz``."""
     spidev = module or importlib.import_module("spidev")
     spi = spidev.SpiDev()
@@ -259,7 +259,7 @@ def open_spidev(bus: int, device: int, hz: int, module=None):
 class _SpiSink:
     kind = "spi"
 
-    def __init__(self, spi, renderer: LedRenderer, refresh: float = 1.0) -> None:
+    def __init__(self, spi: Any, renderer: LedRenderer, refresh: float = 1.0) -> None:
         self.spi = spi
         self.renderer = renderer
         self.refresh = refresh

@@ -103,6 +103,12 @@ class GameSession(SessionCore):
     def legal_moves(self) -> dict:
         return dict(self.snapshot.legal)
 
+    @on_loop
+    def set_display(self, lines: list[str] | None) -> None:
+        """The text the board's display shows now (``display.lines`` of the state; the panel,
+        companion.panel, calls this); published with the command."""
+        self.display = {"lines": list(lines)} if lines is not None else None
+
     # -- helpers -----------------------------------------------------------------------------
     def _side_arg(self, actor: Actor, side: object) -> str:
         if side is None and actor.role is Role.PLAYER and actor.side:
@@ -381,8 +387,8 @@ class GameSession(SessionCore):
     @on_loop
     def clock_control(self, actor: Actor, action: str) -> dict:
         check(actor, Action.CLOCK)
-        if action not in ("pause", "resume"):
-            raise ControlError(400, "bad_action", '"action" must be pause or resume')
+        if action not in ("pause", "resume", "start"):
+            raise ControlError(400, "bad_action", '"action" must be pause, resume or start')
         self._ready()
         if self.remote.authoritative_clock:
             raise ControlError(409, "remote_clock", "the clocks are the other end's in this "
@@ -392,10 +398,17 @@ class GameSession(SessionCore):
         clock = GameClock.restore(self.clock.snapshot())
         clock.since = self.clock.since
         t = self.board_time()
-        clock.pause(t) if action == "pause" else clock.resume(t)
+        if action == "start":  # the board's clock button: before the first move
+            side = choice.side_to_start(self)
+            if clock.running is not None or clock.paused or side is None:
+                raise ControlError(409, "clock_running", "the clock is running already "
+                                                         "(or paused: resume it)")
+            clock.start(side, t)
+        else:
+            clock.pause(t) if action == "pause" else clock.resume(t)
         saved = (self.clock, self.choice_clock, self.choice_held)
         self.clock = clock
-        if action == "resume":
+        if action in ("resume", "start"):
             choice.catch_up(self, t)  # a move chosen during the pause: its clock stops
         try:
             self._commit(self.game, [("clock", {"action": action, "by": actor.label})],

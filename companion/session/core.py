@@ -154,6 +154,7 @@ class SessionCore:
         self._publish_forced = False
         self._published_live: dict = {}
         self._published_game: dict | None = None
+        self.display: dict | None = None  # the board display's text (companion.panel)
 
     # -- opening -----------------------------------------------------------------------------
     @property

@@ -138,4 +138,5 @@ def live_state(s: SessionCore) -> dict:
         "hints": dict(s.hints),
         "remote": s.remote.to_json(),
         "note": "",
+        "display": dict(s.display) if s.display else None,
     }
