@@ -259,19 +259,21 @@ class Tracker:
     # -- play ---------------------------------------------------------------------------
     def _step(self, now: float) -> bool:
         """One round of inference; True when the position changed and it should run again."""
-        model, readings, timing, knocks = self._model, self._readings, self.timing, self._knocks
-        display, faults, window = self._display, self._faults, self._window
-        deadline = self._deadline
-        board, turn, pend = model.board, model.turn, model.pending
-        changed_at = readings.changed_at
+        model, readings, knocks = self._model, self._readings, self._knocks
         cur = readings.occupied
         base = model.base
         gone, new = base - cur, cur - base
         knocks.away, knocks.arrived = gone, new
-        if not gone and not new:
-            display.view()
+        if not gone and not new:  # the board shows the game (most scans)
+            self._display.view()
+            faults = self._faults
             faults.set(faults.colour_fault(now))
             return False
+        timing, display, faults, window = self.timing, self._display, self._faults, self._window
+        deadline = self._deadline
+        board, pend = model.board, model.pending
+        turn = board.turn
+        changed_at = readings.changed_at
         done = self._grid.sort(s for s in gone if s in pend and self._settled(s))
         if done:
             size = self._grid.size

@@ -47,7 +47,7 @@ class Display:
         """Rebuild the frame, guidance and state; the events that announce a new fault and a
         changed frame."""
         grid, model = self._grid, self._model
-        name = grid.name
+        name = grid.names.__getitem__
         game, board, pend = model.game, model.board, model.pending
         spec = FrameSpec()
         last = model.last
