@@ -5,25 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..rules import Move
 from .events import ILLEGAL, WARNING, Fault, Knock
-from .model import COLOUR_OF, Expected, PieceModel
+from .model import COLOUR_OF, Candidate, Expected, PieceModel
 from .readings import Deadline, Readings, Timing
 from .squares import Grid
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One explanation of the board's difference as a legal move: its captures (name order)
-    and those already lifted off (settled)."""
-
-    frm: int
-    to: int
-    captured: tuple[int, ...]
-    removed: tuple[int, ...]
 
 
 class Faults:

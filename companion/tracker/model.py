@@ -31,6 +31,17 @@ class Expected:
     captures: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One explanation of the board's difference as a legal move: its captures (name order)
+    and those already lifted off (settled)."""
+
+    frm: int
+    to: int
+    captured: tuple[int, ...]
+    removed: tuple[int, ...]
+
+
 class PieceModel:
     """The game as the tracker has concluded it (it changes only by the tracker's proposals
     and ``sync``), the captured pieces still standing (``pending``: square -> piece) and the
