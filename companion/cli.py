@@ -19,6 +19,7 @@ from .commands import Parser, Subcommands, UsageError, emit
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, RuleSet, get_variant, perft
 from .rules.otg import OtgError, replay_otg
 from .rules.records import Record, RecordError, read_records, replay_record
+from .squares import a_board
 
 
 def _board(args: argparse.Namespace) -> Board:
@@ -54,7 +55,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     limit = perft_max_depth(size)
     if args.depth > limit:
         raise UsageError(
-            f"perft depth {args.depth} is too deep for a {size}x{size} board: at most {limit} "
+            f"perft depth {args.depth} is too deep for {a_board(size)}: at most {limit} "
             "(each ply multiplies the time by the number of moves; the limit keeps it within "
             "about a minute)"
         )

@@ -86,6 +86,7 @@ class Harness:
             self.board.toggle(square)
         else:
             self.session.click(OWNER, square)
+            self.session.step(self.t)  # the loop applies it and scans in the same iteration
         self.run(wait)
 
     def move(self, frm: str, to: str, think: float = 0.0) -> None:

@@ -258,6 +258,7 @@ def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
         good.write_text('[web]\nhost = "127.0.0.1"\n')
         res = run_cli("--config", str(good), "--port", str(port), "--data-dir", str(tmp_path))
     assert res.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in res.stderr
+    assert "choose another port with --port N" in res.stderr  # what to do (issue 21)
 
 
 # the generated code at start (printed on a terminal only, never logged): see
