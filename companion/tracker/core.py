@@ -62,7 +62,8 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..rules import Move, Outcome
 from ..rules.game import Game, PlayedMove
@@ -75,10 +76,21 @@ from .model import Candidate, Expected, PieceModel
 from .moves import MoveFinder, Proposer
 from .readings import NEVER, Deadline, Readings, Timing
 from .revisions import RevisionWindow
-from .setup import Setup
+from .setup import PieceCheck, Setup
 from .squares import grid_for
 
-__all__ = ["NEVER", "Candidate", "Expected", "Timing", "Tracker"]
+__all__ = ["NEVER", "BoardReading", "Candidate", "Expected", "Timing", "Tracker"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    """What the sensors read (:attr:`Tracker.reading`): occupied squares, their colours
+    (``"a"``/``"d"``, polarity boards only), and whether the board has been still for the
+    tracker's ``settle`` time."""
+
+    occupied: frozenset[int]
+    colours: Mapping[int, str]
+    still: bool
 
 
 class Tracker:
@@ -90,7 +102,7 @@ class Tracker:
 
     def __init__(
         self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
-        revise_window: float = 1.2, lift_hold: float = 0.75,
+        revise_window: float = 1.2, lift_hold: float = 0.75, check_pieces: bool = False,
     ) -> None:
         self.timing = timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
         self._grid = grid = grid_for(game.rules.size)
@@ -101,13 +113,15 @@ class Tracker:
         self._knocks = Knocks(timing, grid, readings, model)
         self._faults = faults = Faults(timing, grid, readings, model, deadline)
         self._setup = setup = Setup(timing, grid, readings, model, deadline)
-        self._display = display = Display(grid, model, setup, faults)
+        self._check = check = PieceCheck(check_pieces)
+        self._display = display = Display(grid, readings, model, setup, check, faults)
         self._finder = finder = MoveFinder(timing, grid, readings, model, self._window,
                                            self._knocks)
         self._proposer = Proposer(grid, readings, model, self._window, self._knocks, faults,
-                                  display, finder)
+                                  display, finder, check)
         self._out: list[Event] = []
         self._suspended: str | None = None
+        self._reading = False
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -196,17 +210,7 @@ class Tracker:
         It clears itself once the move is proposed (and on a takeback or reset); ``None``
         clears it. MoveError (a ValueError) if the move is not legal in the tracker's model.
         Returns the events of the new display (at ``t``, or the last time seen)."""
-        if move is None:
-            self._proposer.expected = None
-        else:
-            game = self._model.game
-            if game.is_over():
-                raise ValueError(f"cannot expect {move.text(game.rules.size)}: the game is over")
-            played = game.play(move)  # checks legality
-            game.undo()
-            self._proposer.expected = Expected(
-                move, played.text, game.board.piece_at(move.frm) or "", played.side,
-                tuple(self._grid.sort(played.captures)))
+        self._proposer.expect(move)
         return self._rerun(t)
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Event]:
@@ -218,6 +222,33 @@ class Tracker:
         self._suspended = reason
         return self._rerun(t)
 
+    def checked(self, t: float | None = None) -> list[Event]:
+        """The players checked the pieces' kinds (``check_pieces`` guidance): the check is over.
+        Returns the events of the new display (at ``t``, or the last time seen)."""
+        self._check.done()
+        return self._rerun(t)
+
+    def read_board(self, on: bool, t: float | None = None) -> list[Event]:
+        """While ``on``, the board defines a new position (a study, a game from a book): the
+        tracker neither guides the set-up nor judges anything and shows ``reading`` guidance
+        with the occupied squares (and colours); :attr:`reading` is what the sensors read. The
+        session builds the position from it (the pieces' kinds from the colours or the page,
+        ``companion.rules.start``) and calls :meth:`reset` with the new game, which ends the
+        reading (the board matches it: play starts). ``read_board(False)`` ends it without a
+        new game: the board is compared with the game again."""
+        self._reading = on
+        if not on:
+            self._setup.reset()
+        return self._rerun(t)
+
+    @property
+    def reading(self) -> BoardReading:
+        """What the sensors read now: the occupied squares, their colours (polarity boards),
+        and whether the board has been still for ``settle``."""
+        readings = self._readings
+        still = readings.now >= readings.last_change + self.timing.settle
+        return BoardReading(readings.occupied, dict(readings.colours), still)
+
     def _rerun(self, t: float | None) -> list[Event]:
         now = self._readings.now
         if not self._readings.seen:
@@ -226,6 +257,8 @@ class Tracker:
 
     # -- bookkeeping --------------------------------------------------------------------
     def _sync_game(self, game: Game) -> None:
+        self._reading = False
+        self._check.done()
         self._model.sync(game)
         self._setup.reset()
         self._window.reset()
@@ -241,13 +274,19 @@ class Tracker:
         self._readings.now = t
         self._out = []
         self._deadline.clear()
-        if not self._setup.playing:
-            self._out += self._setup.evaluate(t)
-        if self._setup.playing:
+        setup = self._setup
+        if self._reading:
+            pass  # watched, neither guided nor judged
+        elif not setup.playing:
+            self._out += setup.evaluate(t)
+            if setup.playing:  # set up: for a game under way, or from its start
+                self._check.ask("resume" if self._model.game.played else "setup")
+        if setup.playing and not self._reading:
             for _ in range(8):
                 if not self._step(t):
                     break
-        self._out += self._display.refresh(t, self._proposer.expected, self._suspended)
+        self._out += self._display.refresh(t, self._proposer.expected, self._suspended,
+                                           self._reading)
         out, self._out = self._out, []
         return out
 
@@ -349,9 +388,9 @@ class Tracker:
                      ts_all: float, last: PlayedMove | None) -> bool:
         """The board is settled and shows no move: a piece in the air, or a fault once nobody
         has touched the board for ``hold``."""
-        model, knocks, faults, timing = self._model, self._knocks, self._faults, self.timing
+        model, faults = self._model, self._faults
         board, turn, pend = model.board, model.turn, model.pending
-        pairs = knocks.pairs(gone_x, new)
+        pairs = self._knocks.pairs(gone_x, new)
         rest_gone = gone_x - {g for g, _ in pairs}
         rest_new = new - {n for _, n in pairs}
         lifted = None
@@ -364,21 +403,7 @@ class Tracker:
         self._display.view(lifted=lifted)
         if lifted is not None and not pairs:
             faults.set(None)
-            return False
-        fault = faults.current
-        if fault is not None and gone_x <= fault.gone and new <= fault.new:
-            return False  # being put right: the fault stands (flagged once), nothing new
-        quiet = max(ts_all, self._readings.last_change)  # faults wait until nobody touches
-        hold = timing.hold
-        if not new and not pend and len(gone_x) == 1 and lifted is None:
-            hold = max(hold, timing.lift_hold)  # a piece of the other side, only lifted
-        if now < quiet + hold:
-            self._deadline.want(quiet + hold)
-            return False
-        if pairs and (lifted is not None or not (rest_gone or rest_new)):
-            fault = faults.knock_fault(pairs)
         else:
-            fault = faults.classify(rest_gone, rest_new, self._finder.candidates,
-                                    self._proposer.expected, self._window.is_open())
-        faults.set(replace(fault, gone=gone_x, new=new))
+            faults.judge(now, gone_x, new, ts_all, pairs, lifted, self._finder.candidates,
+                         self._proposer.expected, self._window.is_open())
         return False

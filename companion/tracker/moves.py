@@ -19,6 +19,7 @@ from .knocks import Knocks
 from .model import Candidate, Expected, PieceModel, side_colour
 from .readings import NEVER, Readings, Timing
 from .revisions import RevisionWindow
+from .setup import PieceCheck
 from .squares import Grid
 
 
@@ -76,11 +77,25 @@ class Proposer:
 
     def __init__(self, grid: Grid, readings: Readings, model: PieceModel,
                  window: RevisionWindow, knocks: Knocks, faults: Faults, display: Display,
-                 finder: MoveFinder) -> None:
+                 finder: MoveFinder, check: PieceCheck) -> None:
         self._grid, self._readings, self._model = grid, readings, model
         self._window, self._knocks, self._faults, self._display = window, knocks, faults, display
-        self._finder = finder
+        self._finder, self._check = finder, check
         self.expected: Expected | None = None
+
+    def expect(self, move: Move | None) -> None:
+        """Set the move to make (None: clear it); MoveError (a ValueError) if it is not legal
+        in the model (ValueError once the game is over)."""
+        if move is None:
+            self.expected = None
+            return
+        game = self._model.game
+        if game.is_over():
+            raise ValueError(f"cannot expect {move.text(game.rules.size)}: the game is over")
+        played = game.play(move)  # checks legality
+        game.undo()
+        self.expected = Expected(move, played.text, game.board.piece_at(move.frm) or "",
+                                 played.side, tuple(self._grid.sort(played.captures)))
 
     def accept(self, c: Candidate) -> list[Event]:
         """Play the move ``c``: a ``move`` proposal (and ``removed``/``game_over``)."""
@@ -91,6 +106,7 @@ class Proposer:
         window.moved(c.to)
         self._knocks.moved(c.frm, c.to)
         self._display.view()
+        self._check.done()  # play went on: the pieces were as believed
         if self.expected is not None:  # it was the move to make: done, and not revisable
             self.expected = None
             window.close()
@@ -143,5 +159,6 @@ class Proposer:
         self._knocks.forget()
         self._faults.set(None)
         self._display.view()
+        self._check.ask("takeback")
         return [MoveTakenBack(self._readings.now, played.move, played.text, played.side,
                               len(model.game.played) + 1)]
