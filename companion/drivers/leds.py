@@ -18,6 +18,7 @@ make_to    violet              steady (its destination)
 hint_from  dim cyan            steady (a suggested move's piece)
 hint_to    cyan                steady (its destination)
 raichi     pink                pulses at 2 Hz (the king's free path to escape)
+check      white               steady, dim (a defender or the king: check the pieces' kinds)
 storage    dim magenta         slow blink, 0.5 Hz (board-wide: moves are not being saved)
 =========  ==================  ===========================
 
@@ -66,6 +67,7 @@ ROLE_STYLES: dict[str, RoleStyle] = {
     "hint_from": RoleStyle((0, 50, 50), "steady"),
     "hint_to": RoleStyle((0, 180, 180), "steady"),
     "raichi": RoleStyle((255, 30, 140), "pulse", 2.0),
+    "check": RoleStyle((90, 90, 90), "steady"),
     "storage": RoleStyle((60, 0, 40), "blink", 0.5),
 }
 

@@ -35,6 +35,7 @@ class Readings:
     def __init__(self, grid: Grid) -> None:
         self._grid = grid
         self.occupied: frozenset[int] = frozenset()
+        self._names: frozenset[str] = frozenset()  # the same, as the scan named them
         self.colours: dict[int, str] = {}
         self._changed: dict[int, float] = {}
         self.last_change = NEVER
@@ -52,9 +53,16 @@ class Readings:
     def take(self, scan: Scan, t: float) -> bool:
         """Take a scan read at ``t``; False if it shows nothing new (after the first)."""
         grid = self._grid
-        occupied = grid.parse_all(scan.occupied)
-        colours = {grid.parse(s): c for s, c in (scan.colours or {}).items()
-                   if s in scan.occupied}
+        names = scan.occupied
+        if self.seen and names == self._names:
+            occupied = self.occupied
+        elif self.seen:  # name only what changed: a scan changes a square or two at a time
+            off, on = self._names - names, names - self._names
+            occupied = (self.occupied - grid.parse_all(off)) | grid.parse_all(on)
+        else:
+            occupied = grid.parse_all(names)
+        colours = {grid.parse(s): c for s, c in scan.colours.items()
+                   if s in names} if scan.colours else {}
         if not self.seen:
             self.seen = True
         else:
@@ -66,6 +74,7 @@ class Readings:
                 self._changed[s] = t
             self.last_change = t
         self.occupied = occupied
+        self._names = names
         self.colours = colours
         return True
 

@@ -163,6 +163,9 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
                 f"{name}: its rules ({got.rules.name}) are not one of the presets; only games "
                 "of the presets can be stored")
         tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
+        for side, player in (("attackers", got.attackers), ("defenders", got.defenders)):
+            if side in tags:
+                tags[side] = player  # checked by the reader: 1-40 printable characters
         return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
     if variant is not None and variant not in PRESETS:
         raise BadRequest(f"unknown variant {variant!r}")
