@@ -104,7 +104,16 @@ class Tracker:
         self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
         revise_window: float = 1.2, lift_hold: float = 0.75, check_pieces: bool = False,
     ) -> None:
-        self.timing = timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
+        self.timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
+        self._build(game, check_pieces)
+        self._out: list[Event] = []
+        self._suspended: str | None = None
+        self._reading = False
+
+    def _build(self, game: Game, check_pieces: bool) -> None:
+        """Make the parts for ``game``'s board size (at start, and when a game of another size
+        comes: a scan of the old board means nothing on the new one)."""
+        timing = self.timing
         self._grid = grid = grid_for(game.rules.size)
         self._readings = readings = Readings(grid)
         self._deadline = deadline = Deadline(readings)
@@ -119,9 +128,6 @@ class Tracker:
                                            self._knocks)
         self._proposer = Proposer(grid, readings, model, self._window, self._knocks, faults,
                                   display, finder, check)
-        self._out: list[Event] = []
-        self._suspended: str | None = None
-        self._reading = False
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -196,6 +202,10 @@ class Tracker:
         proposal, a resume): the tracker takes a private copy and guides the set-up until the
         board matches it. Clears the move to make (the session sets it again); a suspension
         stays. The caller's game is never changed."""
+        if game.rules.size != self._grid.size:
+            now = self._readings.now
+            self._build(game, self._check.enabled)
+            self._readings.now = now
         self._sync_game(game)
         if not self._readings.seen:
             return []
