@@ -6,7 +6,6 @@ trickled request body took the page away). Connections come from several loopbac
 from __future__ import annotations
 
 import contextlib
-import socket
 import threading
 import time
 from collections.abc import Iterator
