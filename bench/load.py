@@ -200,13 +200,13 @@ def cpu_seconds(pid: int) -> float:
 class Daemon:
     """The child process and its scan counter."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, root: Path = ROOT) -> None:
         self.stats = work / "stats.json"
         config = work / "config.toml"
         config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[board]\nkind = "sim"\n'
                           "scan_hz = 100\n")
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(ROOT), str(self.stats), "run", "--config",
+            [sys.executable, "-c", CHILD, str(root), str(self.stats), "run", "--config",
              str(config), "--data-dir", str(work / "data"), "--pin", PIN],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.url: str | None = None

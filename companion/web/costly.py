@@ -5,8 +5,11 @@ megabyte; sixteen of them at once from one phone took the scan loop from 100 to 
 17, defect 2). So the routes that make such answers (:data:`COSTLY`) are admitted by a
 :class:`Budget`:
 
-- each device (an address; IPv6: its /64) has a bucket of ``burst`` requests, refilled at
-  ``rate`` per second, and may have one costly request running at a time;
+- each device (an address; IPv6: its /64) has a bucket of ``burst`` seconds of work (the CPU
+  time its costly requests take, measured), refilled at ``rate`` seconds a second, and may
+  have one costly request running at a time: a request is admitted while the bucket is not
+  empty, and what it took is then taken from it (a QR code ~0.06 s: a few a second; a long
+  game's review ~0.5 s: one every few seconds);
 - all devices together may have ``running`` costly requests running at a time;
 - beyond that the answer is ``429`` with ``Retry-After`` (``{"code": "busy"}``), at once: no
   thread waits for a turn.
@@ -56,7 +59,7 @@ class _Bucket:
 class Budget:
     """Admission of costly requests per device (see the module docstring)."""
 
-    def __init__(self, burst: int = 8, rate: float = 1.0, running: int = 2,
+    def __init__(self, burst: float = 1.5, rate: float = 0.1, running: int = 2,
                  devices: int = 4096, clock: Callable[[], float] = time.monotonic) -> None:
         self.burst = burst
         self.rate = rate
@@ -75,32 +78,33 @@ class Budget:
             bucket = self._buckets.get(device)
             if bucket is None:
                 self._make_room(now)
-                bucket = self._buckets[device] = _Bucket(float(self.burst), now)
+                bucket = self._buckets[device] = _Bucket(self.burst, now)
             self._buckets.move_to_end(device)
-            bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.at) * self.rate)
+            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
             bucket.at = now
             if bucket.running:
                 self.refused += 1
                 raise Busy("one costly request at a time from your device: try again shortly",
                            1.0)
-            if bucket.tokens < 1.0:
+            if bucket.tokens <= 0.0:
                 self.refused += 1
-                wait = (1.0 - bucket.tokens) / self.rate
+                wait = -bucket.tokens / self.rate + 0.1
                 raise Busy(f"too many costly requests from your device: try again in "
                            f"{math.ceil(wait)} s", wait)
             if self._running >= self.running:
                 self.refused += 1
                 raise Busy("the companion is busy with other costly requests: try again "
                            "shortly", 1.0)
-            bucket.tokens -= 1.0
             bucket.running += 1
             self._running += 1
 
-    def leave(self, device: str) -> None:
+    def leave(self, device: str, spent: float) -> None:
+        """A costly request of ``device`` has finished after ``spent`` seconds of work."""
         with self._lock:
             bucket = self._buckets.get(device)
-            if bucket is not None and bucket.running:
-                bucket.running -= 1
+            if bucket is not None:
+                bucket.tokens -= spent
+                bucket.running = max(0, bucket.running - 1)
             self._running = max(0, self._running - 1)
 
     def _make_room(self, now: float) -> None:
@@ -172,13 +176,13 @@ def install(app: Flask, budget: Budget | None = None, cache: RenderCache | None 
         if request.endpoint in COSTLY:
             device = address_key(request.remote_addr or "?")
             budget.enter(device)
-            g.tafl_costly = device
+            g.tafl_costly = (device, time.thread_time())
 
     @app.teardown_request
     def _done(_exc: BaseException | None) -> None:
-        device = g.pop("tafl_costly", None)
-        if device is not None:
-            budget.leave(device)
+        entered = g.pop("tafl_costly", None)
+        if entered is not None:
+            budget.leave(entered[0], time.thread_time() - entered[1])
 
     @app.errorhandler(Busy)
     def _busy(exc: Busy) -> tuple[Response, int]:

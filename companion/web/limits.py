@@ -11,7 +11,9 @@ class Limits:
 
     ``head_timeout`` and ``request_timeout`` both count from a request's first byte and are never
     extended by more bytes: the head must be whole within the first, the whole request (head and
-    body) within the second."""
+    body) within the second. One address has at most ``app_per_address`` requests in the app
+    at a time and ``requests_rate`` a second after a burst of ``requests_burst``; its other
+    requests wait their turn in their connections (nothing is read from them meanwhile)."""
 
     max_connections: int = 512
     per_address: int = 32
@@ -24,6 +26,9 @@ class Limits:
     max_body: int = 16 * 1024
     workers: int = 6
     max_pending: int = 64
+    app_per_address: int = 2
+    requests_burst: int = 40
+    requests_rate: float = 20.0
     max_streams: int = 400
     streams_per_address: int = 16
     keepalive: float = 15.0

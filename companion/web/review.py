@@ -153,9 +153,25 @@ def review_version(store: Any, gid: int) -> Hashable | None:
             return None
         if row.match_id is None:
             return (row,)
-        return (row, store.match(row.match_id), tuple(store.match_games(row.match_id)))
+        match = match_version(store, row.match_id)  # a match still played changes the review
+        return None if match is None else (row, match)
     except StoreError:
         return None
+
+
+def match_version(store: Any, mid: int) -> Hashable | None:
+    """What a finished match's files depend on (its row and its games' rows); None while it
+    is played, or for no match at all."""
+    from companion.store import StoreError
+
+    try:
+        m = store.match(mid)
+        games = tuple(store.match_games(mid))
+    except StoreError:
+        return None
+    if m.ended is None or any(g.ended is None for g in games):
+        return None
+    return ("match", repr(m), games)
 
 
 # -- imports ------------------------------------------------------------------------------------

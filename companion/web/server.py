@@ -27,13 +27,13 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from companion.web.connection import Connection, Request
+from companion.web.connection import APP, Connection, Request
 from companion.web.errors import ErrorLog
 from companion.web.limits import DEFAULT_LIMITS, Limits
 from companion.web.stream import EventStream, Hub
@@ -95,6 +95,83 @@ class AppCall:
             close()
 
 
+class Turns:
+    """Each address's turns at the app: at most ``limits.app_per_address`` of its requests
+    running, ``limits.requests_rate`` a second after a burst; the rest wait in order (their
+    connections read nothing meanwhile), so one device's flood neither fills the app's threads
+    nor costs CPU to refuse, and the other devices' requests go first."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limits: Limits,
+                 start: Callable[[Connection, Request, bytes], None]) -> None:
+        self.loop = loop
+        self.limits = limits
+        self.start = start
+        self.waiting: dict[str, deque[tuple[Connection, Request, bytes]]] = {}
+        self.running: dict[str, int] = {}
+        self.tokens: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self.delayed = 0  # requests that waited for their turn (for tests and the bench)
+
+    def add(self, conn: Connection, req: Request, body: bytes) -> None:
+        queue = self.waiting.setdefault(conn.key, deque())
+        queue.append((conn, req, body))
+        if len(queue) > 1 or not self._go(conn.key):
+            self.delayed += 1
+
+    def done(self, key: str) -> None:
+        """A request of ``key`` has finished: start its next one if it may."""
+        self.release(key)
+        self._go(key)
+
+    def release(self, key: str) -> None:
+        n = self.running.get(key, 1) - 1
+        if n > 0:
+            self.running[key] = n
+        else:
+            self.running.pop(key, None)
+
+    def _go(self, key: str) -> bool:
+        """Start what ``key`` may start now; True if its queue emptied."""
+        queue = self.waiting.get(key)
+        limits = self.limits
+        while queue:
+            conn, req, body = queue[0]
+            if conn.state != APP:  # the client left while waiting
+                queue.popleft()
+                continue
+            if self.running.get(key, 0) >= limits.app_per_address:
+                return False
+            now = self.loop.time()
+            tokens, at = self.tokens.get(key, (float(limits.requests_burst), now))
+            tokens = min(float(limits.requests_burst), tokens + (now - at) * limits.requests_rate)
+            if tokens < 1.0:
+                self.tokens[key] = (tokens, now)
+                if key not in self._timers:
+                    wait = (1.0 - tokens) / limits.requests_rate
+                    self._timers[key] = self.loop.call_later(wait, self._timer, key)
+                return False
+            self.tokens[key] = (tokens - 1.0, now)
+            queue.popleft()
+            self.running[key] = self.running.get(key, 0) + 1
+            self.start(conn, req, body)
+        self.waiting.pop(key, None)
+        if len(self.tokens) > 4 * self.limits.max_connections:
+            self._forget_full()
+        return True
+
+    def _timer(self, key: str) -> None:
+        self._timers.pop(key, None)
+        self._go(key)
+
+    def _forget_full(self) -> None:
+        """Drop the buckets that have refilled (a device that comes back starts full anyway)."""
+        now = self.loop.time()
+        limits = self.limits
+        for key, (tokens, at) in list(self.tokens.items()):
+            if tokens + (now - at) * limits.requests_rate >= limits.requests_burst:
+                del self.tokens[key]
+
+
 class WebServer:
     """Serves the WSGI ``app`` and the live event stream of ``hub`` on ``host``:``port``.
 
@@ -121,6 +198,7 @@ class WebServer:
         # connections waiting for or reading a request, per address, oldest first
         self._waiting: dict[str, OrderedDict[Connection, None]] = {}
         self.pending = 0  # requests queued or running in the app pool
+        self.turns = Turns(self.loop, self.limits, self._start_app)
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
         self._thread: threading.Thread | None = None
@@ -254,8 +332,12 @@ class WebServer:
         if req.path == EVENTS_PATH and req.method in ("GET", "HEAD"):
             self.stream.open(conn, head_only=req.method == "HEAD")
             return
+        self.turns.add(conn, req, body)
+
+    def _start_app(self, conn: Connection, req: Request, body: bytes) -> None:
         if self.pending >= self.limits.max_pending:
             conn.fail(503, "the server is busy: try again shortly")
+            self.turns.release(conn.key)
             return
         self.pending += 1
         task = self.loop.create_task(self._serve_app(conn, req, body))
@@ -284,6 +366,7 @@ class WebServer:
             self.pending -= 1
             with contextlib.suppress(Exception):
                 call.close()
+            self.turns.done(conn.key)
 
     def environ(self, conn: Connection, req: Request, body: bytes) -> dict[str, Any]:
         env: dict[str, Any] = {
