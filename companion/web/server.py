@@ -43,6 +43,7 @@ __all__ = ["DEFAULT_LIMITS", "EVENTS_PATH", "Limits", "WebServer", "bind"]
 log = logging.getLogger("companion.web")
 
 EVENTS_PATH = b"/api/events"
+SWITCH_INTERVAL = 0.001  # seconds (sys.setswitchinterval), see WebServer.start
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -207,6 +208,10 @@ class WebServer:
     # -- running --------------------------------------------------------------------------------
 
     def start(self) -> None:
+        # A thread that computes (a Flask request making a QR code) holds the interpreter for
+        # up to the switch interval whenever another wants it: 5 ms by default, half a tick of
+        # the 100 Hz scan loop. 1 ms gives the loop and the event loop their turn sooner.
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
         self._thread = threading.Thread(target=self._run, name="web", daemon=True)
         self._thread.start()
         self._ready.wait(10)
