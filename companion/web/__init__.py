@@ -155,7 +155,7 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
     return app
 
 
-def geometry(variant: str) -> dict:
+def geometry(variant: str) -> dict[str, object]:
     """Board size, throne and restricted corner squares of a variant (for drawing)."""
     from companion.rules.geometry import geometry_for
 

@@ -60,4 +60,5 @@ class PageFiles:
             resp.headers["Content-Type"] = f"{found.mimetype}; charset=utf-8"
         resp.set_etag(found.etag)
         resp.headers["Cache-Control"] = f"public, max-age={MAX_AGE}"
-        return resp.make_conditional(request)
+        resp.make_conditional(request)  # a 304 without the body when the ETag matches
+        return resp
