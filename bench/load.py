@@ -452,13 +452,15 @@ def main() -> None:
                    help="trickling connections per source address (default 10)")
     p.add_argument("--guess", type=float, default=0.0,
                    help="seconds of PIN guessing from rotating addresses, run last (e.g. 400)")
+    p.add_argument("--root", type=Path, default=ROOT,
+                   help="the checkout to run (default: this one; another for a before/after)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     counts = [int(x) for x in a.viewers.split(",")]
     plan = moves_without_captures(a.moves * len(counts))
     rows = []
     with tempfile.TemporaryDirectory(prefix="tafl-load-") as work:
-        d = Daemon(Path(work))
+        d = Daemon(Path(work), root=a.root.resolve())
         try:
             idle_rss = memory_mb(d.proc.pid)[0]
             slow = (slowloris(d, a.slowloris, a.slow_interval, a.slow_duration,
