@@ -109,7 +109,7 @@ def test_a_finished_games_review_is_made_once_per_version(daemon, monkeypatch) -
     assert made == [gid, gid, live, live]
 
 
-def test_a_flood_of_reviews_from_one_device_makes_one_at_a_time(daemon, monkeypatch) -> None:
+def test_a_flood_of_reviews_from_one_device_makes_two_at_a_time(daemon, monkeypatch) -> None:
     from companion.web import review
 
     running, most = [0], [0]
@@ -140,8 +140,8 @@ def test_a_flood_of_reviews_from_one_device_makes_one_at_a_time(daemon, monkeypa
         t.start()
     for t in threads:
         t.join(30)
-    assert len(statuses) == 64 and set(statuses) <= {200, 429} and 429 in statuses
-    assert most[0] == 1  # one document in the making at a time: bounded memory
+    assert len(statuses) == 64 and set(statuses) <= {200, 429}
+    assert most[0] == 2  # two documents in the making at a time: bounded memory
 
 
 def test_every_costly_endpoint_exists(daemon) -> None:
@@ -156,8 +156,6 @@ def test_budget_refills_and_bounds_running_requests() -> None:
     now = [0.0]
     budget = Budget(burst=1.0, rate=0.5, running=2, devices=3, clock=lambda: now[0])
     budget.enter("a")
-    with pytest.raises(Busy, match="one costly request at a time"):
-        budget.enter("a")
     budget.leave("a", 0.5)
     budget.enter("a")  # half a second of work left: admitted, and it takes a whole second
     budget.leave("a", 1.0)
@@ -171,6 +169,7 @@ def test_budget_refills_and_bounds_running_requests() -> None:
         budget.enter("c")  # two running in all
     budget.leave("a", 0.0)
     budget.leave("b", 0.0)
+    budget.enter("c")
     for device in "cdefg":  # more devices than the table keeps: it stays bounded
         budget.enter(device)
         budget.leave(device, 0.1)

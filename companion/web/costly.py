@@ -6,10 +6,11 @@ megabyte; sixteen of them at once from one phone took the scan loop from 100 to 
 :class:`Budget`:
 
 - each device (an address; IPv6: its /64) has a bucket of ``burst`` seconds of work (the CPU
-  time its costly requests take, measured), refilled at ``rate`` seconds a second, and may
-  have one costly request running at a time: a request is admitted while the bucket is not
-  empty, and what it took is then taken from it (a QR code ~0.06 s: a few a second; a long
-  game's review ~0.5 s: one every few seconds);
+  time its costly requests take, measured), refilled at ``rate`` seconds a second: a request
+  is admitted while the bucket is not empty, and what it took is then taken from it (a QR code
+  ~0.06 s: a few a second; a long game's review ~0.5 s: one every few seconds); the server
+  lets a device have two requests in the app at a time (:class:`~companion.web.server.Turns`),
+  so a page loading three QR codes gets them one after the other, never refused for it;
 - all devices together may have ``running`` costly requests running at a time;
 - beyond that the answer is ``429`` with ``Retry-After`` (``{"code": "busy"}``), at once: no
   thread waits for a turn.
@@ -63,7 +64,7 @@ class _Bucket:
 class Budget:
     """Admission of costly requests per device (see the module docstring)."""
 
-    def __init__(self, burst: float = 1.5, rate: float = 0.1, running: int = 2,
+    def __init__(self, burst: float = 1.5, rate: float = 0.1, running: int = 3,
                  devices: int = 4096, clock: Callable[[], float] = time.monotonic) -> None:
         self.burst = burst
         self.rate = rate
@@ -86,10 +87,6 @@ class Budget:
             self._buckets.move_to_end(device)
             bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
             bucket.at = now
-            if bucket.running:
-                self.refused += 1
-                raise Busy("one costly request at a time from your device: try again shortly",
-                           1.0)
             if bucket.tokens <= 0.0:
                 self.refused += 1
                 wait = -bucket.tokens / self.rate + 0.1
