@@ -137,9 +137,11 @@ def _register_rules(sub: argparse._SubParsersAction) -> None:
 def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
     """Subcommands of the other subsystems (each module exposes ``register``)."""
     from . import daemon, hwtest, replay
+    from .club import room_web
     from .engine import otep
 
-    return [replay.register, daemon.register, hwtest.register, otep.register]
+    return [replay.register, daemon.register, hwtest.register, otep.register,
+            room_web.register]
 
 
 def build_parser() -> argparse.ArgumentParser:

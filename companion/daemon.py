@@ -42,6 +42,7 @@ from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
+    from companion.club.service import ClubService
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -103,6 +104,7 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
 
@@ -138,10 +140,26 @@ class Daemon:
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
                              secret=auth.token_secret(Path(cfg.data_dir)))
+        self._start_club(app)
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+
+    def _start_club(self, app: _LateApp) -> None:
+        """Publish this board's game on the club's broker ([club] in the config)."""
+        if self.cfg.club is None:
+            return
+        from flask import Flask
+
+        from companion.club.board_routes import blueprint
+        from companion.club.service import ClubService
+
+        self.club = ClubService(self.cfg.club, Path(self.cfg.data_dir))
+        if isinstance(app.app, Flask):
+            app.app.register_blueprint(blueprint(self.club))  # /api/club/status, /accept
+        self.club.attach(self.hub)
+        self.club.start()
 
     def _bind(self, app: _LateApp) -> WebServer:
         from companion.web.auth import HostCheck
@@ -178,6 +196,8 @@ class Daemon:
             t.join(timeout=5)
         if self.session is not None:
             self.session.close()
+        if self.club is not None:
+            self.club.close()
         lock = self.session.lock if self.session is not None else threading.RLock()
         with lock:
             self._close_devices()

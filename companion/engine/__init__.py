@@ -11,7 +11,8 @@ import sys
 
 from .analysis import GameReview, PlyReview, analyse_game
 from .levels import DEFAULT_LEVEL, LEVELS, Level, get_level
-from .otep_host import AnalysisLine, EngineError, EngineMove, OtepHost, Pending
+from .otep_host import AnalysisLine, EngineClock, EngineMove, OtepHost, Thinking
+from .otep_process import EngineError
 from .otr import RulesError, otr_for, parse_otr
 from .player import Choice, Engine
 
@@ -30,7 +31,8 @@ def builtin_engine_command(
 
 
 __all__ = [
-    "DEFAULT_LEVEL", "LEVELS", "AnalysisLine", "Choice", "Engine", "EngineError", "EngineMove",
-    "GameReview", "Level", "OtepHost", "Pending", "PlyReview", "RulesError", "analyse_game",
+    "DEFAULT_LEVEL", "LEVELS", "AnalysisLine", "Choice", "Engine", "EngineClock", "EngineError",
+    "EngineMove",
+    "GameReview", "Level", "OtepHost", "PlyReview", "Thinking", "RulesError", "analyse_game",
     "builtin_engine_command", "get_level", "otr_for", "parse_otr",
 ]

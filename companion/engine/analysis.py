@@ -48,7 +48,7 @@ class GameReview:
     plies: list[PlyReview]
     swings: list[PlyReview]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """JSON-ready form (for the page's graph and list)."""
         return {
             "evaluations": self.evaluations,

@@ -30,7 +30,7 @@ class Level:
     noise: int = 0
     blunder: float = 0.0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, object]:
         """The level as a dict (for the page and the docs)."""
         return {
             "level": self.number, "name": self.name, "depth": self.depth, "nodes": self.nodes,
@@ -54,6 +54,7 @@ LEVELS: dict[int, Level] = {
     )
 }
 DEFAULT_LEVEL = 6
+FULL_STRENGTH = 10
 
 
 def get_level(number: int) -> Level:

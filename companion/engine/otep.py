@@ -33,22 +33,39 @@ import queue
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from typing import TextIO
 
 from companion.rules import Board, MoveError, RuleSet
 from companion.rules.otn import PositionError
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
-from .levels import DEFAULT_LEVEL, get_level
+from .levels import DEFAULT_LEVEL, FULL_STRENGTH, get_level
+from .notation import simple_move
 from .otr import RulesError, parse_otr
 from .player import Engine, mate_plies
 from .position import Position
 from .search import Info
+from .timing import Budget, from_clock, per_move
 
 INTERRUPTING = {
     "goodbye", "finish", "rules", "position", "side", "opponent-move", "play", "analyze",
     "stop", "error",
 }
+
+
+@dataclass(frozen=True)
+class OtepClock:
+    """The last OTEP ``clock``: seconds left per side (``*_overtime``: of the current overtime
+    period), the period's length and the periods left per side."""
+
+    attackers: float
+    attackers_overtime: bool
+    defenders: float
+    defenders_overtime: bool
+    period: float
+    attackers_periods: int
+    defenders_periods: int
 
 
 def score_words(score: int) -> str:
@@ -69,19 +86,20 @@ class OtepEngine:
     """The protocol state machine; :meth:`run` reads ``inp`` until ``goodbye`` or its end."""
 
     def __init__(
-        self, inp: TextIO, out: TextIO, level: int = DEFAULT_LEVEL, seed: int = 0,
+        self, inp: TextIO, out: TextIO, level: int | None = None, seed: int = 0,
         movetime: float | None = None, log: TextIO | None = None,
     ) -> None:
         self.inp, self.out, self.log_to = inp, out, log
-        self.level = get_level(level)
+        # None: full strength for the time a clock or --time gives (the default level without)
+        self.level = get_level(level) if level is not None else None
         self.seed = seed
         self.movetime = movetime
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.interrupt = threading.Event()
         self.out_lock = threading.Lock()
         self.board: Board | None = None
-        self.engines: dict[RuleSet, Engine] = {}
-        self.clock: tuple[float, bool, float, bool, float] | None = None
+        self.engines: dict[tuple[RuleSet, int], Engine] = {}
+        self.clock: OtepClock | None = None
         self.running = True
 
     # -- i/o ----------------------------------------------------------------------------------
@@ -119,12 +137,16 @@ class OtepEngine:
                 break
             if self.lines.empty():
                 self.interrupt.clear()
-            try:
-                self.handle(line)
-            except (RulesError, MoveError, PositionError, ValueError) as exc:
-                self.log(f"{line.split(' ', 1)[0]}: {exc}")
-                self.send(f"status error: {exc}")
+            self.run_line(line)
         return 0
+
+    def run_line(self, line: str) -> None:
+        """Serve one command; a bad one is answered with ``status error: ...``."""
+        try:
+            self.handle(line)
+        except (RulesError, MoveError, PositionError, ValueError) as exc:
+            self.log(f"{line.split(' ', 1)[0]}: {exc}")
+            self.send(f"status error: {exc}")
 
     # -- commands -----------------------------------------------------------------------------
     def handle(self, line: str) -> None:
@@ -134,10 +156,13 @@ class OtepEngine:
             return  # unknown commands are ignored (OTEP)
         handler(rest.strip())
 
-    def engine_for(self, rules: RuleSet) -> Engine:
-        engine = self.engines.get(rules)
+    def engine_for(self, rules: RuleSet, timed: bool = False) -> Engine:
+        """The engine of ``rules`` at the level chosen, or (no level chosen) at full strength
+        when the move is ``timed`` and at the default level when it is not."""
+        level = self.level or get_level(FULL_STRENGTH if timed else DEFAULT_LEVEL)
+        engine = self.engines.get((rules, level.number))
         if engine is None:
-            engine = self.engines[rules] = Engine(rules, self.level, self.seed)
+            engine = self.engines[rules, level.number] = Engine(rules, level, self.seed)
         return engine
 
     def need_board(self) -> Board:
@@ -151,7 +176,9 @@ class OtepEngine:
     def cmd_rules(self, rest: str) -> None:
         rules, position, turn = parse_otr(rest)
         self.board = Board(rules, position, turn)
-        self.engine_for(rules).new_game()
+        for (played, _), engine in self.engines.items():
+            if played == rules:
+                engine.new_game()
         self.clock = None
         self.log(f"rules {rules.id}, {turn} to move")
 
@@ -178,7 +205,7 @@ class OtepEngine:
 
     def _play_text(self, board: Board, text: str) -> bool:
         try:
-            move, _ = board.parse_move(_simple(text))
+            move, _ = board.parse_move(simple_move(text))
             board.push(move)
             return True
         except (MoveError, ValueError) as exc:
@@ -192,9 +219,16 @@ class OtepEngine:
             raise RulesError("opponent-move needs a move")
         mover = board.turn
         moves = parts[0].split("|")
-        ok = len(moves) == 1 and self._play_text(board, moves[0])
-        after = DEFENDERS if mover == ATTACKERS else ATTACKERS
-        self._resync(parts[1] if len(parts) > 1 else None, board.turn if ok else after)
+        position = parts[1] if len(parts) > 1 else None
+        if len(moves) == 1 and self._play_text(board, moves[0]):
+            self._resync(position, board.turn)
+        elif position is not None:
+            # the host says the opponent moved: its record, with the turn passed on
+            self._resync(position, DEFENDERS if mover == ATTACKERS else ATTACKERS)
+        else:
+            # neither a move nor a record to follow: the game stays as it was (the side to
+            # move never changes without a move)
+            raise RulesError(f"opponent-move: cannot play {parts[0]!r} and no position given")
 
     def cmd_move(self, rest: str) -> None:
         board = self.need_board()
@@ -220,24 +254,26 @@ class OtepEngine:
         try:
             (att, att_ot), (dfn, dfn_ot) = ms(parts[0]), ms(parts[1])
             ot = float(parts[2]) if len(parts) > 2 else 0.0
+            att_n = int(parts[3]) if len(parts) > 3 else 0
+            dfn_n = int(parts[4]) if len(parts) > 4 else 0
         except ValueError:
             raise RulesError(f"clock: not numbers: {rest!r}") from None
-        self.clock = (att, att_ot, dfn, dfn_ot, ot)
+        self.clock = OtepClock(att, att_ot, dfn, dfn_ot, ot, att_n, dfn_n)
 
-    def budget(self, side: str) -> float | None:
-        """Seconds for the next move: the time per move, lowered by the clock."""
-        seconds = self.movetime
-        if self.clock is not None:
-            att, att_ot, dfn, dfn_ot, ot = self.clock
-            left, over = (att, att_ot) if side == ATTACKERS else (dfn, dfn_ot)
-            if left >= 0:
-                if over:
-                    share = left * 0.5
-                else:
-                    share = left / 30.0 + (ot * 0.5 if ot else 0.0)
-                share = max(0.05, min(share, max(left - 0.5, 0.05)))
-                seconds = share if seconds is None else min(seconds, share)
-        return seconds
+    def budget(self, side: str) -> Budget | None:
+        """The time for the next move of ``side``: the time per move (``--time``) and the
+        clock's budget (:mod:`.timing`), the lower of the two; None when neither is given."""
+        out = per_move(self.movetime) if self.movetime is not None else None
+        c = self.clock
+        if c is not None:
+            if side == ATTACKERS:
+                on_clock = from_clock(c.attackers, c.attackers_overtime, c.period,
+                                      c.attackers_periods)
+            else:
+                on_clock = from_clock(c.defenders, c.defenders_overtime, c.period,
+                                      c.defenders_periods)
+            out = on_clock if out is None else on_clock.capped(out.hard)
+        return out
 
     def cmd_play(self, rest: str) -> None:
         board = self.need_board()
@@ -245,12 +281,14 @@ class OtepEngine:
         if side not in (ATTACKERS, DEFENDERS):
             raise RulesError(f"play: side must be attackers or defenders, not {side!r}")
         if board.turn != side:
+            self.log(f"asked to play {side} with {board.turn} to move: the host's side taken")
             self._resync(None, side)
             board = self.need_board()
         if board.outcome() is not None:
             self.send("error 0 the game is over: no move to play")
             return
-        engine = self.engine_for(board.rules)
+        budget = self.budget(side)
+        engine = self.engine_for(board.rules, timed=budget is not None)
         pos = Position.from_board(board)
         started = time.monotonic()
         last = [0.0]
@@ -261,7 +299,7 @@ class OtepEngine:
                 last[0] = now
                 self.send(self.status_line(i))
 
-        choice = engine.choose(pos, self.budget(side), stop=self.interrupt, on_info=info)
+        choice = engine.choose(pos, stop=self.interrupt, on_info=info, budget=budget)
         if self.interrupt.is_set():
             self.log("search stopped by a new command; its move is not sent")
             return
@@ -289,7 +327,7 @@ class OtepEngine:
         if board.outcome() is not None:
             self.send("analysis 0")
             return
-        lines = self.engine_for(board.rules).analyze(
+        lines = self.engine_for(board.rules, timed=True).analyze(
             board, max(count, 1), max(seconds, 0.05), stop=self.interrupt,
             on_info=lambda i: self.send(self.status_line(i)),
         )
@@ -311,15 +349,6 @@ class OtepEngine:
         pass  # the reader already interrupted the search
 
 
-def _simple(text: str) -> str:
-    """``a4-d4`` from a simple or full OTN move (piece letter, captures, marks dropped)."""
-    body = text.strip()
-    if body[:1] in ("K", "T", "t", "c", "C", "n", "N", "m", "M", "g", "G"):
-        body = body[1:]
-    body = body.split("x", 1)[0].rstrip("+-")
-    return body
-
-
 def cmd_engine(args: argparse.Namespace) -> int:
     """``tafl-companion engine``: OTEP on stdin/stdout."""
     if args.time is not None and args.time <= 0:
@@ -328,11 +357,12 @@ def cmd_engine(args: argparse.Namespace) -> int:
     return engine.run()
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``engine`` command to the command line."""
     p = sub.add_parser("engine", help="the built-in engine speaking OTEP on stdin/stdout")
-    p.add_argument("--level", type=_level, default=DEFAULT_LEVEL,
-                   help=f"playing level 1-10 (default {DEFAULT_LEVEL})")
+    p.add_argument("--level", type=_level, default=None,
+                   help="playing level 1-10 (default: full strength for the time a clock or "
+                   f"--time gives, level {DEFAULT_LEVEL} without)")
     p.add_argument("--seed", type=int, default=0, help="seed of the weak levels' choices")
     p.add_argument("--time", type=float, default=None, metavar="SECONDS",
                    help="time per move (default: the level's)")

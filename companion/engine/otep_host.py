@@ -2,11 +2,10 @@
 ever blocking the caller.
 
 Every call returns at once. Requests (:meth:`OtepHost.request_move`, :meth:`OtepHost.analyze`)
-return a :class:`Pending` — a small future: ``done()``, ``result(timeout)``, ``cancel()``,
-``add_done_callback(fn)`` — that is completed from the host's own threads: a reader (stdout), a
-drain (stderr, kept for error messages), a writer (stdin; lines wait until the engine's
-``hello``) and a timer per request. Whatever goes wrong ends the request with an
-:class:`EngineError` whose message says what happened:
+return a :class:`concurrent.futures.Future`, completed from the host's own threads: a reader
+(stdout), a drain (stderr, kept for error messages), a writer (stdin; lines wait until the
+engine's ``hello``) and a timer per request; cancelling it stops the engine at once. Whatever
+goes wrong ends the request with an :class:`EngineError` whose message says what happened:
 
 - the engine does not start, or exits (``kind="crash"``: exit status and its last stderr lines);
 - no ``hello`` within ``hello_timeout`` or no answer within the deadline (``"silence"``; the
@@ -34,13 +33,15 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, TypedDict, TypeVar
 
-from companion.rules import Board, MoveError, format_otn
+from companion.rules import Board, Move, MoveError, format_otn
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
-from .otep_process import EngineError, EngineProcess
+from .notation import simple_move
+from .otep_process import EngineError, EngineProcess, ProcessOwner
 from .otr import otr_for
 
 T = TypeVar("T")
@@ -66,6 +67,38 @@ class EngineMove:
     seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class EngineClock:
+    """A game clock as OTEP's ``clock`` carries it: seconds left per side — main time, or
+    (``*_overtime``) what is left of the current overtime period of ``period`` seconds — and
+    the overtime periods left per side."""
+
+    attackers: float
+    defenders: float
+    attackers_overtime: bool = False
+    defenders_overtime: bool = False
+    period: float = 0.0
+    attackers_periods: int = 0
+    defenders_periods: int = 0
+
+    def line(self) -> str:
+        """The OTEP ``clock`` command."""
+        def ms(seconds: float, over: bool) -> str:
+            return f"{max(int(seconds * 1000), 0)}{'*' if over else ''}"
+
+        return (f"clock {ms(self.attackers, self.attackers_overtime)} "
+                f"{ms(self.defenders, self.defenders_overtime)} {self.period:g} "
+                f"{self.attackers_periods} {self.defenders_periods}")
+
+    def available(self, side: str) -> float:
+        """The most ``side`` can spend on its move: what is left, and a period after main time."""
+        att = side == ATTACKERS
+        left = self.attackers if att else self.defenders
+        over = self.attackers_overtime if att else self.defenders_overtime
+        periods = self.attackers_periods if att else self.defenders_periods
+        return max(left, 0.0) + (self.period if not over and periods > 0 else 0.0)
+
+
 @dataclass
 class AnalysisLine:
     """One line of an ``analysis`` answer: the moves (the first checked legal) and the
@@ -75,60 +108,17 @@ class AnalysisLine:
     evaluation: float
 
 
-class Pending(Generic[T]):
-    """The result of a request, completed later by the host's threads."""
-
-    def __init__(self, host: OtepHost, what: str) -> None:
-        self.host = host
-        self.what = what
-        self._done = threading.Event()
-        self._value: T | None = None
-        self._error: EngineError | None = None
-        self._callbacks: list[Callable[[Pending[T]], None]] = []
-        self._lock = threading.Lock()
-        self.started = time.monotonic()
-
-    def done(self) -> bool:
-        """Whether the request has finished (with a result or an error)."""
-        return self._done.is_set()
-
-    def result(self, timeout: float | None = None) -> T:
-        """The result; raises the EngineError it failed with, or TimeoutError if it is not
-        done within ``timeout`` seconds (the request goes on)."""
-        if not self._done.wait(timeout):
-            raise TimeoutError(f"{self.what}: not done yet")
-        if self._error is not None:
-            raise self._error
-        return self._value  # type: ignore[return-value]
-
-    def error(self) -> EngineError | None:
-        """The error it failed with (None while running or when it succeeded)."""
-        return self._error
-
-    def cancel(self) -> None:
-        """Give up the request: the engine is stopped at once (killed)."""
-        if not self.done():
-            self.host.cancel()
-
-    def add_done_callback(self, fn: Callable[[Pending[T]], None]) -> None:
-        """Call ``fn(self)`` when done (at once if it is); runs on a host thread."""
-        with self._lock:
-            if not self._done.is_set():
-                self._callbacks.append(fn)
-                return
-        fn(self)
-
-    def _finish(self, value: T | None = None, error: EngineError | None = None) -> bool:
-        with self._lock:
-            if self._done.is_set():
-                return False
-            self._value, self._error = value, error
-            self._done.set()
-            callbacks, self._callbacks = self._callbacks, []
-        for fn in callbacks:
-            with contextlib.suppress(Exception):  # a caller's callback must not kill the host
-                fn(self)
-        return True
+def _settle(future: Future[T], value: T | None = None,
+            error: BaseException | None = None) -> bool:
+    """Complete ``future`` unless it is done already (finished, or cancelled by its caller)."""
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)  # type: ignore[arg-type]
+    except InvalidStateError:
+        return False
+    return True
 
 
 class OtepHost:
@@ -150,15 +140,16 @@ class OtepHost:
         self.hello_timeout = hello_timeout
         self.grace = grace
         self.on_status = on_status
-        self.thinking: dict | None = None
+        self.thinking: Thinking | None = None
         self._lock = threading.RLock()
         self._proc: EngineProcess | None = None
-        self._pending: Pending | None = None
+        self._pending: Future[Any] | None = None
+        self._started = 0.0  # when the pending request was sent
         self._kind = ""  # "move" or "analysis"
         self._mirror: Board | None = None  # the game as the engine knows it
         self._known: list[tuple[int, int]] = []
         self._request_board: Board | None = None
-        self._last_status: dict | None = None
+        self._last_status: Thinking | None = None
         self.closed = False
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -172,7 +163,9 @@ class OtepHost:
         if self.closed:
             raise EngineError("stopped", f"engine {self.name!r} was closed")
         if self._proc is None or self._proc.dead.is_set() or self._proc.killed:
-            self._proc = EngineProcess(self)
+            self._proc = EngineProcess(ProcessOwner(
+                self.argv, self.name, self.cwd, self.hello_timeout, self._on_line,
+                self._on_exit, self._fail))
             self._mirror = None
             self._known = []
         return self._proc
@@ -195,7 +188,7 @@ class OtepHost:
         if proc is not None:
             proc.kill()
         if pending is not None:
-            pending._finish(error=EngineError("stopped", f"engine {self.name!r} was stopped"))
+            _settle(pending, error=EngineError("stopped", f"engine {self.name!r} was stopped"))
 
     def close(self) -> None:
         """Say ``goodbye`` and let the engine exit; it is killed if it has not within a second.
@@ -206,7 +199,7 @@ class OtepHost:
             self._pending = None
             self._proc = None
         if pending is not None:
-            pending._finish(error=EngineError("stopped", f"engine {self.name!r} was closed"))
+            _settle(pending, error=EngineError("stopped", f"engine {self.name!r} was closed"))
         if proc is None:
             return
         proc.send("goodbye")
@@ -220,34 +213,36 @@ class OtepHost:
     # -- requests -----------------------------------------------------------------------------
     def request_move(
         self, board: Board, seconds: float | None = None,
-        clock: tuple[float, float] | None = None, deadline: float | None = None,
-    ) -> Pending[EngineMove]:
+        clock: tuple[float, float] | EngineClock | None = None, deadline: float | None = None,
+    ) -> Future[EngineMove]:
         """Ask for a move in ``board`` (its side to move; the game's history since its start is
-        sent so repetitions count). ``clock``: seconds left for (attackers, defenders), sent as
-        OTEP ``clock``. The request fails with EngineError("silence") when no move comes within
-        ``deadline`` seconds (default: 1.1 × ``seconds`` or the clock's share, + ``grace``)."""
+        sent so repetitions count). ``clock``: an :class:`EngineClock`, or the main time left
+        for (attackers, defenders), sent as OTEP ``clock``. The request fails with
+        EngineError("silence") when no move comes within ``deadline`` seconds (default: 1.1 ×
+        ``seconds`` or what the clock allows, + ``grace``)."""
         if board.outcome() is not None:
             raise ValueError("the game is over: there is no move to ask for")
-        pending: Pending[EngineMove] = Pending(self, "move")
+        pending: Future[EngineMove] = Future()
+        if isinstance(clock, tuple):
+            clock = EngineClock(clock[0], clock[1])
         if deadline is None:
             budget = seconds if seconds is not None else 30.0
             if clock is not None:
-                left = clock[0] if board.turn == ATTACKERS else clock[1]
-                budget = min(budget, max(left, 0.0))
+                budget = min(budget, clock.available(board.turn))
             deadline = budget * 1.1 + self.grace
         lines = []
         if clock is not None:
-            lines.append(f"clock {int(clock[0] * 1000)} {int(clock[1] * 1000)} 0 0 0")
+            lines.append(clock.line())
         lines.append(f"play {board.turn}")
         self._submit(pending, "move", board, lines, deadline)
         return pending
 
     def analyze(self, board: Board, count: int = 1, seconds: float = 2.0,
-                deadline: float | None = None) -> Pending[list[AnalysisLine]]:
+                deadline: float | None = None) -> Future[list[AnalysisLine]]:
         """Ask for the ``count`` best lines in ``board`` after thinking ``seconds``."""
-        pending: Pending[list[AnalysisLine]] = Pending(self, "analysis")
+        pending: Future[list[AnalysisLine]] = Future()
         if board.outcome() is not None:
-            pending._finish([])
+            pending.set_result([])
             return pending
         if deadline is None:
             deadline = seconds * 1.1 + self.grace
@@ -256,7 +251,7 @@ class OtepHost:
         self._submit(pending, "analysis", board, [f"analyze {max(1, count)} {secs}"], deadline)
         return pending
 
-    def _submit(self, pending: Pending, kind: str, board: Board, lines: list[str],
+    def _submit(self, pending: Future[Any], kind: str, board: Board, lines: list[str],
                 deadline: float) -> None:
         with self._lock:
             if self._pending is not None and not self._pending.done():
@@ -264,9 +259,10 @@ class OtepHost:
             try:
                 proc = self._ensure()
             except EngineError as exc:
-                pending._finish(error=exc)
+                _settle(pending, error=exc)
                 return
             self._pending = pending
+            self._started = time.monotonic()
             self._kind = kind
             self._request_board = _copy_board(board)
             self._last_status = None
@@ -274,6 +270,7 @@ class OtepHost:
                 proc.send(line)
             for line in lines:
                 proc.send(line)
+        pending.add_done_callback(self._on_done)
         timer = threading.Timer(deadline, self._deadline, args=(proc, pending, deadline))
         timer.daemon = True
         timer.start()
@@ -300,7 +297,15 @@ class OtepHost:
         self._mirror = mirror
         return out
 
-    def _deadline(self, proc: EngineProcess, pending: Pending, deadline: float) -> None:
+    def _on_done(self, pending: Future[Any]) -> None:
+        """A request cancelled by its caller stops the engine at once."""
+        if pending.cancelled():
+            with self._lock:
+                current = self._pending is pending
+            if current:
+                self.cancel()
+
+    def _deadline(self, proc: EngineProcess, pending: Future[Any], deadline: float) -> None:
         if pending.done():
             return
         with self._lock:
@@ -325,7 +330,7 @@ class OtepHost:
                 self._known = []
         proc.kill()
         if pending is not None:
-            pending._finish(error=error)
+            _settle(pending, error=error)
 
     # -- what the engine says -----------------------------------------------------------------
     def _on_line(self, proc: EngineProcess, line: str) -> None:
@@ -349,8 +354,8 @@ class OtepHost:
             if code == "-1" and kind == "move" and pending is not None:
                 with self._lock:
                     self._pending = None
-                pending._finish(EngineMove(None, resigned=True, message=text.strip(),
-                                           seconds=time.monotonic() - pending.started))
+                _settle(pending, EngineMove(None, resigned=True, message=text.strip(),
+                                            seconds=time.monotonic() - self._started))
             elif self.on_status is not None and text:
                 self.on_status(text.strip())
         elif word in ("rules", "position", "side", "clock", "simple-moves"):
@@ -368,14 +373,15 @@ class OtepHost:
             with contextlib.suppress(Exception):
                 self.on_status(text)
 
-    def _on_move(self, proc: EngineProcess, pending: Pending, board: Board, text: str) -> None:
+    def _on_move(self, proc: EngineProcess, pending: Future[EngineMove], board: Board,
+                 text: str) -> None:
         words = text.split()
         if len(words) != 1:
             self._fail(proc, EngineError(
                 "garbage", f"engine {self.name!r} sent an unreadable move: {text!r}"))
             return
         try:
-            move, _ = board.parse_move(_simple_move(words[0]))
+            move, _ = board.parse_move(simple_move(words[0]))
         except MoveError:
             self._fail(proc, EngineError(
                 "garbage", f"engine {self.name!r} sent an unreadable move: {words[0]!r}"))
@@ -402,14 +408,15 @@ class OtepHost:
             f"{board.name(move.frm)}-{board.name(move.to)}",
             sorted(board.geo.names[s] for s in board.geo.iter_bits(captured)),
             outcome.result if outcome else "ongoing",
-            seconds=time.monotonic() - pending.started,
+            seconds=time.monotonic() - self._started,
         )
         if status is not None:
             answer.score, answer.mate = status.get("cp"), status.get("mate")
             answer.depth, answer.pv = status.get("depth"), status.get("pv", [])
-        pending._finish(answer)
+        _settle(pending, answer)
 
-    def _on_analysis(self, proc: EngineProcess, pending: Pending, board: Board, text: str) -> None:
+    def _on_analysis(self, proc: EngineProcess, pending: Future[list[AnalysisLine]],
+                     board: Board, text: str) -> None:
         words = text.split()
         lines: list[AnalysisLine] = []
         try:
@@ -422,7 +429,7 @@ class OtepHost:
                 value = float(pairs[i + 1])
                 if not moves:
                     raise ValueError("an empty line")
-                move, _ = board.parse_move(_simple_move(moves[0]))
+                move, _ = board.parse_move(simple_move(moves[0]))
                 reason = board.illegal_reason(move)
                 if reason:
                     self._fail(proc, EngineError(
@@ -430,7 +437,7 @@ class OtepHost:
                         f"engine {self.name!r} analysed an illegal move {moves[0]}: {reason}",
                     ))
                     return
-                lines.append(AnalysisLine([_simple_move(m) for m in moves], value))
+                lines.append(AnalysisLine([simple_move(m) for m in moves], value))
         except (ValueError, IndexError, MoveError) as exc:
             self._fail(proc, EngineError(
                 "garbage", f"engine {self.name!r} sent an unreadable analysis ({exc}): "
@@ -440,7 +447,7 @@ class OtepHost:
             if self._pending is not pending:
                 return
             self._pending = None
-        pending._finish(lines)
+        _settle(pending, lines)
 
     def _on_exit(self, proc: EngineProcess) -> None:
         with self._lock:
@@ -457,21 +464,36 @@ class OtepHost:
         how = f"exited with status {code}" if code is not None and code >= 0 else (
             f"was killed by signal {-code}" if code is not None else "closed its output")
         tail = f": {' | '.join(proc.stderr_tail)}" if proc.stderr_tail else ""
-        pending._finish(error=EngineError("crash", f"engine {self.name!r} {how}{tail}"))
+        _settle(pending, error=EngineError("crash", f"engine {self.name!r} {how}{tail}"))
 
 
-def parse_status(text: str) -> dict | None:
+class Thinking(TypedDict, total=False):
+    """What an engine's ``status depth ...`` line says: depth, score (``cp`` in hundredths of
+    a soldier, or ``mate`` in plies, negative when losing), nodes, seconds and the line."""
+
+    depth: int
+    cp: int
+    mate: int
+    nodes: int
+    seconds: float
+    pv: list[str]
+
+
+def parse_status(text: str) -> Thinking | None:
     """``{"depth", "cp" or "mate", "nodes", "seconds", "pv"}`` from this project's status lines
     (``depth 7 score cp 125 nodes 1234 time 0.50 pv a1-a2 ...``); None for other texts."""
     words = text.split()
     if len(words) < 4 or words[0] != "depth" or words[2] != "score":
         return None
-    out: dict = {}
+    out: Thinking = {}
     try:
         out["depth"] = int(words[1])
         i = 3
         kind, value = words[i], int(words[i + 1])
-        out["cp" if kind == "cp" else "mate"] = value
+        if kind == "cp":
+            out["cp"] = value
+        else:
+            out["mate"] = value
         i += 2
         while i < len(words):
             key = words[i]
@@ -488,15 +510,7 @@ def parse_status(text: str) -> dict | None:
     return out
 
 
-def _simple_move(text: str) -> str:
-    body = text.strip()
-    if body[:1] in ("K", "T", "t"):
-        body = body[1:]
-    return body.split("x", 1)[0].rstrip("+-")
-
-
-def _move(frm: int, to: int):  # noqa: ANN202 - companion.rules.Move
-    from companion.rules import Move
+def _move(frm: int, to: int) -> Move:
 
     return Move(frm, to)
 

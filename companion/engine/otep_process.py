@@ -17,10 +17,8 @@ import subprocess
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .otep_host import OtepHost
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 
 class EngineError(Exception):
@@ -32,11 +30,25 @@ class EngineError(Exception):
         self.kind = kind
 
 
+@dataclass(frozen=True)
+class ProcessOwner:
+    """What an :class:`EngineProcess` needs from whoever runs it (the host): the command, and
+    where its lines, its exit and its failures go (called on the process's threads)."""
+
+    argv: Sequence[str]
+    name: str
+    cwd: str | None
+    hello_timeout: float
+    on_line: Callable[[EngineProcess, str], None]
+    on_exit: Callable[[EngineProcess], None]
+    on_fail: Callable[[EngineProcess, EngineError], None]
+
+
 class EngineProcess:
     """One engine process and its threads."""
 
-    def __init__(self, host: OtepHost) -> None:
-        self.host = host
+    def __init__(self, owner: ProcessOwner) -> None:
+        self.owner = host = owner
         self.hello = threading.Event()
         self.dead = threading.Event()
         self.outbox: queue.Queue[str | None] = queue.Queue()
@@ -99,7 +111,7 @@ class EngineProcess:
             for raw in proc.stdout:
                 line = raw.strip()
                 if line:
-                    self.host._on_line(self, line)
+                    self.owner.on_line(self, line)
         except (OSError, ValueError):
             pass
         try:
@@ -108,14 +120,14 @@ class EngineProcess:
             self.exit_code = None
         self.dead.set()
         self.outbox.put(None)
-        self.host._on_exit(self)
+        self.owner.on_exit(self)
 
     def _hello_timeout(self) -> None:
         if not self.hello.is_set() and not self.dead.is_set():
-            self.host._fail(self, EngineError(
+            self.owner.on_fail(self, EngineError(
                 "silence",
-                f"engine {self.host.name!r} did not say hello within "
-                f"{self.host.hello_timeout:g} s{self.junk_note()}",
+                f"engine {self.owner.name!r} did not say hello within "
+                f"{self.owner.hello_timeout:g} s{self.junk_note()}",
             ))
 
     def junk_note(self) -> str:

@@ -18,6 +18,7 @@ from .evaluate import Weights
 from .levels import DEFAULT_LEVEL, Level, get_level
 from .position import Position, move_text
 from .search import MATE_BOUND, WIN, Info, Limits, Searcher
+from .timing import Budget
 
 
 @dataclass
@@ -60,27 +61,38 @@ class Engine:
         """Forget the previous game (transposition table, history)."""
         self.searcher.new_game()
 
-    def limits(self, seconds: float | None, stop: threading.Event | None) -> Limits:
-        """The level's limits, with the time cap lowered to ``seconds`` when given."""
+    def limits(
+        self, seconds: float | None, stop: threading.Event | None, budget: Budget | None = None
+    ) -> Limits:
+        """The level's limits within a time budget: ``budget`` (a clock's or a time per
+        move's), or ``seconds`` as a hard limit. A level that stops at a depth or a node
+        count keeps its limit and its time cap; the time-based levels (9, 10) think for the
+        budget given."""
         lv = self.level
-        cap = lv.seconds if seconds is None else min(lv.seconds, seconds)
-        if lv.nodes is None and lv.depth is None and seconds is not None:
-            cap = seconds  # time-based levels use whatever time they are given
-        return Limits(depth=lv.depth, nodes=lv.nodes, seconds=max(cap, 0.02), stop=stop)
+        if budget is None and seconds is not None:
+            budget = Budget(seconds, seconds)
+        if budget is None:
+            budget = Budget(lv.seconds, lv.seconds)
+        elif lv.nodes is not None or lv.depth is not None:
+            budget = budget.capped(lv.seconds)
+        hard = max(budget.hard, 0.02)
+        soft = budget.soft if budget.soft < hard else None
+        return Limits(depth=lv.depth, nodes=lv.nodes, seconds=hard, stop=stop, soft=soft)
 
     def choose(
         self, board: Board | Position, seconds: float | None = None,
         stop: threading.Event | None = None, on_info: Callable[[Info], None] | None = None,
+        budget: Budget | None = None,
     ) -> Choice:
-        """The level's move in ``board`` (which must not be decided). ``seconds`` lowers the
-        time cap (a clock or time per move); ``stop`` ends the search at once."""
+        """The level's move in ``board`` (which must not be decided) within ``budget`` (or
+        ``seconds``, a hard limit; see :meth:`limits`); ``stop`` ends the search at once."""
         pos = board if isinstance(board, Position) else Position.from_board(board)
         if pos.outcome() is not None:
             raise ValueError("the game is over: there is no move to choose")
         lv = self.level
         rng = random.Random(self.seed * 1_000_003 ^ pos.key)
         res = self.searcher.search(
-            pos, self.limits(seconds, stop), on_info=on_info, rng=rng, noise=lv.noise
+            pos, self.limits(seconds, stop, budget), on_info=on_info, rng=rng, noise=lv.noise
         )
         move, score = res.move, res.score
         if lv.blunder and res.root_scores and rng.random() < lv.blunder:

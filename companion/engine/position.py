@@ -22,6 +22,8 @@ from companion.rules.board import Board
 from companion.rules.geometry import Geometry, geometry_for
 from companion.rules.ruleset import ATTACKERS, DEFENDERS, KING, RuleSet
 
+from .notation import simple_move
+
 ATT = 0  # side index: attackers
 DEF = 1  # side index: defenders
 
@@ -37,11 +39,7 @@ def move_text(geo: Geometry, move: int) -> str:
 def parse_move(geo: Geometry, text: str) -> int:
     """A move int from ``"g3-e3"`` (captures after ``x`` and OTN decorations are ignored);
     ValueError when it is not two squares of this board."""
-    body = text.strip()
-    if body[:1] in ("K", "T", "t"):
-        body = body[1:]
-    body = body.split("x", 1)[0].rstrip("+-")
-    parts = body.split("-")
+    parts = simple_move(text).split("-")
     if len(parts) != 2:
         raise ValueError(f"not a move like g3-e3: {text!r}")
     return geo.square(parts[0]) << 9 | geo.square(parts[1])
@@ -183,14 +181,14 @@ class Position:
         self.geo = t.geo
         self.rules = rules
         self.att, self.dfn, self.king = att, dfn, king
-        self.attT = sum(t.tbit[i] for i in t.geo.iter_bits(att))
-        self.dfnT = sum(t.tbit[i] for i in t.geo.iter_bits(dfn))
+        self.attT: int = sum(t.tbit[i] for i in t.geo.iter_bits(att))
+        self.dfnT: int = sum(t.tbit[i] for i in t.geo.iter_bits(dfn))
         self.side = side
         self.king_left = king_left
         self.key = self.compute_key()
         self.result: Result | None = (ATT, core.KING_CAPTURED) if king < 0 else None
         self.hist: list[int] = list(history) if history else [self.key]
-        self._stack: list[tuple] = []
+        self._stack: list[tuple[int, int, int, int, int, int, bool, Result | None, list[int]]] = []
 
     @classmethod
     def from_board(cls, board: Board) -> Position:

@@ -49,6 +49,8 @@ class Limits:
     seconds: float | None = None
     stop: threading.Event | None = None
     multipv: int = 1
+    # no new iteration once about half of this has passed (None: search to ``seconds``)
+    soft: float | None = None
 
 
 @dataclass
@@ -345,6 +347,8 @@ class Searcher:
                 self.report(depth, best_score, pv, start)
                 if abs(best_score) >= MATE_BOUND and WIN - abs(best_score) <= depth:
                     break  # a forced result within the horizon: deeper cannot change it
+                if limits.soft is not None and self.clock() - start >= limits.soft * 0.5:
+                    break  # the next iteration would not finish within the soft limit
         except Abort:
             pass
         if noise and rng is not None and root_scores:

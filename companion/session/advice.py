@@ -23,7 +23,9 @@ from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.tracking import copy_game
 
 if TYPE_CHECKING:
-    from companion.engine import AnalysisLine, OtepHost, Pending
+    from concurrent.futures import Future
+
+    from companion.engine import AnalysisLine, OtepHost
     from companion.session.core import SessionCore
 
 log = logging.getLogger("companion.session")
@@ -41,7 +43,7 @@ class Job:
     by: str
     seconds: float
     board: Board
-    pending: Pending[list[AnalysisLine]] | None = None
+    pending: Future[list[AnalysisLine]] | None = None
     data: dict = field(default_factory=dict)
 
     def lines(self) -> list[AnalysisLine]:

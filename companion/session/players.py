@@ -33,7 +33,9 @@ from typing import TYPE_CHECKING, Protocol
 from companion.rules.game import Game
 
 if TYPE_CHECKING:
-    from companion.engine import EngineMove, Pending
+    from concurrent.futures import Future
+
+    from companion.engine import EngineMove
 
 
 class PlayerKind(StrEnum):
@@ -284,7 +286,7 @@ class EnginePlayer:
             raise PlayerError(f"{spec.spec} is not a computer player")
         self.spec = spec
         self.host = OtepHost(argv, name=name, grace=grace)
-        self._pending: Pending[EngineMove] | None = None
+        self._pending: Future[EngineMove] | None = None
         self._since = 0.0
 
     def request(self, game: Game, clock: dict[str, float] | None) -> None:
