@@ -237,6 +237,8 @@ class WebServer:
         if self._thread is None or not self._thread.is_alive():
             self.sock.close()
             self.pool.shutdown(wait=False, cancel_futures=True)
+            if not self.loop.is_closed() and not self.loop.is_running():
+                self.loop.close()
             return
         done = threading.Event()
 
