@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,10 +24,18 @@ from companion.web.server import WebServer
 BIG = 8 * 1024 * 1024
 
 
-def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+def broken_body() -> Iterator[bytes]:
+    yield b"half"
+    raise RuntimeError("the disk went away")
+
+
+def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
     """A small WSGI app: ``/big`` answers 8 MB in one chunk, ``/chunks`` three chunks without
-    a length, anything else ``ok``."""
+    a length, ``/broken`` fails after its first chunk, anything else ``ok``."""
     path = environ["PATH_INFO"]
+    if path == "/broken":
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return broken_body()
     if path == "/big":
         start_response("200 OK", [("Content-Type", "application/octet-stream"),
                                   ("Content-Length", str(BIG))])
@@ -71,6 +79,17 @@ def test_a_body_without_a_length_is_chunked_for_1_1_and_delimited_by_the_close_f
         s = connect(server.port)
         s.sendall(b"GET /chunks HTTP/1.0\r\n\r\n")
         assert read_all(s).endswith(b"\r\n\r\none two three")
+
+
+def test_an_app_failing_in_its_body_hangs_up_and_the_server_goes_on() -> None:
+    with serving() as server:
+        s = connect(server.port)
+        s.sendall(b"GET /broken HTTP/1.1\r\nHost: x\r\n\r\n")
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            answer = read_all(s)
+        assert answer.startswith(b"HTTP/1.1 200 OK") and not answer.endswith(b"0\r\n\r\n")
+        assert http(f"http://127.0.0.1:{server.port}/")[2] == b"ok"
 
 
 def test_a_bare_lf_head_is_refused_at_once() -> None:

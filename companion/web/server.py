@@ -367,7 +367,13 @@ class WebServer:
             while chunk:
                 if not await conn.send_body(chunk):
                     return
-                chunk = await self.loop.run_in_executor(self.pool, call.more)
+                try:
+                    chunk = await self.loop.run_in_executor(self.pool, call.more)
+                except Exception as exc:  # the head is out: all that is left is to hang up
+                    self.errors.error(f"app body {type(exc).__name__}", "error in the body of "
+                                      f"{req.method} {req.target[:200]}: {exc}", exc)
+                    conn.abort()
+                    return
             conn.end_response()
         finally:
             self.pending -= 1
