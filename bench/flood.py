@@ -72,7 +72,7 @@ def store_long_game(data_dir: Path, plies: int, root: Path) -> int:
         rng.shuffle(options)
         for move in options:
             played = game.play(move)
-            if played.captured or game.is_over():
+            if played.captures or game.is_over():
                 game.undo()
                 continue
             break

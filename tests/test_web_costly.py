@@ -43,7 +43,7 @@ def quiet_game(plies: int, seed: int = 3) -> Game:
         rng.shuffle(options)
         for move in options:
             played = game.play(move)
-            if played.captured or game.is_over():
+            if played.captures or game.is_over():
                 game.undo()
                 continue
             break
