@@ -151,6 +151,13 @@ def script_messages() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(eager), frozenset(lazy)
 
 
+def preload() -> None:
+    """Read every catalogue now (the daemon keeps serving them if the files change under it)."""
+    for lang in languages():
+        _ = catalogue(lang).version  # both scripts made (and kept)
+
+
+@functools.cache
 def languages() -> list[str]:
     """Codes of every language the page speaks: English and each ``.po`` file's."""
     found = sorted(p.parent.parent.name for p in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))

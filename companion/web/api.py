@@ -17,7 +17,8 @@ from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
 from companion.session.export import match_csv, match_otg
 from companion.store import StoreError
-from companion.web import errors
+from companion.web import costly, errors
+from companion.web.review import match_version, review_version
 
 SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
@@ -95,13 +96,20 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     @app.get("/api/games/<int:gid>")
     def game(gid: int) -> Response:
         store = session.store
+
+        def make() -> bytes:
+            row = store.game(gid)
+            return app.json.dumps({
+                **row.to_json(), **geometry(row.variant), "player_details": row.players(),
+                "moves": store.moves(gid), "positions": store.positions(gid),
+                "events": store.events(gid, 500)}).encode()
+
         try:
-            row = store.game(checked_id(gid, "game"))
-            return jsonify(**row.to_json(), **geometry(row.variant),
-                           player_details=row.players(), moves=store.moves(gid),
-                           positions=store.positions(gid), events=store.events(gid, 500))
+            version = review_version(store, checked_id(gid, "game"))  # None: made afresh
+            data = make() if version is None else costly.cached(("game", version), make)
         except StoreError as exc:
             raise ApiError(404, str(exc), "not_found") from None
+        return Response(data, mimetype="application/json")
 
     @app.get("/api/games/<int:gid>/record.csv")
     def export_csv(gid: int) -> Response:
@@ -113,14 +121,20 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
         store = session.store
-        try:
+
+        def make() -> bytes:
             if match:
                 text = match_csv(store, gid) if kind == "csv" else match_otg(store, gid)
             else:
                 text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
+            return text.encode()
+
+        try:  # a finished game's (match's) file is made once per version of its rows
+            version = match_version(store, gid) if match else review_version(store, gid)
+            data = make() if version is None else costly.cached((kind, version), make)
         except StoreError as exc:
             raise ApiError(404, str(exc), "not_found") from None
-        resp = Response(text, mimetype=mime)
+        resp = Response(data, mimetype=mime)
         name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
         return resp

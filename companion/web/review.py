@@ -27,6 +27,7 @@ import gzip
 import hashlib
 import threading
 import time
+from collections.abc import Hashable
 from typing import Any, Protocol
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -39,6 +40,7 @@ from companion.rules.otg import OtgError, import_otg
 from companion.rules.records import RecordError, read_records, replay_record
 from companion.rules.threats import threat_json
 from companion.squares import parse_square
+from companion.web import costly
 from companion.web.record_variant import find_variant
 
 #: At most this many games from one CSV file.
@@ -141,6 +143,38 @@ def review_json(store: Any, gid: int) -> dict:
         "threats": threats,
         "events": [e for e in events if e["kind"] in REVIEW_EVENTS],
     }
+
+
+def review_version(store: Any, gid: int) -> Hashable | None:
+    """What a finished game's review depends on (its row, and its match's rows), to key the
+    render cache; None for a game still being played (made afresh each time) or none at all."""
+    from companion.store import StoreError
+
+    try:
+        row = store.game(gid)
+        if row.ended is None:
+            return None
+        if row.match_id is None:
+            return (row,)
+        match = match_version(store, row.match_id)  # a match still played changes the review
+        return None if match is None else (row, match)
+    except StoreError:
+        return None
+
+
+def match_version(store: Any, mid: int) -> Hashable | None:
+    """What a finished match's files depend on (its row and its games' rows); None while it
+    is played, or for no match at all."""
+    from companion.store import StoreError
+
+    try:
+        m = store.match(mid)
+        games = tuple(store.match_games(mid))
+    except StoreError:
+        return None
+    if m.ended is None or any(g.ended is None for g in games):
+        return None
+    return ("match", repr(m), games)
 
 
 # -- imports ------------------------------------------------------------------------------------
@@ -284,7 +318,13 @@ def blueprint(source: HasStore) -> Blueprint:
     def review(gid: int) -> Any:
         if gid > 2**62:
             raise NotFound(f"no game {gid}")
-        return jsonify(review_json(source.store, gid))
+        version = review_version(source.store, gid)
+
+        def make() -> bytes:
+            return current_app.json.dumps(review_json(source.store, gid)).encode()
+
+        data = make() if version is None else costly.cached(("review", version), make)
+        return Response(data, mimetype="application/json")
 
     @bp.post("/api/import")
     def import_file() -> Any:
@@ -332,7 +372,8 @@ def blueprint(source: HasStore) -> Blueprint:
         text = request.args.get("text", "")
         if not text.startswith(("http://", "https://")) or len(text) > qr.MAX_TEXT:
             raise BadRequest(f"text must be an http(s) link of at most {qr.MAX_TEXT} characters")
-        resp = Response(qr.svg(text), mimetype="image/svg+xml")
+        svg = costly.cached(("qr", text), lambda: qr.svg(text).encode())
+        resp = Response(svg, mimetype="image/svg+xml")
         resp.headers["Cache-Control"] = "private, max-age=3600"
         return resp
 

@@ -296,7 +296,12 @@
     }
     return css;
   }
+  /* Scripts that are part of the first view (the board's display and buttons on a board that
+     has them): their words are in the first catalogue and their styles in app.css, so loading
+     them fetches nothing more (companion.i18n.LAZY_SCRIPTS lists the others). */
+  const FIRST_VIEW = new Set(["panel"]);
   function load(name) {
+    if (FIRST_VIEW.has(name)) return script("/static/" + name + ".js?v=" + HTML.v);
     const more = I.lang === "en" ? Promise.resolve() : script("/i18n/" + I.lang + "-more.js?v=" + HTML.i18nV);
     return Promise.all([more, styles()]).then(() => script("/static/" + name + ".js?v=" + HTML.v));
   }
