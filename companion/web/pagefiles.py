@@ -4,7 +4,8 @@ Reinstalling the package under a running daemon (``pip install -e .`` for the te
 replaces or removes the files on disk; read from disk at each request, the open page got 404s
 and a style sheet answered as JSON (issue 21, defect 6). So the static files and the templates
 are read at start: the daemon serves exactly what it started with, each file with a strong ETag
-(its SHA-1) and conditional answers (``304``), until it restarts.
+(its SHA-1) and conditional answers (``304``), until it restarts. Scripts and style sheets are
+served without their comments and indentation (:mod:`companion.web.compact`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from flask import Request, Response
+
+from companion.web.compact import compact
 
 HERE = Path(__file__).parent
 TEXT_TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
@@ -39,7 +42,7 @@ class PageFiles:
         for path in sorted((root / "static").iterdir()):
             if not path.is_file():
                 continue
-            data = path.read_bytes()
+            data = compact(path.name, path.read_bytes())  # scripts without comments, indents
             version.update(data)
             kind = TEXT_TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] \
                 or "application/octet-stream"
