@@ -15,6 +15,7 @@ on the I2C bus, and the loop's rate with the panel redrawing as fast as it may.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -109,12 +110,10 @@ def bench_loop(seconds: float) -> None:
                 h.session._announce = both
                 panel.start()
 
-                def presser() -> None:  # a hint button pressed every 0.2 s (through the queue)
+                def presser() -> None:  # the clock button every 0.2 s (through the queue)
                     while not stop.wait(0.2):
-                        try:
+                        with contextlib.suppress(Exception):
                             panel.handle(_event())
-                        except Exception:
-                            pass
 
                 threading.Thread(target=presser, daemon=True).start()
             steps = 0
