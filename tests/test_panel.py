@@ -362,3 +362,14 @@ def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> 
         assert h.state["clock"]["paused"]
     finally:
         h.session.close()
+
+
+def test_buttons_without_a_display_put_no_text_in_the_state(tmp_path: Path) -> None:
+    h = ready(tmp_path)
+    try:
+        panel = Panel(h.session, h.session.state, buttons=SimButtons(), display=None,
+                      action=ButtonsConfig().action, variants=VARIANTS)
+        panel.press("clock")
+        assert h.state["clock"]["paused"] and h.state["display"] is None
+    finally:
+        h.session.close()

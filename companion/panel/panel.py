@@ -287,8 +287,9 @@ class Panel:
         with self._lock:
             self._lines = lines
             changed = lines != self._published
-        if self.display is not None:
-            self.display.show(lines)
+        if self.display is None:  # buttons only: no text to show, none in the state
+            return lines
+        self.display.show(lines)
         if changed:
             try:
                 self.session.set_display(lines)  # on the session's loop thread
