@@ -188,6 +188,12 @@ def test_a_whole_game_against_the_computer_from_buttons_and_display(tmp_path):
 def test_the_next_game_of_a_match_is_a_long_press(tmp_path):
     d, base = start(tmp_path, "--match", "--defenders", "computer:1")
     try:
+        # like every control: the owner's (no PIN: 403), strict about what it takes
+        assert control(base, "api/button", {"button": "clock"}, pin=None)[0] == 403
+        assert control(base, "api/button", {"button": "lever"})[1]["code"] == "bad_button"
+        assert control(base, "api/button", {"button": "new", "press": "double"})[0] == 400
+        assert control(base, "api/button", {"button": "new", "hold": 1})[1]["code"] == "bad_field"
+        assert lines(base)[0] == "Page:"  # none of these was a press
         press(base, "clock")  # away from the start-up address (no clock: says so)
         shows(base, "^No clock$")
         person_moves(base)
