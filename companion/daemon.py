@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -228,8 +229,12 @@ class Daemon:
             return WebServer(app, self.hub, cfg.host, cfg.port,
                              allow_host=HostCheck(cfg.allowed_hosts, cfg.host).allows)
         except OSError as exc:
+            hint = ""
+            if exc.errno == errno.EADDRINUSE:  # what to do about it (issue 21)
+                hint = (f"; another program (or another tafl-companion) uses port {cfg.port}: "
+                        "stop it, or choose another port with --port N (config: [web] port)")
             raise ConfigError(f"cannot listen on {cfg.host}:{cfg.port}: "
-                              f"{exc.strerror or exc}") from None
+                              f"{exc.strerror or exc}{hint}") from None
 
     @property
     def port(self) -> int:

@@ -20,6 +20,7 @@ from companion.drivers.base import BOARD_KINDS, BoardSource, LedSink
 from companion.drivers.buttons import ButtonSource
 from companion.drivers.display import TextDisplay
 from companion.drivers.leds import LAYOUTS
+from companion.squares import a_board
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +185,7 @@ def _pins(sec: Mapping[str, Any], key: str, size: int, required: bool) -> tuple[
     if required and len(value) != size:
         first = "rank 1" if key == "row_pins" else "file a"
         raise ConfigError(
-            f"[board] {key}: {len(value)} pins for a {size}x{size} board "
+            f"[board] {key}: {len(value)} pins for {a_board(size)} "
             f"(need {size}, {first} first)"
         )
     seen = set()

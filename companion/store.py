@@ -29,6 +29,7 @@ from types import EllipsisType, TracebackType
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import MoveError
 from companion.rules.game import Game, PlayedMove
+from companion.squares import square_name
 from companion.store_schema import StoreOpenError, open_database
 
 __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "Store", "StoreError", "StoreOpenError"]
@@ -238,7 +239,7 @@ class Store:
             )
             gid = int(cur.lastrowid or 0)
             for ply, played in enumerate(game.played, 1):
-                self._insert_move(db, gid, ply, played, t, None)
+                self._insert_move(db, gid, ply, played, t, None, game.rules.size)
             db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'new_game', ?)",
                        (gid, t, _dumps({"variant": game.rules.id, "settings": settings,
                                         "match": match_id})))
@@ -247,12 +248,13 @@ class Store:
 
     @staticmethod
     def _insert_move(db: sqlite3.Connection, gid: int, ply: int, p: PlayedMove, t: float,
-                     clock: dict | None) -> None:
+                     clock: dict | None, size: int) -> None:
         left = (clock or {}).get("left") or {}
         db.execute(
             "INSERT INTO moves (game_id, ply, side, frm, dest, captured, text, t, "
             "left_attackers, left_defenders, clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (gid, ply, p.side, p.frm, p.to, _dumps(list(p.captured)), p.text,
+            (gid, ply, p.side, square_name(p.move.frm, size), square_name(p.move.to, size),
+             _dumps(sorted(square_name(c, size) for c in p.captures)), p.text,
              (clock or {}).get("wall", t), left.get("attackers"), left.get("defenders"),
              _dumps(clock) if clock else None),
         )
@@ -290,7 +292,7 @@ class Store:
             clocks = list(move_clocks or [])
             for ply in range(keep + 1, len(texts) + 1):
                 ck = clocks[ply - 1] if ply - 1 < len(clocks) else None
-                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck)
+                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck, game.rules.size)
             if keep and keep <= len(clocks) and clocks[keep - 1] is not None:
                 ck = clocks[keep - 1]
                 if stored[keep - 1][1] != _dumps(ck):
@@ -346,7 +348,8 @@ class Store:
             )
             gid = int(cur.lastrowid or 0)
             for ply, played in enumerate(game.played, 1):
-                self._insert_move(db, gid, ply, played, started, None)
+                self._insert_move(db, gid, ply, played, started, None,
+                                  game.rules.size)
             db.execute(
                 "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'imported', ?)",
                 (gid, now, _dumps(origin)),
@@ -570,7 +573,7 @@ class Store:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         for m in self.moves(gid):
             try:
-                game.play(f"{m['from']}-{m['to']}")
+                game.play_text(f"{m['from']}-{m['to']}")
             except MoveError as exc:  # a rules change made an old move illegal: stop there
                 raise StoreError(f"game {gid} ply {m['ply']} {m['text']}: {exc}") from None
         if row.reason in MANUAL_REASONS and not game.is_over():
@@ -596,7 +599,7 @@ class Store:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         out = [{"position": game.board.otn(), "turn": game.turn, "move": None}]
         for m in self.moves(gid):
-            game.play(f"{m['from']}-{m['to']}")
+            game.play_text(f"{m['from']}-{m['to']}")
             out.append({"position": game.board.otn(), "turn": game.turn, "move": m["text"]})
         return out
 

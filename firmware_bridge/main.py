@@ -126,7 +126,7 @@ def _pin_list(cfg, key, need):
         raise ConfigError("%s must be a list of GPIO numbers" % key)
     if len(pins) < need:
         raise ConfigError(
-            "%s lists %d pins; mode %s on a %dx%d board needs %d"
+            "%s lists %d pins; mode %s on the %dx%d board needs %d"
             % (key, len(pins), cfg["mode"], cfg["size"], cfg["size"], need)
         )
     return pins

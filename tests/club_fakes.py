@@ -92,8 +92,7 @@ class FakeBoardSession:
         self.player.send_move(ply, move)  # type: ignore[attr-defined]
 
     def started(self, t: RemoteTerms) -> None:
-        moves = tuple(Move(self.game.board.square(p.frm), self.game.board.square(p.to))
-                      for p in self.game.played) if self.game else ()
+        moves = tuple(p.move for p in self.game.played) if self.game else ()
         self.player.started(t, moves)  # type: ignore[attr-defined]
 
     def of(self, kind: type) -> list[RemoteEvent]:

@@ -97,7 +97,8 @@ class Harness:
         self.click(frm, 0.1)
         self.click(to, 0.4)
         assert len(self.session.game.played) == n + 1, (frm, to, self.state["message"])
-        for sq in self.session.game.played[-1].captured:
+        game = self.session.game
+        for sq in sorted(game.board.name(c) for c in game.played[-1].captures):
             if sq in self.board.occupied:
                 self.click(sq, 0.3)
 

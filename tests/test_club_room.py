@@ -25,13 +25,14 @@ GAME = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # brandubh, the d
 def board_state(gid: int, moves: list[str]) -> dict:
     g = Game(PRESETS["brandubh"])
     for m in moves:
-        g.play(m)
+        g.play_text(m)
     outcome = g.outcome()
     last = g.played[-1] if g.played else None
     return {"game": gid, "variant": "brandubh", "variant_name": "Brandubh", "size": 7,
             "first": "attackers", "turn": g.turn, "moves": g.moves, "result": g.result,
             "reason": str(outcome.reason) if outcome else None, "position": g.board.otn(),
-            "last": {"from": last.frm, "to": last.to, "text": last.text} if last else None,
+            "last": {"from": g.board.name(last.move.frm), "to": g.board.name(last.move.to),
+                     "text": last.text} if last else None,
             "players": {"attackers": {"name": "Ann", "kind": "board"},
                         "defenders": {"name": "Bo", "kind": "board"}},
             "clock": {"attackers": 290.0, "defenders": 300.0, "running": "attackers",

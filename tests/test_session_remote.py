@@ -33,6 +33,7 @@ from companion.session.remote import (
     RemoteTerms,
 )
 from companion.session.settings import GameSettings
+from companion.squares import parse_square
 from companion.store import Store
 
 REF = "hnefatafl.org:49152/4"
@@ -105,9 +106,8 @@ class FakeRemote:
 
 
 def mv(text: str, size: int = 11) -> Move:
-    board = Game(get_variant("copenhagen" if size == 11 else "brandubh")).board
     frm, to = text.split("-")
-    return Move(board.square(frm), board.square(to))
+    return Move(parse_square(frm, size), parse_square(to, size))
 
 
 def terms(local: str = "attackers", tc: str | None = "5+0", ref: str = REF,

@@ -136,7 +136,7 @@ class ClubPlayer:
                 self._truncate(ply)
             elif ply > len(moves) and self._peer and self._peer.game:
                 for text in self._peer.game.moves[len(moves):ply]:  # the peer's, made here
-                    moves.append(rules_game.play(text).text)
+                    moves.append(rules_game.play_text(text).text)
             if ply != len(moves):
                 log.warning("club: move of ply %d but %d moves known (ignored)", ply,
                             len(moves))
@@ -238,7 +238,7 @@ class ClubPlayer:
         parsed = terms_from_json(terms, (self.me, self.peer))
         game = Game(parsed.settings.rules())
         for text in moves:
-            game.play(text)
+            game.play_text(text)
         return game
 
     # -- the peer's document (network thread) ----------------------------------------------
@@ -374,16 +374,14 @@ class ClubPlayer:
                              "at this board", "forged_move")
             else:
                 try:
-                    played = rules_game.play(peer.moves[n])
+                    played = rules_game.play_text(peer.moves[n])
                 except (MoveError, ValueError) as exc:
                     self._refuse(f"{self.peer} sent an illegal move {peer.moves[n]!r}: {exc}",
                                  "illegal_move")
                 else:
-                    board = rules_game.board
                     mine.append(played.text)
                     changed = True
-                    self._hand(RemoteMove(n, Move(board.square(played.frm),
-                                                  board.square(played.to))))
+                    self._hand(RemoteMove(n, played.move))
         if peer.draw is not None and peer.draw.n > int(self.seen.get("draw", 0)):
             self.seen["draw"] = peer.draw.n
             changed = True

@@ -121,7 +121,7 @@ class ClubRoom:
         positions = [game.board.otn()]
         for text in state["moves"]:
             try:
-                game.play(text)
+                game.play_text(text)
             except ValueError:
                 break  # house rules the preset does not have: the review stops there
             positions.append(game.board.otn())

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
+from companion.squares import a_board
 from companion.squares import square_names as _names
 from firmware_bridge import protocol as P
 
@@ -535,7 +536,7 @@ class SerialBridge:
         self._device_faults = []
         size = int(info["size"])
         if size != self.size:
-            self._size_error = f"Pico reports a {size}x{size} board but [board] size = {self.size}"
+            self._size_error = f"Pico reports {a_board(size)} but [board] size = {self.size}"
             log.error("serial bridge: %s", self._size_error)
         else:
             self._size_error = None

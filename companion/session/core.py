@@ -46,7 +46,7 @@ from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
 from companion.session.state import game_state, live_state
 from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
 from companion.store import EventRow, Store
-from companion.tracker import Event, ProposalError, Tracker, apply_proposal
+from companion.tracker import Event, PieceRemoved, ProposalError, Tracker, apply_proposal
 
 log = logging.getLogger("companion.session")
 
@@ -55,9 +55,10 @@ NOT_STORED = frozenset({"leds"})
 STORAGE_RETRY_S = 1.0
 
 
-#: The clock button in ``pending_switch``: with ``press_to_end`` a move at the board is ended
-#: (the clocks switch) by the board's clock button, as on a chess clock (companion.panel).
-PRESS = "press"
+#: The clock button in ``pending_switch`` (a square number no board has): with
+#: ``press_to_end`` a move at the board is ended (the clocks switch) by the board's clock
+#: button, as on a chess clock (companion.panel).
+PRESS = -1
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ class SessionCore:
         self.clock: GameClock | None = None
         self.move_clocks: list[dict | None] = []
         self.before: list[tuple[dict | None, float | None]] = []  # clock before each ply
-        self.pending_switch: tuple[str, set[str]] | None = None
+        self.pending_switch: tuple[str, set[int]] | None = None
         self.match: Match | None = None
         self.draw_offer: str | None = None
         self.move_to_make: dict | None = None
@@ -268,7 +269,7 @@ class SessionCore:
         """Decide on the tracker's proposals, then store (one transaction) and announce."""
         wall = self.wall()
         changed = False
-        removed = {e.data.get("square") for e in events if e.kind == "removed"}
+        removed = {e.square for e in events if isinstance(e, PieceRemoved)}
         for e in events:
             if e.kind in NOT_STORED:
                 continue
@@ -305,9 +306,8 @@ class SessionCore:
                 computer.hold_after_hand_takeback(self, last.side, self.monotonic())
                 self._note("takeback", "board", move=data.get("move"))
                 changed = True
-            elif e.kind == "removed":
-                self._capture_lifted(str(data.get("square")),
-                                     float(data.get("lifted_at", e.t)))
+            elif isinstance(e, PieceRemoved):
+                self._capture_lifted(e.square, e.lifted_at)
             elif e.kind == "ready":
                 self._start_clock(e.t)
             self.rows.append((e.kind, data, wall))
@@ -350,7 +350,7 @@ class SessionCore:
         self._handle_plain(self.tracker.reset(self.game, t))
         self._expect_current()
 
-    def _apply_move(self, e: Event, data: dict, removed: set) -> None:
+    def _apply_move(self, e: Event, data: dict, removed: set[int]) -> None:
         game = self.game
         before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
         apply_proposal(game, e)  # ProposalError if it does not fit: refused
@@ -358,7 +358,7 @@ class SessionCore:
         chosen = choice.made(self)  # the move to make: its clock switched at the choice
         self.before.append(chosen[0] if chosen else before)
         placed = float(data.get("placed_at", data.get("board_t", 0.0)))
-        self._switch_after(played.side, set(played.captured) - removed, placed,
+        self._switch_after(played.side, set(played.captures) - removed, placed,
                            held=chosen[1] if chosen else None)
         if self.draw_offer is not None and self.draw_offer != played.side:
             self._note("draw", "board", action="lapsed", side=self.draw_offer)
@@ -369,11 +369,9 @@ class SessionCore:
             self.remote.moved(len(game.played) - 1, self._last_move())
 
     def _last_move(self) -> Move:
-        p = self.game.played[-1]
-        board = self.game.board
-        return Move(board.square(p.frm), board.square(p.to))
+        return self.game.played[-1].move
 
-    def _apply_revision(self, e: Event, data: dict, removed: set) -> None:
+    def _apply_revision(self, e: Event, data: dict, removed: set[int]) -> None:
         game = self.game
         last = self.move_clocks[-1] if self.move_clocks else None
         before, since = self.before[-1] if self.before else (None, None)
@@ -384,13 +382,13 @@ class SessionCore:
             self.clock = GameClock.restore(before)
             self.clock.since = since
         placed = float((last or {}).get("placed", data.get("placed_at", 0.0)))
-        self._switch_after(played.side, set(played.captured) - removed, placed)
+        self._switch_after(played.side, set(played.captures) - removed, placed)
         if played.side == self.remote.local_side:  # the other end takes it back too
             ply = len(game.played) - 1
             self.remote.took_back(ply)
             self.remote.moved(ply, self._last_move())
 
-    def _switch_after(self, mover: str, pending: set[str], placed: float,
+    def _switch_after(self, mover: str, pending: set[int], placed: float,
                       held: bool | None = None) -> None:
         """The clock switches at the placement, or once the captured pieces are lifted (their
         removal is on the mover's time); a move to make switched it at the choice already
@@ -404,7 +402,7 @@ class SessionCore:
                 if held:
                     self.clock.start(other(mover), placed)
             elif pending or self._ends_by_press(mover):
-                press = {PRESS} if self._ends_by_press(mover) else set()
+                press: set[int] = {PRESS} if self._ends_by_press(mover) else set()
                 self.pending_switch = (mover, set(pending) | press)
             else:
                 self.clock.switch(mover, placed)
@@ -423,7 +421,7 @@ class SessionCore:
             clock.start(side, t)  # shown once the ready row is stored
             choice.catch_up(self, t)  # a move chosen before the set-up: its clock stops now
 
-    def _capture_lifted(self, square: str, t: float) -> None:
+    def _capture_lifted(self, square: int, t: float) -> None:
         if self.pending_switch is None or self.clock is None:
             return
         mover, pending = self.pending_switch
@@ -571,7 +569,9 @@ class SessionCore:
     def _expect_current(self) -> None:
         """Tell the tracker the move to make again (a reset clears it)."""
         try:
-            events = self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
+            move = (self.game.board.parse_move(self.move_to_make["move"])[0]
+                    if self.move_to_make else None)
+            events = self.tracker.expect(move)
         except ValueError as exc:  # it no longer fits the game
             log.warning("the move to make %s no longer fits: %s", self.move_to_make, exc)
             choice.withdraw(self)

@@ -65,8 +65,7 @@ CHAT_KEPT = 20
 
 def played_moves(game: Game) -> tuple[Move, ...]:
     """The moves of ``game`` as :class:`Move` objects (square ints)."""
-    board = game.board
-    return tuple(Move(board.square(p.frm), board.square(p.to)) for p in game.played)
+    return tuple(p.move for p in game.played)
 
 
 def move_text(game: Game, move: Move) -> str:

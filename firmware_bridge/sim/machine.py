@@ -145,7 +145,7 @@ def _square_index(name, size):
     f = ord(name[0]) - ord("a")
     r = int(name[1:]) - 1
     if not (0 <= f < size and 0 <= r < size):
-        raise ValueError("square %r off a %dx%d board" % (name, size, size))
+        raise ValueError("square %r off the %dx%d board" % (name, size, size))
     return r * size + f
 
 
