@@ -150,6 +150,7 @@ class Daemon:
             self.session = GameSession(self.store, self.board, defaults=self.defaults,
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
+            self.session.press_to_end = cfg.buttons.press_to_end_move  # the clock button
             self.session.open()
             from companion.panel import build_panel
 

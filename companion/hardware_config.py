@@ -90,6 +90,7 @@ class ButtonsConfig:
     long_press_s: float = 1.0
     stuck_s: float = 10.0
     actions: tuple[tuple[str, str], ...] = tuple(DEFAULT_ACTIONS.items())
+    press_to_end_move: bool = False  # a move at the board ends with the clock button
 
     def action(self, button: str, long: bool) -> str:
         """What a short (or long) press of ``button`` does."""
@@ -122,7 +123,8 @@ class HardwareConfig:
 
 _BOARD_KEYS = tuple(BoardConfig.__dataclass_fields__)
 _LED_KEYS = tuple(LedConfig.__dataclass_fields__)
-_BUTTON_KEYS = ("kind", "pins", "bounce_ms", "long_press_s", "stuck_s", *DEFAULT_ACTIONS)
+_BUTTON_KEYS = ("kind", "pins", "bounce_ms", "long_press_s", "stuck_s", "press_to_end_move",
+                *DEFAULT_ACTIONS)
 _DISPLAY_KEYS = tuple(DisplayConfig.__dataclass_fields__)
 
 
@@ -278,8 +280,11 @@ def parse_buttons(sec: Mapping[str, Any]) -> ButtonsConfig:
                           f"press ({long_s:g} s)")
     actions = {key: _choice(sec, "buttons", key, BUTTON_ACTIONS, default)
                for key, default in DEFAULT_ACTIONS.items()}
+    press = sec.get("press_to_end_move", False)
+    if not isinstance(press, bool):
+        raise ConfigError(f"[buttons] press_to_end_move: expected true or false, got {press!r}")
     return ButtonsConfig(kind, tuple(sorted(pins.items())), bounce, long_s, stuck_s,
-                         tuple(actions.items()))
+                         tuple(actions.items()), press)
 
 
 def parse_display(sec: Mapping[str, Any]) -> DisplayConfig:

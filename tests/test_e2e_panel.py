@@ -188,6 +188,12 @@ def test_a_whole_game_against_the_computer_from_buttons_and_display(tmp_path):
 def test_the_next_game_of_a_match_is_a_long_press(tmp_path):
     d, base = start(tmp_path, "--match", "--defenders", "computer:1")
     try:
+        # like every control: the owner's (no PIN: 403), strict about what it takes
+        assert control(base, "api/button", {"button": "clock"}, pin=None)[0] == 403
+        assert control(base, "api/button", {"button": "lever"})[1]["code"] == "bad_button"
+        assert control(base, "api/button", {"button": "new", "press": "double"})[0] == 400
+        assert control(base, "api/button", {"button": "new", "hold": 1})[1]["code"] == "bad_field"
+        assert lines(base)[0] == "Page:"  # none of these was a press
         press(base, "clock")  # away from the start-up address (no clock: says so)
         shows(base, "^No clock$")
         person_moves(base)
@@ -232,3 +238,41 @@ def test_the_page_shows_the_display_and_presses_the_buttons(tmp_path, browser):
         assert not spectator.is_visible("#boardpanel .panelbuttons")  # no PIN: no buttons
     finally:
         d.stop()
+
+
+def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
+    """A real board's buttons (gpiozero on MockFactory pins, in the daemon's own process) and
+    its display (luma's capture device): a press on the pin pauses the clock through the
+    panel's thread and the session's loop, and the text is in /api/state."""
+    from dataclasses import replace
+
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+    from session_helpers import HandBoard
+    from test_daemon_support import test_config
+
+    from companion.daemon import Daemon
+    from companion.hardware_config import ButtonsConfig, DisplayConfig
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+
+    factory = MockFactory()
+    saved, Device.pin_factory = Device.pin_factory, factory
+    board = HandBoard(7, Game(get_variant("brandubh")).board.occupied_names())
+    cfg = replace(test_config(tmp_path, variant="brandubh", time_control="5+3"),
+                  buttons=ButtonsConfig(kind="gpio"), display=DisplayConfig(kind="capture"))
+    d = Daemon(cfg, board=board)
+    d.start()
+    try:
+        base = d.url.replace("localhost", "127.0.0.1")
+        wait_for(lambda: state(base)["clock"]["running"] == "attackers", what="the clock")
+        pin = factory.pin(5)  # the clock button's default pin
+        pin.drive_low()
+        time.sleep(0.1)
+        pin.drive_high()
+        wait_for(lambda: state(base)["clock"]["paused"], what="the press applied")
+        shows(base, "^Clock paused$")
+        assert control(base, "api/button", {"button": "clock"})[1]["code"] == "real_board"
+    finally:
+        d.stop()
+        Device.pin_factory = saved

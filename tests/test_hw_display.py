@@ -145,3 +145,18 @@ def test_the_config_factory() -> None:
         open_display(parse_display({"kind": "ssd1306", "i2c_port": 7}))
     with pytest.raises(ConfigError, match="language"):
         parse_display({"language": "fr"})
+
+
+def test_without_dejavu_the_symbols_are_spelled_plainly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system without fonts-dejavu-core: Pillow's own font, which has no arrows."""
+    from companion.drivers import display as D
+
+    monkeypatch.setattr(D, "FONT_FILES", ("/no/such/font.ttf",))
+    D.font_file.cache_clear()
+    D.font.cache_clear()
+    try:
+        assert D.drawable("Computer: e7 → c7") == "Computer: e7 -> c7"
+        assert lit(render(["▶4:52   5:00"])) == lit(render([">4:52   5:00"]))
+    finally:
+        D.font_file.cache_clear()
+        D.font.cache_clear()

@@ -335,3 +335,41 @@ def test_game_lines_from_a_snapshot() -> None:
     assert game_lines({**st, "move_to_make": None, "result": "attackers", "match": None},
                       "de", now=1000.0)[0] == "Angreifer siegen"
     assert clock_text(3725) == "1:02:05" and clock_text(9.44) == "0:09.4"
+
+
+def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> None:
+    """[buttons] press_to_end_move: as on a chess clock, the mover's clock runs until the clock
+    button is pressed after the move (and after the captured pieces are lifted)."""
+    h = Harness(tmp_path, variant="brandubh", tc="5+3")
+    h.session.press_to_end = True
+    try:
+        panel = make_panel(h)
+        panel.press_to_end = True
+        assert h.state["clock"]["running"] == "attackers"  # started with the set-up
+        h.move("d1", "c1")
+        h.run(2.0)
+        s = h.state
+        assert s["turn"] == "defenders" and s["clock"]["running"] == "attackers"
+        assert panel.refresh()[2] == "Press CLOCK"
+        press(h, panel, "clock")
+        s = h.state
+        assert s["clock"]["running"] == "defenders" and not s["clock"]["paused"]
+        # the attackers' clock ran until the press (2 s after the move), then the increment:
+        # switched at the placement it would read about 302
+        assert 299.0 < s["clock"]["attackers"] < 301.0
+        assert panel.refresh()[2] == ""
+        press(h, panel, "clock")  # no move waits: the button pauses, as without the option
+        assert h.state["clock"]["paused"]
+    finally:
+        h.session.close()
+
+
+def test_buttons_without_a_display_put_no_text_in_the_state(tmp_path: Path) -> None:
+    h = ready(tmp_path)
+    try:
+        panel = Panel(h.session, h.session.state, buttons=SimButtons(), display=None,
+                      action=ButtonsConfig().action, variants=VARIANTS)
+        panel.press("clock")
+        assert h.state["clock"]["paused"] and h.state["display"] is None
+    finally:
+        h.session.close()

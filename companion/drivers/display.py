@@ -48,15 +48,32 @@ class TextDisplay(Protocol):
         ...
 
 
+#: the symbols the text uses, and what stands in for them in Pillow's own font (no such glyphs)
+PLAIN = {"→": "->", "▶": ">", "◀": "<", "…": "..."}
+
+
+@functools.cache
+def font_file() -> str | None:
+    """The first of :data:`FONT_FILES` installed (Debian's ``fonts-dejavu-core``), or None."""
+    return next((path for path in FONT_FILES if Path(path).exists()), None)
+
+
 @functools.cache
 def font(size: int) -> Any:
-    """A bold TrueType font of ``size`` pixels (DejaVu when installed)."""
+    """A bold TrueType font of ``size`` pixels (DejaVu when installed, else Pillow's own)."""
     from PIL import ImageFont
 
-    for path in FONT_FILES:
-        if Path(path).exists():
-            return ImageFont.truetype(path, size)
-    return ImageFont.load_default(size=size)
+    path = font_file()
+    return ImageFont.truetype(path, size) if path else ImageFont.load_default(size=size)
+
+
+def drawable(text: str) -> str:
+    """``text`` with the symbols the font lacks spelled plainly (Pillow's own font)."""
+    if font_file() is not None:
+        return text
+    for symbol, plain in PLAIN.items():
+        text = text.replace(symbol, plain)
+    return text
 
 
 def _fit(text: str, width: int) -> tuple[str, Any]:
@@ -66,9 +83,10 @@ def _fit(text: str, width: int) -> tuple[str, Any]:
         if f.getlength(text) <= width:
             return text, f
     f = font(FONT_SIZES[-1])
-    while text and f.getlength(text + "…") > width:
+    more = drawable("…")
+    while text and f.getlength(text + more) > width:
         text = text[:-1]
-    return text + "…", f
+    return text + more, f
 
 
 def render(lines: Sequence[str], width: int = WIDTH, height: int = HEIGHT) -> Any:
@@ -81,7 +99,7 @@ def render(lines: Sequence[str], width: int = WIDTH, height: int = HEIGHT) -> An
     for i, line in enumerate(list(lines)[:LINES]):
         if not line:
             continue
-        text, f = _fit(line, width - 2)
+        text, f = _fit(drawable(line), width - 2)
         top, bottom = f.getbbox(text)[1], f.getbbox(text)[3]
         y = i * slot + (slot - (bottom - top)) // 2 - top
         draw.text((1, y), text, font=f, fill=1)

@@ -485,13 +485,18 @@ class SerialBridge:
                 # the live Pico answering our HOST: in step from here, whatever came before
                 self._nonces.clear()
                 self._confirm_due = False
+                gap = 0
                 if boot != self._boot:
                     self._hello_new_boot(info, boot, seq, args)
                 else:
                     self._apply(kind, args)  # the same boot: nothing is lost
+                    ahead = P.seq_ahead(self._last_seq, seq) if self._last_seq is not None else 0
+                    if 0 < ahead <= P.MAX_AHEAD:  # lines lost before it still count as lost
+                        gap = ahead - 1
+                        self.gaps += gap
                     self._last_seq = seq
                 self._last_rx = self._clock()
-                return 0
+                return gap
             if boot != self._boot:
                 if boot in self._boots:
                     raise P.ProtocolError("old boot")

@@ -53,6 +53,7 @@ def build_panel(cfg: DaemonConfig, session: PanelSession, hub: StateHub, board: 
     variants = [(r.id, r.name) for r in PRESETS.values() if sim or r.size == board.size]
     panel = Panel(session, session.state, buttons=buttons,
                   display=display, action=cfg.buttons.action, variants=variants,
-                  lang=cfg.display.language, url=page_address(cfg.host, port))
+                  lang=cfg.display.language, url=page_address(cfg.host, port),
+                  press_to_end=cfg.buttons.press_to_end_move)
     hub.subscribe(panel.wake)
     return panel

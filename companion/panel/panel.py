@@ -55,6 +55,8 @@ class PanelSession(Protocol):
 
     def next_game(self, actor: Any) -> dict[str, Any]: ...
 
+    def end_move(self, actor: Any) -> dict[str, Any]: ...
+
     def new_game(self, actor: Any, request: Mapping[str, object]) -> dict[str, Any]: ...
 
     def set_display(self, lines: list[str] | None) -> None: ...
@@ -71,7 +73,8 @@ class Panel:
                  buttons: ButtonSource | None, display: TextDisplay | None,
                  action: Callable[[str, bool], str], variants: list[tuple[str, str]],
                  lang: str = "en", url: str | None = None, address_seconds: float = 60.0,
-                 wall: Callable[[], float] = time.time, max_hz: float = 5.0) -> None:
+                 wall: Callable[[], float] = time.time, max_hz: float = 5.0,
+                 press_to_end: bool = False) -> None:
         self.session = session
         self._snapshot = snapshot
         self.buttons = buttons
@@ -79,6 +82,7 @@ class Panel:
         self._action = action
         self.variants = variants
         self.lang = lang
+        self.press_to_end = press_to_end  # the clock button ends a move at the board
         self._wall = wall
         self._min_gap = 1.0 / max_hz
         self.menu: Menu | None = None
@@ -200,6 +204,8 @@ class Panel:
             self.note("game_over")
         elif not clock:
             self.note("no_clock")
+        elif self.press_to_end and waits_for_press(st):
+            self._control(lambda: self.session.end_move(BOARD))
         elif clock.get("paused"):
             self._control(lambda: self.session.clock_control(BOARD, "resume"))
         elif clock.get("running"):
@@ -270,7 +276,10 @@ class Panel:
             note = self._note if now < self._note_until else ""
             if self._stuck:
                 note = w["stuck"].format(button=w["b_" + sorted(self._stuck)[0]])
-            return game_lines(st, self.lang, note, now)
+            lines = game_lines(st, self.lang, note, now)
+            if self.press_to_end and waits_for_press(st) and not lines[2]:
+                lines[2] = w["press_clock"]
+            return lines
 
     def refresh(self) -> list[str]:
         """Compose, draw if changed, and put the text into the state; the lines."""
@@ -278,8 +287,9 @@ class Panel:
         with self._lock:
             self._lines = lines
             changed = lines != self._published
-        if self.display is not None:
-            self.display.show(lines)
+        if self.display is None:  # buttons only: no text to show, none in the state
+            return lines
+        self.display.show(lines)
         if changed:
             try:
                 self.session.set_display(lines)  # on the session's loop thread
@@ -289,6 +299,16 @@ class Panel:
                 with self._lock:
                     self._published = lines
         return lines
+
+
+def waits_for_press(st: Mapping[str, Any]) -> bool:
+    """A move at the board is made and its mover's clock still runs: it waits for the clock
+    button (``press_to_end``; or for the captured pieces to be lifted, which comes first)."""
+    clock = st.get("clock") or {}
+    running = clock.get("running")
+    return (st.get("result", "ongoing") == "ongoing" and not clock.get("paused")
+            and running is not None and running != st.get("turn")
+            and not st.get("move_to_make"))
 
 
 def _key(st: Mapping[str, Any]) -> str:

@@ -37,7 +37,7 @@ from companion.session.actors import (
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.commands import on_loop
 from companion.session.computer import check_engine_allowed, computer_sides, takeback_plies
-from companion.session.core import SessionCore
+from companion.session.core import PRESS, SessionCore
 from companion.session.match import Match, MatchError, check_tie_break, side_of_seat
 from companion.session.players import (
     EngineNotAllowed,
@@ -419,6 +419,20 @@ class GameSession(SessionCore):
         self._note("clock", actor.label, action=action)
         self._after_control()
         return {"ok": True, "paused": clock.paused}
+
+    @on_loop
+    def end_move(self, actor: Actor) -> dict:
+        """The clock button after a move at the board (``press_to_end``): the mover's clock
+        stops and the opponent's starts now (once the captured pieces are lifted too)."""
+        check(actor, Action.CLOCK)
+        self._ready()
+        waiting = self.pending_switch
+        if waiting is None or PRESS not in waiting[1]:
+            raise ControlError(409, "no_move_to_end", "no move waits for the clock button")
+        self._capture_lifted(PRESS, self.board_time())
+        self._note("clock", actor.label, action="end_move")
+        self._write()
+        return {"ok": True, "switched": self.pending_switch is None}
 
     # -- players ---------------------------------------------------------------------------------
     @on_loop

@@ -55,6 +55,12 @@ NOT_STORED = frozenset({"leds"})
 STORAGE_RETRY_S = 1.0
 
 
+#: The clock button in ``pending_switch`` (a square number no board has): with
+#: ``press_to_end`` a move at the board is ended (the clocks switch) by the board's clock
+#: button, as on a chess clock (companion.panel).
+PRESS = -1
+
+
 @dataclass(frozen=True)
 class SessionDefaults:
     """What a new game starts with unless a control says otherwise (config + command line)."""
@@ -155,6 +161,7 @@ class SessionCore:
         self._published_live: dict = {}
         self._published_game: dict | None = None
         self.display: dict | None = None  # the board display's text (companion.panel)
+        self.press_to_end = False  # a move at the board ends with the clock button (PRESS)
 
     # -- opening -----------------------------------------------------------------------------
     @property
@@ -394,11 +401,16 @@ class SessionCore:
             elif held is not None:
                 if held:
                     self.clock.start(other(mover), placed)
-            elif pending:
-                self.pending_switch = (mover, pending)
+            elif pending or self._ends_by_press(mover):
+                press: set[int] = {PRESS} if self._ends_by_press(mover) else set()
+                self.pending_switch = (mover, set(pending) | press)
             else:
                 self.clock.switch(mover, placed)
         self.move_clocks.append(self._clock_record(placed))
+
+    def _ends_by_press(self, mover: str) -> bool:
+        """Whether ``mover``'s move waits for the clock button (a person at the board)."""
+        return self.press_to_end and self.players[mover].kind is PlayerKind.BOARD
 
     def _start_clock(self, t: float) -> None:
         """A game's clock starts once the board is set up (the first ``ready``)."""

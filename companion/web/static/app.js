@@ -141,7 +141,7 @@
     $("analysebtn").hidden = !over || !S.moves.length;
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
-    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.load("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
   }
 
   /* The move chosen off the board (a phone player, the computer), to be made at the board. */

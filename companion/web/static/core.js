@@ -283,6 +283,9 @@
     }
     return loading[src];
   }
+  /* A small script of the first page (its words in the first catalogue, its rules in app.css),
+     loaded only when needed: the board's panel (panel.js). */
+  function loadSmall(name) { return script("/static/" + name + ".js?v=" + HTML.v); }
   let css = null;
   function styles() {
     if (!css) {
@@ -296,12 +299,7 @@
     }
     return css;
   }
-  /* Scripts that are part of the first view (the board's display and buttons on a board that
-     has them): their words are in the first catalogue and their styles in app.css, so loading
-     them fetches nothing more (companion.i18n.LAZY_SCRIPTS lists the others). */
-  const FIRST_VIEW = new Set(["panel"]);
   function load(name) {
-    if (FIRST_VIEW.has(name)) return script("/static/" + name + ".js?v=" + HTML.v);
     const more = I.lang === "en" ? Promise.resolve() : script("/i18n/" + I.lang + "-more.js?v=" + HTML.i18nV);
     return Promise.all([more, styles()]).then(() => script("/static/" + name + ".js?v=" + HTML.v));
   }
@@ -329,6 +327,6 @@
   window.T = {
     I, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, houseRulesText, PIECE, variantName, variantLabel, parseOtn,
-    drawBoard, getJSON, store, dateText, load, flip: store.get("flip", false),
+    drawBoard, getJSON, store, dateText, load, loadSmall, flip: store.get("flip", false),
   };
 })();

@@ -1,7 +1,5 @@
-/* The board's own panel, as the simulated board shows it under the board: its display (the text
-   in /api/state's display.lines, whatever the hardware draws) and, on the simulated board for
-   the owner, its four buttons (POST /api/button; "New game" held for a second is the long
-   press). Loaded by app.js once a state carries a display. */
+/* The board's display (display.lines of the state) under the board and, on the simulated
+   board for the owner, its buttons (POST /api/button; held 1 s: a long press). docs/panel.md */
 (function () {
   "use strict";
   const { _ } = T;
@@ -32,7 +30,6 @@
     document.getElementById("boardwrap").after(root);
   }
 
-  /* A press as a hand makes it: released before LONG_MS is short, held longer is long. */
   function hold(b) {
     let down = 0;
     let timer = null;
