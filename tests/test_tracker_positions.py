@@ -163,3 +163,31 @@ def test_pieces_kinds_are_the_models_not_the_start():
     rig = Rig("brandubh", position=position(7, pieces), turn="attackers", check_pieces=True)
     rig.wait(1)
     assert rig.tracker.guidance.data["squares"] == ["c3", "e3", "f6"]
+
+
+# -- a new game of another size ------------------------------------------------------------------
+@pytest.mark.parametrize(("first", "then"), [("copenhagen", "brandubh"), ("brandubh", "tablut"),
+                                             ("tablut", "alea-evangelii")])
+def test_a_new_game_on_a_board_of_another_size(first, then):
+    """The session resets the tracker with a game of another variant: the tracker goes on at
+    that size (it guides the set-up in that board's squares, then play starts)."""
+    rig = Rig(first)
+    rig.wait(1)
+    game = Game(get_variant(then))
+    rig.reset(game)
+    g = rig.tracker.guidance.to_json()
+    assert g["kind"] == "setup"
+    size = game.rules.size
+    want = set(game.board.occupied_names())
+    assert set(g["fill"]) == want - rig.occ
+    assert set(g["clear"]) == {s for s in rig.occ - want if _on(s, size)}  # off it: not read
+    rig.change(off=tuple(rig.occ - want), on=tuple(want - rig.occ)).wait(1)
+    assert rig.tracker.state == "ready" and rig.tracker.leds == {}
+    first_move = next(m for m in game.board.legal_moves())
+    rig.move(game.board.name(first_move.frm), game.board.name(first_move.to))
+    assert len(rig.moves()) == 1
+
+
+def _on(name: str, size: int) -> bool:
+    f, r = ord(name[0]) - 97, int(name[1:]) - 1
+    return f < size and r < size

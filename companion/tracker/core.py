@@ -105,29 +105,28 @@ class Tracker:
         revise_window: float = 1.2, lift_hold: float = 0.75, check_pieces: bool = False,
     ) -> None:
         self.timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
-        self._build(game, check_pieces)
+        self._readings = Readings(grid_for(game.rules.size))
+        self._deadline = Deadline(self._readings)
+        self._check = PieceCheck(check_pieces)
+        self._assemble(game)
         self._out: list[Event] = []
         self._suspended: str | None = None
         self._reading = False
 
-    def _build(self, game: Game, check_pieces: bool) -> None:
-        """Make the parts for ``game``'s board size (at start, and when a game of another size
-        comes: a scan of the old board means nothing on the new one)."""
-        timing = self.timing
+    def _assemble(self, game: Game) -> None:
+        """The parts that depend on the board's size, for ``game``'s."""
+        timing, readings, deadline, check = self.timing, self._readings, self._deadline, self._check
         self._grid = grid = grid_for(game.rules.size)
-        self._readings = readings = Readings(grid)
-        self._deadline = deadline = Deadline(readings)
+        readings.regrid(grid)
         self._model = model = PieceModel(game, grid)
-        self._window = RevisionWindow(timing, grid, readings, model)
-        self._knocks = Knocks(timing, grid, readings, model)
+        self._window = window = RevisionWindow(timing, grid, readings, model)
+        self._knocks = knocks = Knocks(timing, grid, readings, model)
         self._faults = faults = Faults(timing, grid, readings, model, deadline)
         self._setup = setup = Setup(timing, grid, readings, model, deadline)
-        self._check = check = PieceCheck(check_pieces)
         self._display = display = Display(grid, readings, model, setup, check, faults)
-        self._finder = finder = MoveFinder(timing, grid, readings, model, self._window,
-                                           self._knocks)
-        self._proposer = Proposer(grid, readings, model, self._window, self._knocks, faults,
-                                  display, finder, check)
+        self._finder = finder = MoveFinder(timing, grid, readings, model, window, knocks)
+        self._proposer = Proposer(grid, readings, model, window, knocks, faults, display,
+                                  finder, check)
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -201,11 +200,10 @@ class Tracker:
         """Resynchronise with the session's ``game`` (a new game, a control, a refused
         proposal, a resume): the tracker takes a private copy and guides the set-up until the
         board matches it. Clears the move to make (the session sets it again); a suspension
-        stays. The caller's game is never changed."""
+        stays. The caller's game is never changed. A game on a board of another size (a new
+        variant) starts the tracker afresh on that size (what the sensors read is kept)."""
         if game.rules.size != self._grid.size:
-            now = self._readings.now
-            self._build(game, self._check.enabled)
-            self._readings.now = now
+            self._assemble(game)
         self._sync_game(game)
         if not self._readings.seen:
             return []
