@@ -1,0 +1,20 @@
+"""The build step pyproject.toml cannot say: the engine's native core (docs/engine.md).
+
+``companion/engine/native/tafl.c`` is plain C (no Python headers, so it builds where
+``python3-dev`` is missing, as on Raspberry Pi OS) built into a shared library that
+``companion/engine/native.py`` loads with ctypes. The extension is optional: without a C
+compiler the install still succeeds and the engine plays in pure Python.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "companion.engine._tafl_native",
+            sources=["companion/engine/native/tafl.c"],
+            extra_compile_args=["-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L"],
+            optional=True,
+        )
+    ]
+)
