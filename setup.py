@@ -6,13 +6,21 @@
 compiler the install still succeeds and the engine plays in pure Python.
 """
 
+import hashlib
+from pathlib import Path
+
 from setuptools import Extension, setup
+
+SOURCE = "companion/engine/native/tafl.c"
+# the library says which source it was built from, so a stale one is rebuilt (native.py)
+DIGEST = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()[:16]
 
 setup(
     ext_modules=[
         Extension(
             "companion.engine._tafl_native",
-            sources=["companion/engine/native/tafl.c"],
+            sources=[SOURCE],
+            define_macros=[("TAFL_SOURCE_HASH", f'"{DIGEST}"')],
             extra_compile_args=["-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L"],
             optional=True,
         )

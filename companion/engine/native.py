@@ -89,10 +89,14 @@ def _candidates() -> list[Path]:
     return [here / f"_tafl_native{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
 
 
+def source_digest() -> str:
+    """The hash a library built from the current source reports (as setup.py computes it)."""
+    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16] if SOURCE.exists() else ""
+
+
 def _cache_path() -> Path:
-    digest = hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16]
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "tafl-companion" / f"tafl-{digest}.so"
+    return base / "tafl-companion" / f"tafl-{source_digest()}.so"
 
 
 def compile_library(target: Path) -> str | None:
@@ -104,8 +108,9 @@ def compile_library(target: Path) -> str | None:
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         out = Path(tmp) / target.name
         proc = subprocess.run(
-            [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L", "-shared", "-fPIC", "-o",
-             str(out), str(SOURCE)], capture_output=True, text=True, check=False)
+            [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
+             f'-DTAFL_SOURCE_HASH="{source_digest()}"', "-shared", "-fPIC", "-o", str(out),
+             str(SOURCE)], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             return f"the C compiler failed: {proc.stderr.strip()[:300]}"
         out.replace(target)
@@ -113,10 +118,16 @@ def compile_library(target: Path) -> str | None:
 
 
 def _open(path: Path) -> ctypes.CDLL | None:
+    """The library at ``path`` if it was built from the current source (or, where the source
+    is not shipped, has the right interface)."""
     try:
         lib = ctypes.CDLL(str(path))
         if lib.tafl_abi() != ABI_VERSION:
             return None
+        lib.tafl_source_hash.restype = ctypes.c_char_p
+        digest = source_digest()
+        if digest and lib.tafl_source_hash().decode() != digest:
+            return None  # stale: built from an older source
     except (OSError, AttributeError):
         return None
     return lib

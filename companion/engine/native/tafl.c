@@ -18,6 +18,7 @@
 
 #define ABI_VERSION 3
 #define MAXSQ 361
+#define MAXN 19
 #define MAXPLY 160
 #define MAXUNDO 1200
 #define MAXMOVES 2048
@@ -96,6 +97,7 @@ typedef struct {
     uint8_t mover[3][MAXSQ];
     uint8_t escape[MAXSQ], corner[MAXSQ], edge[MAXSQ], guard[MAXSQ], trap[MAXSQ];
     uint8_t king_pass[MAXSQ], king_stop[MAXSQ], king_stop_closed[MAXSQ];
+    int escapes[4 * MAXN], nescapes;
     int inward[MAXSQ], distance[MAXSQ];
     int nbr[MAXSQ][4]; /* neighbour per direction (E, W, N, S), -1 off board */
     int step[4];
@@ -124,7 +126,12 @@ typedef struct {
 /* result reasons (mirrors companion.rules.outcome.Termination values by name on the Python side) */
 enum { R_NONE, R_KING_CAPTURED, R_ENCIRCLEMENT, R_ESCAPE, R_EXIT_FORT, R_REPETITION, R_NO_MOVES };
 
+#ifndef TAFL_SOURCE_HASH
+#define TAFL_SOURCE_HASH "unknown"
+#endif
 int tafl_abi(void) { return ABI_VERSION; }
+/* the hash of this file the library was built from (setup.py and native.py pass it) */
+const char *tafl_source_hash(void) { return TAFL_SOURCE_HASH; }
 
 
 /* ---------------------------------------------------------------- position ---------------- */
@@ -555,8 +562,8 @@ static void escape_lines(const Engine *e, uint8_t *e1) {
     memset(e1, 0, (size_t)e->count);
     int closed = !e->cfg[C_MAY_THRONE] && e->king_left;
     const uint8_t *stop = closed ? e->king_stop_closed : e->king_stop;
-    for (int s = 0; s < e->count; s++) {
-        if (!e->escape[s]) continue;
+    for (int i = 0; i < e->nescapes; i++) {
+        int s = e->escapes[i];
         int p = e->sq[s];
         if (p == ATTP || p == DEFP) continue;
         for (int d = 0; d < 4; d++) {
@@ -686,6 +693,26 @@ static void block_mask(const Engine *e, const int *esc, int nesc, uint8_t *mask)
         if (e->nbr[king][d] >= 0) mask[e->nbr[king][d]] = 1;
 }
 
+/* capmap[s] = 1 where a piece of the side to move arriving makes an ordinary custodial capture
+ * (search.py capture_squares) */
+static void capture_map(const Engine *e, uint8_t *capmap) {
+    memset(capmap, 0, (size_t)e->count);
+    int side = e->side, victims = side == ATT ? DEF : ATT;
+    for (int i = 0; i < e->pcount[victims]; i++) {
+        int v = e->plist[victims][i];
+        for (int d = 0; d < 4; d++) {
+            int to = e->nbr[v][d ^ 1], far = e->nbr[v][d]; /* d ^ 1: the opposite direction */
+            if (to < 0 || far < 0 || e->sq[to] != EMPTY) continue;
+            int p = e->sq[far];
+            if (side == ATT) {
+                if (p == ATTP || hostile_empty(e, far, 1)) capmap[to] = 1;
+            } else if (p == DEFP || (p == KINGP && e->cfg[C_KING_ARMED]) || hostile_empty(e, far, 0)) {
+                capmap[to] = 1;
+            }
+        }
+    }
+}
+
 /* whether a piece of the side to move arriving on `to` makes an ordinary custodial capture */
 static int is_capture_square(const Engine *e, int to) {
     int side = e->side;
@@ -727,6 +754,33 @@ static int contains(const int32_t *moves, int n, int m) {
 }
 
 static int quiesce(Engine *e, int alpha, int beta, int ply, int qd);
+
+/* sort moves by score, highest first, keeping the order of equal scores (merge sort) */
+static void stable_sort_desc(int32_t *moves, int32_t *scores, int n) {
+    if (n < 2) return;
+    if (n <= 12) {
+        for (int i = 1; i < n; i++) {
+            int32_t m = moves[i], sc = scores[i];
+            int j = i - 1;
+            while (j >= 0 && scores[j] < sc) { moves[j + 1] = moves[j]; scores[j + 1] = scores[j]; j--; }
+            moves[j + 1] = m; scores[j + 1] = sc;
+        }
+        return;
+    }
+    int h = n / 2;
+    stable_sort_desc(moves, scores, h);
+    stable_sort_desc(moves + h, scores + h, n - h);
+    int32_t tm[MAXMOVES], ts[MAXMOVES];
+    int a = 0, b = h, k = 0;
+    while (a < h && b < n) {
+        if (scores[b] > scores[a]) { tm[k] = moves[b]; ts[k++] = scores[b++]; }
+        else { tm[k] = moves[a]; ts[k++] = scores[a++]; }
+    }
+    while (a < h) { tm[k] = moves[a]; ts[k++] = scores[a++]; }
+    while (b < n) { tm[k] = moves[b]; ts[k++] = scores[b++]; }
+    memcpy(moves, tm, sizeof(int32_t) * (size_t)n);
+    memcpy(scores, ts, sizeof(int32_t) * (size_t)n);
+}
 
 static int extension(Engine *e) {
     if (e->result_reason || e->side != ATT || e->king < 0) return 0;
@@ -796,11 +850,13 @@ static int negamax(Engine *e, int depth, int alpha, int beta, int ply, int allow
     int32_t quiet[MAXMOVES];
     int no = 0, nq = 0;
     int has_tt = tt_move && contains(moves, nm, tt_move);
+    uint8_t capmap[MAXSQ];
+    capture_map(e, capmap);
     if (has_tt) ordered[no++] = tt_move;
     for (int i = 0; i < nm; i++) {
         int m = moves[i];
         if (m == tt_move) continue;
-        if (is_capture_square(e, m & 511)) ordered[no++] = m;
+        if (capmap[m & 511]) ordered[no++] = m;
         else quiet[nq++] = m;
     }
     int32_t *killers = ply < KILLER_PLIES ? e->killers[ply] : NULL;
@@ -831,16 +887,20 @@ static int negamax(Engine *e, int depth, int alpha, int beta, int ply, int allow
     }
     int best = -INF, best_move = 0, quiet_seen = 0;
     int32_t *hist = e->history;
+    int sorted_quiet = 0;
     for (int i = 0; i < total; i++) {
         int m;
         if (i < n_front) {
             m = ordered[i];
         } else {
-            int bi = -1;
-            for (int j = 0; j < nq; j++)
-                if (!quiet_used[j] && (bi < 0 || qscore[j] > qscore[bi])) bi = j;
-            quiet_used[bi] = 1;
-            m = quiet[bi];
+            if (!sorted_quiet) { /* the quiet moves by history, best first, stable */
+                int k = 0;
+                for (int j = 0; j < nq; j++)
+                    if (!quiet_used[j]) { quiet[k] = quiet[j]; qscore[k++] = qscore[j]; }
+                stable_sort_desc(quiet, qscore, k);
+                sorted_quiet = 1;
+            }
+            m = quiet[i - n_front];
         }
         if (prune && i >= n_front) {
             quiet_seen++;
@@ -872,7 +932,7 @@ static int negamax(Engine *e, int depth, int alpha, int beta, int ply, int allow
             if (s > alpha) {
                 alpha = s;
                 if (s >= beta) {
-                    if (!is_capture_square(e, m & 511) && ply < KILLER_PLIES) {
+                    if (!capmap[m & 511] && ply < KILLER_PLIES) {
                         if (killers[0] != m) { killers[1] = killers[0]; killers[0] = m; }
                         hist[m] += depth * depth;
                     }
@@ -932,9 +992,11 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qd) {
     if (side == ATT && king >= 0)
         for (int d = 0; d < 4; d++) if (e->nbr[king][d] >= 0) near[e->nbr[king][d]] = 1;
     int32_t cand[MAXMOVES];
+    uint8_t capmap[MAXSQ];
+    capture_map(e, capmap);
     for (int i = 0; i < nm; i++) {
         int to = moves[i] & 511;
-        if (near[to] || is_capture_square(e, to)) cand[k++] = moves[i];
+        if (near[to] || capmap[to]) cand[k++] = moves[i];
     }
     if (side == DEF && king >= 0 && qd < 2) {
         uint8_t e1[MAXSQ];
@@ -1172,6 +1234,8 @@ Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
         e->z_king[s] = zob[2 * count + s];
     }
     e->z_king[MAXSQ] = zob[3 * count];
+    for (int s = 0; s < count; s++)
+        if (e->escape[s] && e->nescapes < 4 * MAXN) e->escapes[e->nescapes++] = s;
     e->z_side = zob[3 * count + 1];
     e->tt = calloc((size_t)1 << tt_bits, sizeof(TTEntry));
     e->tt_mask = ((uint64_t)1 << tt_bits) - 1;
