@@ -9,8 +9,10 @@ A player is the built-in engine in this process: ``level=N`` (its limits), optio
 the level on nodes alone (its node limit times F; levels 9 and 10 their seconds times ``,nps=N``
 — 80,000 unless given — times F: a fixed amount of work, fair on a busy machine), ``,cpu=1`` to
 measure its time in CPU seconds, evaluation weights changed with ``,w.NAME=VALUE`` (e.g.
-``,w.king_threats=80``), search switches with ``,s.NAME=on|off|N`` (``s.lmp``, ``s.futility``,
-``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``, ``s.aspiration=50``, …); or
+``,w.king_threats=80``) or read from ``,wfile=WEIGHTS.json`` (as bench/train_eval.py writes
+them), ``,native=0`` for the pure-Python engine, search switches with ``,s.NAME=on|off|N``
+(``s.lmp``, ``s.futility``, ``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``,
+``s.aspiration=50``, …); or
 ``otep=COMMAND``, any OTEP engine, driven through companion.engine.otep_host.
 
 Every opening (a few seeded random plies, or with ``--book GAMES.csv`` the first
@@ -25,6 +27,7 @@ observation).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import os
@@ -60,6 +63,8 @@ class Spec:
     command: list[str] | None = None
     scale: float | None = None
     nps: int = 80_000
+    weights_file: str | None = None
+    native: bool | None = None
 
 
 def parse_spec(text: str) -> Spec:
@@ -81,6 +86,10 @@ def parse_spec(text: str) -> Spec:
             spec.scale = float(value)
         elif key == "nps":
             spec.nps = int(value)
+        elif key == "wfile":
+            spec.weights_file = value
+        elif key == "native":
+            spec.native = value not in ("0", "no", "off")
         elif key.startswith("s."):
             spec.switches = {**(spec.switches or {}), key[2:]: value}
         elif key.startswith("w."):
@@ -119,14 +128,17 @@ class Player:
             self.host = OtepHost(spec.command, name=spec.text)
         else:
             weights: Weights | None = None
+            if spec.weights_file:  # weights as bench/train_eval.py writes them
+                data = json.loads(Path(spec.weights_file).read_text())
+                weights = Weights(**data["weights"], pst=tuple(data.get("pst", ())))
             if spec.weights:
-                weights = default_weights(rules).scaled(**spec.weights)
+                weights = (weights or default_weights(rules)).scaled(**spec.weights)
             level: int | Level = spec.level
             if spec.nodes:
                 level = Level(0, "nodes", None, spec.nodes, 120.0)
             elif spec.scale:
                 level = node_level(spec.level, spec.scale, spec.nps)
-            self.engine = Engine(rules, level, seed=seed, weights=weights)
+            self.engine = Engine(rules, level, seed=seed, weights=weights, native=spec.native)
             if spec.cpu:
                 self.engine.searcher.clock = time.process_time
             for name, value in (spec.switches or {}).items():

@@ -35,11 +35,11 @@ from .evaluate import Evaluator, Weights
 from .position import ATT, DEF, Position
 from .search import INF, MATE_BOUND, Info, Limits, Result
 
-ABI_VERSION = 3
+ABI_VERSION = 4
 SOURCE = Path(__file__).with_name("native") / "tafl.c"
 MAXMOVES = 2048
 # per-square fields and scalar settings, in the order of tafl.c's enums
-SQUARE_FIELDS = 13
+SQUARE_FIELDS = 16
 REASONS = {
     0: None, 1: core.KING_CAPTURED, 2: core.ENCIRCLEMENT, 3: core.ESCAPE, 4: core.EXIT_FORT,
     5: "repetition", 6: "no_moves",
@@ -48,7 +48,7 @@ REASON_CODES = {str(v): k for k, v in REASONS.items() if v is not None}
 WEIGHT_NAMES = (
     "attacker", "defender", "king_mobility", "king_threats", "king_lines", "king_distance",
     "king_adjacent", "king_guards", "corner_guard", "corner_trap", "edge", "sealed", "tempo",
-    "open_lines",
+    "open_lines", "king_corners", "def_edge",
 )
 UNSUPPORTED_WEIGHTS = ("king_reach2", "open_lines2", "king_threats2")
 
@@ -224,7 +224,7 @@ def _config(rules: RuleSet, ev: Evaluator) -> tuple[list[int], list[int], list[i
             1 if t.escape_mask & b else 0, 1 if geo.corner & b else 0, 1 if geo.edge & b else 0,
             geo.inward[s], ev.distance[s], 1 if ev.guard & b else 0, 1 if ev.trap & b else 0,
             1 if ev.king_pass & b else 0, 1 if ev.king_stop & b else 0,
-            1 if ev.king_stop_closed & b else 0,
+            1 if ev.king_stop_closed & b else 0, ev.pst_att[s], ev.pst_dfn[s], ev.pst_king[s],
         ]
     strength = {"strong": 0, "strong_by_throne": 1, "weak": 2}[rules.king_strength]
     cfg = [
@@ -240,7 +240,7 @@ def _config(rules: RuleSet, ev: Evaluator) -> tuple[list[int], list[int], list[i
         int(rules.no_moves == "loss"), int(t.may_throne),
         int(core.king_may_stop_on_throne(rules, True)),
         int(core.king_may_stop_on_throne(rules, False)),
-    ] + [int(getattr(w, name)) for name in WEIGHT_NAMES]
+    ] + [int(getattr(w, name)) for name in WEIGHT_NAMES] + [int(bool(w.pst))]
     zob = list(t.z_att) + list(t.z_dfn) + list(t.z_king) + [t.z_side]
     return cfg, rows, zob
 

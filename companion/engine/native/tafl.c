@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#define ABI_VERSION 3
+#define ABI_VERSION 4
 #define MAXSQ 361
 #define MAXN 19
 #define MAXPLY 160
@@ -37,7 +37,8 @@ enum { BLOCKED = 1, NO_STOP = 2, LAST = 4 };
 /* per-square config fields (sq_data rows) */
 enum {
     F_SOLDIER, F_KING_OPEN, F_KING_CLOSED, F_ESCAPE, F_CORNER, F_EDGE, F_INWARD, F_DISTANCE,
-    F_GUARD, F_TRAP, F_KING_PASS, F_KING_STOP, F_KING_STOP_CLOSED, F_NFIELDS
+    F_GUARD, F_TRAP, F_KING_PASS, F_KING_STOP, F_KING_STOP_CLOSED, F_PST_ATT, F_PST_DFN,
+    F_PST_KING, F_NFIELDS
 };
 /* scalar config */
 enum {
@@ -48,7 +49,7 @@ enum {
     /* weights */
     W_ATTACKER, W_DEFENDER, W_KING_MOBILITY, W_KING_THREATS, W_KING_LINES, W_KING_DISTANCE,
     W_KING_ADJACENT, W_KING_GUARDS, W_CORNER_GUARD, W_CORNER_TRAP, W_EDGE, W_SEALED, W_TEMPO,
-    W_OPEN_LINES, C_NFIELDS
+    W_OPEN_LINES, W_KING_CORNERS, W_DEF_EDGE, C_HAS_PST, C_NFIELDS
 };
 
 typedef struct {
@@ -99,6 +100,7 @@ typedef struct {
     uint8_t king_pass[MAXSQ], king_stop[MAXSQ], king_stop_closed[MAXSQ];
     int escapes[4 * MAXN], nescapes;
     int inward[MAXSQ], distance[MAXSQ];
+    int pst_att[MAXSQ], pst_dfn[MAXSQ], pst_king[MAXSQ];
     int nbr[MAXSQ][4]; /* neighbour per direction (E, W, N, S), -1 off board */
     int step[4];
     uint64_t z_att[MAXSQ], z_dfn[MAXSQ], z_king[MAXSQ + 1], z_side;
@@ -598,9 +600,42 @@ static int reaches_escape(const Engine *e) {
     return 0;
 }
 
+/* how many escape squares the king could walk to, or (defenders) edge squares the defenders
+ * could walk to, through squares without attackers */
+static int flood_count(const Engine *e, int defenders, const uint8_t *target) {
+    uint8_t seen[MAXSQ];
+    int stack[MAXSQ], top = 0, hits = 0;
+    memset(seen, 0, (size_t)e->count);
+    if (e->king >= 0) { seen[e->king] = 1; stack[top++] = e->king; }
+    if (defenders)
+        for (int i = 0; i < e->pcount[DEF]; i++) {
+            int s = e->plist[DEF][i];
+            seen[s] = 1;
+            stack[top++] = s;
+        }
+    while (top) {
+        int s = stack[--top];
+        hits += target[s];
+        for (int d = 0; d < 4; d++) {
+            int a = e->nbr[s][d];
+            if (a >= 0 && !seen[a] && e->sq[a] != ATTP) {
+                seen[a] = 1;
+                stack[top++] = a;
+            }
+        }
+    }
+    return hits;
+}
+
 static int evaluate(const Engine *e) {
     const int *c = e->cfg;
     int score = c[W_ATTACKER] * e->pcount[ATT] - c[W_DEFENDER] * e->pcount[DEF];
+    if (c[C_HAS_PST]) {
+        for (int i = 0; i < e->pcount[ATT]; i++) score += e->pst_att[e->plist[ATT][i]];
+        for (int i = 0; i < e->pcount[DEF]; i++) score -= e->pst_dfn[e->plist[DEF][i]];
+        if (e->king >= 0) score -= e->pst_king[e->king];
+    }
+    if (c[W_DEF_EDGE]) score -= c[W_DEF_EDGE] * flood_count(e, 1, e->edge);
     if (e->king >= 0) {
         int king = e->king;
         int32_t kd[128];
@@ -624,7 +659,13 @@ static int evaluate(const Engine *e) {
         }
         score += c[W_KING_ADJACENT] * adj_att;
         score -= c[W_KING_GUARDS] * adj_dfn;
-        if (c[W_SEALED] && !reaches_escape(e)) score += c[W_SEALED];
+        if (c[W_KING_CORNERS]) {
+            int corners = flood_count(e, 0, e->escape);
+            score -= c[W_KING_CORNERS] * corners;
+            if (!corners) score += c[W_SEALED];
+        } else if (c[W_SEALED] && !reaches_escape(e)) {
+            score += c[W_SEALED];
+        }
         if (c[W_OPEN_LINES]) {
             int open = 0;
             for (int s = 0; s < e->count; s++) open += e1[s];
@@ -1221,6 +1262,9 @@ Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
         e->king_pass[s] = (uint8_t)row[F_KING_PASS];
         e->king_stop[s] = (uint8_t)row[F_KING_STOP];
         e->king_stop_closed[s] = (uint8_t)row[F_KING_STOP_CLOSED];
+        e->pst_att[s] = row[F_PST_ATT];
+        e->pst_dfn[s] = row[F_PST_DFN];
+        e->pst_king[s] = row[F_PST_KING];
         int f = s % e->n, r = s / e->n;
         e->nbr[s][0] = f + 1 < e->n ? s + 1 : -1;      /* east */
         e->nbr[s][1] = f > 0 ? s - 1 : -1;              /* west */
