@@ -157,6 +157,11 @@ class Searcher:
         self.stop: threading.Event | None = None
         self.on_info: Callable[[Info], None] | None = None
 
+    def use_cpu_clock(self, scale: float = 1.0) -> None:
+        """Measure the time limit in CPU seconds times ``scale`` (benchmarks: a busy machine,
+        or a slower one emulated)."""
+        self.clock = (lambda: time.process_time() * scale) if scale != 1.0 else time.process_time
+
     def evaluate(self, pos: Position) -> int:
         """The static score for the side to move (cached by position key)."""
         key = pos.key
