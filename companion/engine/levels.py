@@ -29,12 +29,15 @@ class Level:
     seconds: float
     noise: int = 0
     blunder: float = 0.0
+    # approximate Elo rating in Copenhagen (see RATINGS), None where not measured
+    rating: int | None = None
 
     def to_json(self) -> dict[str, object]:
         """The level as a dict (for the page and the docs)."""
         return {
             "level": self.number, "name": self.name, "depth": self.depth, "nodes": self.nodes,
             "seconds": self.seconds, "noise": self.noise, "blunder": self.blunder,
+            "rating": self.rating,
         }
 
 
