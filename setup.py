@@ -1,6 +1,6 @@
 """The build step pyproject.toml cannot say: the engine's native core (docs/engine.md).
 
-``companion/engine/native/tafl.c`` is plain C (no Python headers, so it builds where
+``companion/engine/native/tafl.c`` (with the parts it includes) is plain C (no Python headers, so it builds where
 ``python3-dev`` is missing, as on Raspberry Pi OS) built into a shared library that
 ``companion/engine/native.py`` loads with ctypes. The extension is optional: without a C
 compiler the install still succeeds and the engine plays in pure Python.
@@ -11,9 +11,10 @@ from pathlib import Path
 
 from setuptools import Extension, setup
 
-SOURCE = "companion/engine/native/tafl.c"
-# the library says which source it was built from, so a stale one is rebuilt (native.py)
-DIGEST = hashlib.sha256((Path(__file__).parent / SOURCE).read_bytes()).hexdigest()[:16]
+SOURCE = "companion/engine/native/tafl.c"  # includes the other parts of native/
+# the library says which sources it was built from, so a stale one is rebuilt (native.py)
+PARTS = sorted((Path(__file__).parent / SOURCE).parent.glob("*.[ch]"))
+DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in PARTS)).hexdigest()[:16]
 
 setup(
     ext_modules=[

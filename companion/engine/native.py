@@ -1,4 +1,4 @@
-"""The native core (``native/tafl.c``) loaded with ctypes: the same search, about 20–40 times
+"""The native core (``native/tafl.c`` and the parts it includes) loaded with ctypes: the same search, about 20–40 times
 faster than the pure-Python one.
 
 The C library is built when the package is installed (``setup.py``: an optional extension, so
@@ -90,8 +90,11 @@ def _candidates() -> list[Path]:
 
 
 def source_digest() -> str:
-    """The hash a library built from the current source reports (as setup.py computes it)."""
-    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()[:16] if SOURCE.exists() else ""
+    """The hash a library built from the current sources reports (as setup.py computes it)."""
+    files = sorted(SOURCE.parent.glob("*.[ch]"))
+    if not files:
+        return ""
+    return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:16]
 
 
 def _cache_path() -> Path:
