@@ -1,8 +1,8 @@
 """The build step pyproject.toml cannot say: the engine's native core (docs/engine.md).
 
-``companion/engine/native/tafl.c`` (with the parts it includes) is plain C (no Python headers, so it builds where
-``python3-dev`` is missing, as on Raspberry Pi OS) built into a shared library that
-``companion/engine/native.py`` loads with ctypes. The extension is optional: without a C
+``companion/engine/native/tafl.c`` (with the parts it includes) is plain C (no Python headers,
+so it builds where ``python3-dev`` is missing, as on Raspberry Pi OS) built into a shared library
+that ``companion/engine/native.py`` loads with ctypes. The extension is optional: without a C
 compiler the install still succeeds and the engine plays in pure Python.
 """
 

@@ -1,5 +1,5 @@
-"""The native core (``native/tafl.c`` and the parts it includes) loaded with ctypes: the same search, about 20–40 times
-faster than the pure-Python one.
+"""The native core (``native/tafl.c`` and the parts it includes) loaded with ctypes: the same
+search as the pure-Python engine, about 10-20 times faster.
 
 The C library is built when the package is installed (``setup.py``: an optional extension, so
 an install without a C compiler still succeeds) and needs no Python headers. Where it is
