@@ -49,8 +49,8 @@ def make_searcher(
 
         why = nat.supported(rules, weights) or (None if nat.available()[0]
                                                  else nat.available()[1])
-        if why is None:
-            return nat.NativeSearcher(rules, weights, tt_entries=tt_entries)
+        if why is None:  # a compact table: twice the entries in less memory than Python's
+            return nat.NativeSearcher(rules, weights, tt_entries=tt_entries * 2)
         if native:
             raise ValueError(f"the native core cannot play {rules.id}: {why}")
     return Searcher(rules, weights, tt_entries=tt_entries)
