@@ -15,7 +15,7 @@ within its ``seconds`` (+10 %): the default level 6 within 5 s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,21 @@ LEVELS: dict[int, Level] = {
 }
 DEFAULT_LEVEL = 6
 FULL_STRENGTH = 10
+
+
+def with_ratings(levels: dict[int, Level], ratings: dict[int, int]) -> dict[int, Level]:
+    """The levels with their measured ratings."""
+    return {n: replace(lv, rating=ratings.get(n)) for n, lv in levels.items()}
+
+
+# Approximate Elo ratings in Copenhagen on the native core (docs/engine.md, "Level ratings"):
+# TaflZero-NNUE at 2 s a move is the anchor at 2000; the full strength at 2 s a move is placed
+# by its match against it (bench/selfplay.py --byoyomi 2), level 8 by a match against the full
+# strength at 2 s, and each level below by the ladder (bench/ladder.py: each level against the
+# one below it, on nodes). Levels 9 and 10 think 5-10 times longer than 2 s on a desktop: their
+# figure is the full strength's at 2 s, a lower bound.
+RATINGS: dict[int, int] = {}
+LEVELS = with_ratings(LEVELS, RATINGS)
 
 
 def get_level(number: int) -> Level:
