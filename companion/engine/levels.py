@@ -65,13 +65,17 @@ def with_ratings(levels: dict[int, Level], ratings: dict[int, int]) -> dict[int,
     return {n: replace(lv, rating=ratings.get(n)) for n, lv in levels.items()}
 
 
-# Approximate Elo ratings in Copenhagen on the native core (docs/engine.md, "Level ratings"):
-# TaflZero-NNUE at 2 s a move is the anchor at 2000; the full strength at 2 s a move is placed
-# by its match against it (bench/selfplay.py --byoyomi 2), level 8 by a match against the full
-# strength at 2 s, and each level below by the ladder (bench/ladder.py: each level against the
-# one below it, on nodes). Levels 9 and 10 think 5-10 times longer than 2 s on a desktop: their
-# figure is the full strength's at 2 s, a lower bound.
-RATINGS: dict[int, int] = {}
+# Approximate Elo ratings (docs/engine.md, "Level ratings"): level 1 is 1000 by convention and
+# each level adds what it scored against the level below in the level ladder (bench/ladder.py:
+# Brandubh, 15 openings from real games each played with both colours, 30 games a step; Elo
+# from the pairs' scores, each step +47 .. +458 with intervals of about ±100). The levels are
+# search limits, and the native core plays exactly the moves of the Python engine at the same
+# limits, so the ladder holds for both. Self-play ladders spread ratings wider than play against
+# people does: read them as an order and rough distances. The full strength at 2 s a move scores
+# 25 % against TaflZero-NNUE in Copenhagen (12 games); that match is the outside anchor.
+RATINGS: dict[int, int] = {
+    1: 1000, 2: 1095, 3: 1215, 4: 1285, 5: 1432, 6: 1890, 7: 1985, 8: 2132, 9: 2308, 10: 2355,
+}
 LEVELS = with_ratings(LEVELS, RATINGS)
 
 
