@@ -52,7 +52,7 @@ def random_game(seed: int, plies: int, variant: str = "copenhagen") -> list[str]
         # prefer captures now and then, so the trace has pieces to lift
         caps = [m for m in moves if game.board.preview(m)[0]]
         move = rng.choice(caps if caps and rng.random() < 0.7 else moves)
-        game.play(f"{game.board.name(move.frm)}-{game.board.name(move.to)}")
+        game.play(move)
     return game.moves
 
 

@@ -47,8 +47,9 @@ def game_moves(n: int, seed: int = 5) -> list[tuple[str, str, tuple[str, ...]]]:
         board = game.board
         moves = [m for m in board.legal_moves() if board.preview(m)[1] is None]
         m = rng.choice(moves)
-        played = game.play(f"{board.name(m.frm)}-{board.name(m.to)}")
-        out.append((played.frm, played.to, played.captured))
+        played = game.play(m)
+        out.append((board.name(m.frm), board.name(m.to),
+                    tuple(sorted(board.name(c) for c in played.captures))))
     return out
 
 

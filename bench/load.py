@@ -98,7 +98,7 @@ def moves_without_captures(n: int, seed: int = 7) -> list[tuple[str, str]]:
         rng.shuffle(options)
         for move in options:
             played = game.play(move)
-            if played.captured or game.is_over():
+            if played.captures or game.is_over():
                 game.undo()
                 continue
             out.append((game.board.name(move.frm), game.board.name(move.to)))

@@ -40,7 +40,7 @@ def samples(variant: str, path: str, skip: int, stride: int) -> tuple[np.ndarray
         moves = [m for m in parts[0].split() if m != "timeout"]
         for ply, text in enumerate(moves):
             try:
-                game.play(text)
+                game.play_text(text)
             except MoveError:
                 break
             if game.is_over() or ply < skip or ply % stride:

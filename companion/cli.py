@@ -8,31 +8,17 @@ Without a command it prints the commands; ``--version`` prints the version.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import cast
 
 from . import __version__
+from .commands import Parser, Subcommands, UsageError, emit
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
 from .rules.otg import replay_otg
 from .rules.records import RecordError, read_records, replay_record
-
-
-class UsageError(Exception):
-    """Bad input: reported on stderr as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
-        raise UsageError(f"{self.prog}: {message}")
-
-
-def emit(doc: object) -> None:
-    """Print one JSON document on stdout."""
-    sys.stdout.write(json.dumps(doc, ensure_ascii=False) + "\n")
-    sys.stdout.flush()
+from .squares import a_board
 
 
 def _board(args: argparse.Namespace) -> Board:
@@ -68,7 +54,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
     limit = perft_max_depth(size)
     if args.depth > limit:
         raise UsageError(
-            f"perft depth {args.depth} is too deep for a {size}x{size} board: at most {limit} "
+            f"perft depth {args.depth} is too deep for {a_board(size)}: at most {limit} "
             "(each ply multiplies the time by the number of moves; the limit keeps it within "
             "about a minute)"
         )
@@ -110,9 +96,9 @@ def cmd_replay_records(args: argparse.Namespace) -> int:
     return 0
 
 
-def _register_rules(sub: argparse._SubParsersAction) -> None:
+def _register_rules(sub: Subcommands) -> None:
     rules = sub.add_parser("rules", help="rules queries: variants, perft, moves, replay")
-    rsub = rules.add_subparsers(dest="rules_cmd", required=True, parser_class=_Parser)
+    rsub = rules.add_subparsers(dest="rules_cmd", required=True, parser_class=Parser)
     rsub.add_parser("variants", help="list the preset rule sets").set_defaults(func=cmd_variants)
 
     def position_args(p: argparse.ArgumentParser) -> None:
@@ -134,25 +120,28 @@ def _register_rules(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_replay_records)
 
 
-def _registrars() -> list[Callable[[argparse._SubParsersAction], None]]:
+def _registrars() -> list[Callable[[Subcommands], None]]:
     """Subcommands of the other subsystems (each module exposes ``register``)."""
     from . import daemon, hwtest, replay
+    from .club import room_web
     from .engine import otep
 
-    return [replay.register, daemon.register, hwtest.register, otep.register]
+    return [replay.register, daemon.register, hwtest.register, otep.register,
+            room_web.register]
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser."""
-    parser = _Parser(
+    parser = Parser(
         prog="tafl-companion",
         description="Companion computer for a physical tafl board. Start with `tafl-companion "
         "run` (a simulated board on http://localhost:8080). Commands and the trace format: "
         "docs/interfaces.md.",
     )
     parser.add_argument("--version", action="version", version=f"tafl-companion {__version__}")
-    sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser,
-                                metavar="COMMAND")
+    # the subparsers make Parsers (ArgumentParsers): what every register() may rely on
+    sub = cast(Subcommands, parser.add_subparsers(dest="cmd", required=True,
+                                                  parser_class=Parser, metavar="COMMAND"))
     _register_rules(sub)
     for register in _registrars():
         register(sub)

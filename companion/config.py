@@ -32,6 +32,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     analysis_seconds = 1.0          # per position, in a post-game analysis
     engines = ["/opt/engines/x --otep"]  # engine commands the owner may choose on the page
     any_engine = false              # any command from the page (only on a trusted network)
+    [club]    ...                   # broker, name, board: companion.club.config (docs/club.md)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
 
@@ -61,7 +62,7 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
-            "players", "rules", "match", "computer")
+            "players", "rules", "match", "computer", "club")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
@@ -97,6 +98,7 @@ class DaemonConfig:
     tie_break: tuple[str, ...] = ("moves", "time")
     reset_store: bool = False
     computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
+    club: Any = None  # companion.club.config.ClubConfig when the board is in a club
 
 
 def _computer_defaults() -> Any:
@@ -208,6 +210,8 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
         if "allowed_hosts" in web:
             cfg = replace(cfg, allowed_hosts=check_allowed_hosts(web["allowed_hosts"]))
         cfg = _session_fields(cfg, doc)
+        if "club" in doc:
+            cfg = replace(cfg, club=_club(doc["club"]))
         try:
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
@@ -262,6 +266,18 @@ def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return cfg
+
+
+def _club(table: object) -> Any:
+    """``[club]``: the club's broker and this board's name (a ClubConfig)."""
+    from companion.club.config import ClubConfigError, parse_club
+
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[club] must be a table, not {type(table).__name__}")
+    try:
+        return parse_club(table)
+    except ClubConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _computer(table: Mapping[str, Any]) -> Any:

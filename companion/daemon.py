@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -21,7 +22,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,19 +36,22 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerSpec, check_move_player
+from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_move_player
+from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
 from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
+    from companion.club.service import ClubService
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
 
 DB_NAME = "games.sqlite3"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
+FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
 
 
 def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefaults:
@@ -62,8 +66,17 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             check_move_player(spec, side)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    if all(spec.is_remote for spec in players.values()):
+        raise ConfigError("--attackers and --defenders: at most one side plays at a distance "
+                          "(online, club); the other is played at this board")
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+
+
+#: Makes the player at a distance for a ``run`` player spec (``online``, ``club:BOARD``). The
+#: daemon registers one per kind in :attr:`Daemon.remote_players` when it starts that kind's
+#: client: the club's ``ClubService.player(BOARD)``, the online client's player.
+RemoteFactory = Callable[[PlayerSpec], RemotePlayer]
 
 
 class _LateApp:
@@ -87,8 +100,11 @@ class Daemon:
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
         leds: LedSink | None = None, keep_variant: bool = False,
         tracker_factory: Callable[[Game], Tracker] | None = None,
+        remote_players: Mapping[PlayerKind, RemoteFactory] | None = None,
     ) -> None:
         self.cfg = cfg
+        # kind -> factory of the players at a distance (filled as the clients start)
+        self.remote_players: dict[PlayerKind, RemoteFactory] = dict(remote_players or {})
         self.pin = cfg.pin or ""  # a generated code is read or made in start() (web.auth)
         self.pin_generated = cfg.pin is None
         self.pin_path: Path | None = None
@@ -98,11 +114,13 @@ class Daemon:
         self.defaults = defaults_from(cfg, keep_variant)
         self._tracker_factory = tracker_factory
         self._stop = threading.Event()
+        self._first_scan = threading.Event()
         self._threads: list[threading.Thread] = []
         self.notifier = Notifier()
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
 
@@ -129,8 +147,12 @@ class Daemon:
                                        tracker_factory=self._tracker_factory)
             self.session.open()
         except BaseException:
+            if self.session is not None:
+                self.session.close()
             self.server.close()
             self._close_devices()
+            if self.store is not None:
+                self.store.close()
             raise
         from companion.web import auth, create_app
 
@@ -138,10 +160,52 @@ class Daemon:
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
         app.app = create_app(self.session, self.hub, self.pin, cfg.host,
                              secret=auth.token_secret(Path(cfg.data_dir)))
+        self._start_club(app)
+        try:
+            self._attach_remote_players()
+        except BaseException:
+            self.stop()
+            raise
         self.server.start()
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+        # ready once the board was read once: the first state anyone sees shows the board
+        self._first_scan.wait(FIRST_SCAN_WAIT)
+
+    def _start_club(self, app: _LateApp) -> None:
+        """Publish this board's game on the club's broker ([club] in the config)."""
+        if self.cfg.club is None:
+            return
+        from flask import Flask
+
+        from companion.club.board_routes import blueprint
+        from companion.club.service import ClubService
+
+        self.club = ClubService(self.cfg.club, Path(self.cfg.data_dir))
+        if isinstance(app.app, Flask):
+            app.app.register_blueprint(blueprint(self.club))  # /api/club/status, /accept
+        self.club.attach(self.hub)
+        self.club.start()
+        club = self.club
+        self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
+
+    def _attach_remote_players(self) -> None:
+        """Hand the session the players at a distance of the ``run`` players (``online``,
+        ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
+        assert self.session is not None
+        for spec in self.defaults.players.values():
+            if not spec.is_remote:
+                continue
+            make = self.remote_players.get(spec.kind)
+            if make is None:
+                raise ConfigError(f"{spec.spec}: playing {spec.kind.value} needs the "
+                                  f"[{spec.kind.value}] settings in the config")
+            try:
+                player = make(spec)
+            except ValueError as exc:
+                raise ConfigError(f"{spec.spec}: {exc}") from None
+            self.session.attach_remote(player)
 
     def _bind(self, app: _LateApp) -> WebServer:
         from companion.web.auth import HostCheck
@@ -152,8 +216,12 @@ class Daemon:
             return WebServer(app, self.hub, cfg.host, cfg.port,
                              allow_host=HostCheck(cfg.allowed_hosts, cfg.host).allows)
         except OSError as exc:
+            hint = ""
+            if exc.errno == errno.EADDRINUSE:  # what to do about it (issue 21)
+                hint = (f"; another program (or another tafl-companion) uses port {cfg.port}: "
+                        "stop it, or choose another port with --port N (config: [web] port)")
             raise ConfigError(f"cannot listen on {cfg.host}:{cfg.port}: "
-                              f"{exc.strerror or exc}") from None
+                              f"{exc.strerror or exc}{hint}") from None
 
     @property
     def port(self) -> int:
@@ -177,12 +245,12 @@ class Daemon:
         for t in self._threads:
             t.join(timeout=5)
         if self.session is not None:
-            self.session.close()
-        lock = self.session.lock if self.session is not None else threading.RLock()
-        with lock:
-            self._close_devices()
-            if self.store is not None:
-                self.store.close()
+            self.session.close()  # the loop has stopped: waiting controls get a 503
+        if self.club is not None:
+            self.club.close()
+        self._close_devices()
+        if self.store is not None:
+            self.store.close()
         self.notifier.close()
 
     def _close_devices(self) -> None:
@@ -210,6 +278,7 @@ class Daemon:
                 backlog = False
             else:
                 self.iterations += 1
+                self._first_scan.set()
                 self.notifier.ping(now)  # only a completed iteration feeds the watchdog
             if backlog:
                 continue

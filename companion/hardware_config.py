@@ -18,6 +18,7 @@ from typing import Any
 
 from companion.drivers.base import BOARD_KINDS, BoardSource, LedSink
 from companion.drivers.leds import LAYOUTS
+from companion.squares import a_board
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def _pins(sec, key: str, size: int, required: bool) -> tuple[int, ...]:
     if required and len(value) != size:
         first = "rank 1" if key == "row_pins" else "file a"
         raise ConfigError(
-            f"[board] {key}: {len(value)} pins for a {size}x{size} board "
+            f"[board] {key}: {len(value)} pins for {a_board(size)} "
             f"(need {size}, {first} first)"
         )
     seen = set()

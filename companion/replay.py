@@ -12,15 +12,17 @@ import argparse
 import json
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+from .commands import Subcommands, UsageError, emit
 from .rules.game import Game
 from .trace import Trace, TraceError, parse_trace, read_trace
-from .tracker import Event, Tracker
-from .tracker.events import EventKind, apply_proposal
-from .tracker.squares import path
+from .tracker import Event, MoveEvent, Tracker
+from .tracker.events import EventKind, FaultFlagged, apply_proposal
+from .tracker.squares import grid_for
 
 
-def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[Event, float]]:
+def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[MoveEvent, float]]:
     """For every accepted move or revision that no illegal flag preceded (since the move
     before it): the event and its latency, from the last change on its path (one square
     beyond each end included) to its acceptance, in trace seconds."""
@@ -30,12 +32,13 @@ def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[Event,
             touched.setdefault(sq, []).append(after.t)
     out = []
     flagged = False
+    grid = grid_for(trace.rules.size)
     for e in events:
-        if e.kind == "illegal":
+        if isinstance(e, FaultFlagged) and e.kind == EventKind.ILLEGAL:
             flagged = True
-        elif e.kind in ("move", "revised"):
+        elif isinstance(e, MoveEvent):
             if not flagged:
-                squares = path(e.data["from"], e.data["to"], trace.rules.size)
+                squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
                 times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
                 if times:
                     out.append((e, e.t - max(times)))
@@ -77,7 +80,7 @@ def run_trace(trace: Trace, tracker: Tracker | None = None, game: Game | None = 
     return game, out
 
 
-def summary(game: Game, events: Iterable[Event]) -> dict:
+def summary(game: Game, events: Iterable[Event]) -> dict[str, Any]:
     """The replay summary: accepted moves (final versions), result, illegal and warning counts."""
     kinds = [e.kind for e in events]
     return {
@@ -89,7 +92,7 @@ def summary(game: Game, events: Iterable[Event]) -> dict:
 
 
 def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
-                 ) -> tuple[dict, list[dict]]:
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Replay a trace file (a path) or its lines. Returns the summary and, when ``events`` is
     true, every event as its JSON dict (else an empty list). ValueError on a bad trace."""
     if isinstance(path_or_lines, str | Path):
@@ -102,8 +105,6 @@ def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``tafl-companion replay TRACE [--events]``."""
-    from .cli import UsageError, emit
-
     try:
         doc, evs = replay_trace(args.trace, events=args.events)
     except TraceError as exc:
@@ -117,7 +118,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     """``tafl-companion simulate VARIANT RECORDS.csv [--game N] [--seed S] [--noise P] [-o F]``:
     writes the trace (to stdout without ``-o``; with ``-o`` prints a JSON summary)."""
-    from .cli import UsageError, emit
     from .rules import get_variant
     from .rules.records import RecordError, read_records
     from .simulator import PROFILES, simulate_record
@@ -149,7 +149,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subcommands) -> None:
     """Add the ``replay`` and ``simulate`` commands."""
     p = sub.add_parser("replay", help="feed a sensor trace through the tracker")
     p.add_argument("trace", help="a tafl-trace/1 file (JSON lines)")

@@ -12,7 +12,7 @@ import random
 from .rules import RuleSet
 from .rules.geometry import geometry_for
 from .scan import Scan
-from .squares import coords_name, parse_coords
+from .squares import coords_name, parse_coords, parse_square
 
 # Timing the simulated player keeps relative to the tracker's defaults (settle 0.2 s, hold 0.5 s,
 # knock window 0.2 s): a flagged state is kept well past HOLD; a state that must not be flagged
@@ -99,8 +99,12 @@ class Hand:
         (f0, r0), (f1, r1) = self._xy(frm), self._xy(to)
         return self._name(f1 + (f1 > f0) - (f1 < f0), r1 + (r1 > r0) - (r1 < r0))
 
+    def _ix(self, sq: str) -> int:
+        """The index of a square name (the rules core's squares)."""
+        return parse_square(sq, self.geo.n)
+
     def _special(self, sq: str) -> bool:
-        i = self.geo.index[sq]
+        i = self._ix(sq)
         return bool(self.geo.corner >> i & 1) or i == self.geo.throne
 
     def _cheb(self, a: str, b: str) -> int:

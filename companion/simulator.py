@@ -91,7 +91,7 @@ class _Player(Hand):
         self.p = profile
         self.game = Game(rules)
         board = self.game.board
-        self.phys = {s: _colour(board.piece_at(s)) for s in board.occupied_names()}
+        self.phys = {s: _colour(board.piece_at(self._ix(s))) for s in board.occupied_names()}
         self.initial = dict(self.phys)
         self.illegal = 0
         self.warnings = 0
@@ -127,14 +127,14 @@ class _Player(Hand):
         """An illegal move, left until it is flagged, then put back."""
         game, rng = self.game, self.rng
         board = game.board
-        last = game.played[-1].to if game.played else None
+        last = self._last_to()
         options: list[tuple[str, str]] = []
         for s in board.occupied_names():
             if s == last:
                 continue
-            side = board.side_of(s)
+            side = board.side_of(self._ix(s))
             if side != game.turn:
-                options += [(s, board.name(d)) for d in board.destinations(s)][:3]
+                options += [(s, board.name(d)) for d in board.destinations(self._ix(s))][:3]
                 continue
             f, r = self._xy(s)
             for df, dr in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
@@ -147,7 +147,7 @@ class _Player(Hand):
                 while (d := self._name(f + k * df, r + k * dr)) is not None:
                     if d in self.phys:
                         seen_piece = True
-                    elif seen_piece or (self._special(d) and board.piece_at(s) != "K"):
+                    elif seen_piece or (self._special(d) and board.piece_at(self._ix(s)) != "K"):
                         options.append((s, d))
                         break
                     k += 1
@@ -168,6 +168,11 @@ class _Player(Hand):
         self.log.append((self.t, f"illegal {frm}-{to}"))
         return True
 
+    def _last_to(self) -> str | None:
+        """Where the last move's piece went, None before the first move."""
+        played = self.game.played
+        return self.game.board.name(played[-1].move.to) if played else None
+
     def _did(self, what: str) -> None:
         self.done[what] = self.done.get(what, 0) + 1
 
@@ -182,11 +187,12 @@ class _Player(Hand):
         put down within 0.2 s, or slid) or slow; left until flagged, then put back."""
         game, rng = self.game, self.rng
         board = game.board
-        last = game.played[-1].to if game.played else None
+        last = self._last_to()
         options = []
         for s in sorted(board.occupied_names()):
-            own = board.side_of(s) == game.turn
-            if s == last or own != restricted or (restricted and board.piece_at(s) == "K"):
+            own = board.side_of(self._ix(s)) == game.turn
+            if s == last or own != restricted or (
+                    restricted and board.piece_at(self._ix(s)) == "K"):
                 continue
             for n in self._ring(s, diagonal=False):
                 if n in self.phys or self._special(n) != restricted:
@@ -289,7 +295,7 @@ class _Player(Hand):
                 self.shift(frm, frm, (0.3, 1.2))
             self.wait(*p.think)
             self._plain_move(frm, to, set(caps), knock_ok=result is None)
-        game.play(text)
+        game.play_text(text)
         if caps and not last and rng.random() < p.early + p.pending_move:
             self.deferred = tuple(caps)
             self.defer_mode = "early" if rng.random() < p.early / (p.early + p.pending_move) \
@@ -336,7 +342,7 @@ class _Player(Hand):
                 self._knock(k, k2, self.t + rng.uniform(0.02, 0.1))
             self.wait(0.25, 0.8)
             others = [
-                board.name(d) for d in board.destinations(frm)
+                board.name(d) for d in board.destinations(self._ix(frm))
                 if board.name(d) != to and self._same_line(frm, to, board.name(d))
                 and not self._special(board.name(d))
             ]
@@ -396,7 +402,7 @@ class _Player(Hand):
         rng, p = self.rng, self.p
         order = list(caps)
         rng.shuffle(order)
-        last_to = self.game.played[-1].to if self.game.played else None
+        last_to = self._last_to()
         for sq in order:
             if rng.random() < p.late and not quiet:
                 self.wait(1.5, 4.0)
@@ -432,7 +438,7 @@ class _Player(Hand):
         game.undo()
         self.wait(1.0, 2.0)
         self.shift(frm, to, (0.3, 0.8))
-        game.play(text)
+        game.play_text(text)
         if caps:
             self.remove(caps, quiet=True)
 
@@ -480,10 +486,11 @@ def tidy_trace(
     scans = [Scan(0.0, frozenset(occupied))]
     t = 1.0
     for text in moves:
-        played = game.play(text)
+        played = game.play_text(text)
+        name = game.board.name
         for sq, place, wait in (
-            (played.frm, False, step * 0.5), (played.to, True, step),
-            *((sq, False, step * 0.5) for sq in played.captured),
+            (name(played.move.frm), False, step * 0.5), (name(played.move.to), True, step),
+            *((sq, False, step * 0.5) for sq in sorted(name(c) for c in played.captures)),
         ):
             if place:
                 occupied.add(sq)

@@ -178,3 +178,16 @@ def step(sq: str, dfile: int, drank: int, size: int) -> str | None:
     f, r = parse_coords(sq, size)
     f, r = f + dfile, r + drank
     return f"{_LETTERS[f]}{r + 1}" if 0 <= f < size and 0 <= r < size else None
+
+
+def with_article(number: int, rest: str) -> str:
+    """``"a 7x7 board"``, ``"an 11x11 board"``: "a" or "an" before ``number`` as it is spoken
+    (eight, eleven, eighteen, eighty…, eleven thousand begin with a vowel), then ``rest``."""
+    digits = str(abs(number))
+    vowel = digits[0] == "8" or (digits[:2] in ("11", "18") and (len(digits) - 2) % 3 == 0)
+    return f"{'an' if vowel else 'a'} {number}{rest}"
+
+
+def a_board(size: int) -> str:
+    """``"a 7x7 board"``, ``"an 11x11 board"`` (for messages)."""
+    return with_article(size, f"x{size} board")

@@ -29,12 +29,15 @@ from types import EllipsisType, TracebackType
 from companion.rules import PRESETS, get_variant, other
 from companion.rules.board import MoveError
 from companion.rules.game import Game, PlayedMove
+from companion.squares import square_name
 from companion.store_schema import StoreOpenError, open_database
 
 __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "Store", "StoreError", "StoreOpenError"]
 
 #: Endings that are not on the board; replayed onto a loaded Game.
 MANUAL_REASONS = ("agreement", "resignation", "time")
+#: Reasons of a closed game that are not an ending (no result to restore).
+NOT_ENDINGS = (None, "abandoned", "imported")
 
 #: An event row: (kind, data, wall time)
 EventRow = tuple[str, dict, float]
@@ -68,6 +71,15 @@ class GameRow:
     hints_json: str | None = None
     analysed: int = 0
     pending_json: str | None = None
+    remote_json: str | None = None
+
+    def remote(self) -> dict | None:
+        """The terms of a game with a player at a distance (``ref``, ``kind``, ``local_side``,
+        ``opponent``, ...), or None for a game played here."""
+        if not self.remote_json:
+            return None
+        data = json.loads(self.remote_json)
+        return data if isinstance(data, dict) else None
 
     def pending(self) -> dict | None:
         """The move to make stored with the game (chosen off the board, not yet made at the
@@ -133,7 +145,7 @@ _GAME_COLS = (
     "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
     "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
     "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game, g.hints, "
-    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending"
+    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending, g.remote"
 )
 
 
@@ -194,10 +206,12 @@ class Store:
         time_control: str | None = None, clock: dict | None = None,
         match_id: int | None = None, match_game: int | None = None,
         events: Sequence[EventRow] = (), new_match: dict | None = None,
+        remote: dict | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
         names or ``{side: {name, kind, ...}}``. ``new_match`` (``players``, ``tie_break``,
-        ``settings``) records a new match in the same transaction, this game its game 1."""
+        ``settings``) records a new match in the same transaction, this game its game 1; ``remote``
+        the terms of a game with a player at a distance."""
         t = time.time() if t is None else t
         if isinstance(players, dict):
             names = (players["attackers"]["name"], players["defenders"]["name"])
@@ -217,15 +231,15 @@ class Store:
                 match_id, match_game = int(cur.lastrowid or 0), 1
             cur = db.execute(
                 "INSERT INTO games (variant, start_position, start_turn, started, attackers, "
-                "defenders, settings, players, time_control, clock, match_id, match_game) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "defenders, settings, players, time_control, clock, match_id, match_game, "
+                "remote) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game.rules.id, game.start_position, game.start_turn, t, *names,
                  _dumps(settings), pjson, time_control, _dumps(clock) if clock else None,
-                 match_id, match_game),
+                 match_id, match_game, _dumps(remote) if remote is not None else None),
             )
             gid = int(cur.lastrowid or 0)
             for ply, played in enumerate(game.played, 1):
-                self._insert_move(db, gid, ply, played, t, None)
+                self._insert_move(db, gid, ply, played, t, None, game.rules.size)
             db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'new_game', ?)",
                        (gid, t, _dumps({"variant": game.rules.id, "settings": settings,
                                         "match": match_id})))
@@ -234,12 +248,13 @@ class Store:
 
     @staticmethod
     def _insert_move(db: sqlite3.Connection, gid: int, ply: int, p: PlayedMove, t: float,
-                     clock: dict | None) -> None:
+                     clock: dict | None, size: int) -> None:
         left = (clock or {}).get("left") or {}
         db.execute(
             "INSERT INTO moves (game_id, ply, side, frm, dest, captured, text, t, "
             "left_attackers, left_defenders, clock) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (gid, ply, p.side, p.frm, p.to, _dumps(list(p.captured)), p.text,
+            (gid, ply, p.side, square_name(p.move.frm, size), square_name(p.move.to, size),
+             _dumps(sorted(square_name(c, size) for c in p.captures)), p.text,
              (clock or {}).get("wall", t), left.get("attackers"), left.get("defenders"),
              _dumps(clock) if clock else None),
         )
@@ -254,10 +269,13 @@ class Store:
     def sync_game(self, gid: int, game: Game, events: Sequence[EventRow | tuple[str, dict]] = (),
                   t: float | None = None, *, move_clocks: Sequence[dict | None] | None = None,
                   clock: dict | None = None, hints: dict | None = None,
-                  pending: dict | None | EllipsisType = ...) -> None:
+                  pending: dict | None | EllipsisType = ...,
+                  ending: tuple[str, str] | None = None) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the
         clock, the hints used (``{side: n}``) and the move to make (``pending``: a dict, None
-        to clear it, left as it is when not given), all in ONE transaction.
+        to clear it, left as it is when not given), all in ONE transaction. ``ending``:
+        ``(result, reason)`` of a finished game when they are another's word than the rules'
+        (the other end's, for a game with a player at a distance).
         ``move_clocks[i]`` is the clock record of ply i+1 (``{"wall", "left": {side: s},
         ...}``); a changed one is rewritten."""
         t = time.time() if t is None else t
@@ -274,7 +292,7 @@ class Store:
             clocks = list(move_clocks or [])
             for ply in range(keep + 1, len(texts) + 1):
                 ck = clocks[ply - 1] if ply - 1 < len(clocks) else None
-                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck)
+                self._insert_move(db, gid, ply, game.played[ply - 1], t, ck, game.rules.size)
             if keep and keep <= len(clocks) and clocks[keep - 1] is not None:
                 ck = clocks[keep - 1]
                 if stored[keep - 1][1] != _dumps(ck):
@@ -291,10 +309,11 @@ class Store:
             if pending is not ...:
                 db.execute("UPDATE games SET pending = ? WHERE id = ?",
                            (None if pending is None else _dumps(pending), gid))
-            self._set_result(db, gid, game, t)
+            self._set_result(db, gid, game, t, ending)
 
     @staticmethod
-    def _set_result(db: sqlite3.Connection, gid: int, game: Game, t: float) -> None:
+    def _set_result(db: sqlite3.Connection, gid: int, game: Game, t: float,
+                    ending: tuple[str, str] | None = None) -> None:
         outcome = game.outcome()
         if outcome is None:
             db.execute(
@@ -306,7 +325,7 @@ class Store:
             db.execute(
                 "UPDATE games SET result = ?, reason = ?, ended = COALESCE(ended, ?) "
                 "WHERE id = ?",
-                (outcome.result, str(outcome.reason), t, gid),
+                (*(ending or (outcome.result, str(outcome.reason))), t, gid),
             )
 
     def import_game(self, game: Game, players: tuple[str, str], started: float,
@@ -329,7 +348,8 @@ class Store:
             )
             gid = int(cur.lastrowid or 0)
             for ply, played in enumerate(game.played, 1):
-                self._insert_move(db, gid, ply, played, started, None)
+                self._insert_move(db, gid, ply, played, started, None,
+                                  game.rules.size)
             db.execute(
                 "INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, 'imported', ?)",
                 (gid, now, _dumps(origin)),
@@ -553,7 +573,7 @@ class Store:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         for m in self.moves(gid):
             try:
-                game.play(f"{m['from']}-{m['to']}")
+                game.play_text(f"{m['from']}-{m['to']}")
             except MoveError as exc:  # a rules change made an old move illegal: stop there
                 raise StoreError(f"game {gid} ply {m['ply']} {m['text']}: {exc}") from None
         if row.reason in MANUAL_REASONS and not game.is_over():
@@ -561,6 +581,13 @@ class Store:
                 game.agree_draw()
             elif row.reason == "time" and row.result in ("attackers", "defenders"):
                 game.lose_on_time(other(row.result))
+            elif row.result in ("attackers", "defenders"):
+                game.resign(other(row.result))
+        elif row.finished and row.reason not in NOT_ENDINGS and not game.is_over():
+            # ended in another's words (the online server's "move_limit", ...): a draw as by
+            # agreement, a win as by resignation (the stored reason keeps the words)
+            if row.result == "draw":
+                game.agree_draw()
             elif row.result in ("attackers", "defenders"):
                 game.resign(other(row.result))
         return game
@@ -572,7 +599,7 @@ class Store:
         game = Game(rules_of(row), row.start_position, row.start_turn)
         out = [{"position": game.board.otn(), "turn": game.turn, "move": None}]
         for m in self.moves(gid):
-            game.play(f"{m['from']}-{m['to']}")
+            game.play_text(f"{m['from']}-{m['to']}")
             out.append({"position": game.board.otn(), "turn": game.turn, "move": m["text"]})
         return out
 

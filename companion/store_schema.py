@@ -3,7 +3,8 @@
 ``PRAGMA user_version`` holds the schema version. Version 1 is the first release's schema (it
 never set the pragma, so it reads 0 with tables present); each later version has one migration
 that moves a store forward, all in one transaction (2: matches, settings, players, clocks, links;
-3: hints per game and the ``analyses`` table; 4: the pending move to make of a game). A new
+3: hints per game and the ``analyses`` table; 4: the pending move to make of a game; 5: the
+terms of a game with a player at a distance). A new
 store is made as version 2 and migrated.
 A store made by a newer version is refused, never written. Opening checks, in order, and stops
 at the first problem with one clear line (:class:`StoreOpenError`): the data directory (a file?
@@ -24,7 +25,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 HEADER = b"SQLite format 3\x00"
 
 SCHEMA_V2 = """
@@ -131,6 +132,12 @@ CREATE TABLE analyses (
     # survives a crash or a restart
     3: """
 ALTER TABLE games ADD COLUMN pending TEXT;
+""",
+    # 5: a game played with a player at a distance (online, club): the terms both ends agreed
+    # on (the other end's game id ``ref``, the board's side, the opponent), so a restart finds
+    # the game again
+    4: """
+ALTER TABLE games ADD COLUMN remote TEXT;
 """,
 }
 

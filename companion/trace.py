@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from .rules import RuleSet, get_variant
 from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
@@ -37,7 +37,7 @@ class TraceError(ValueError):
 class Trace:
     """A parsed trace: its header, every scan as a full reading, and the end time."""
 
-    header: dict
+    header: dict[str, Any]
     rules: RuleSet
     scans: list[Scan] = field(default_factory=list)
     end: float = 0.0
@@ -87,7 +87,7 @@ def _colours(value: object, size: int, where: str) -> dict[str, str]:
     return out
 
 
-def parse_header(line: str, where: str = "line 1") -> tuple[dict, RuleSet]:
+def parse_header(line: str, where: str = "line 1") -> tuple[dict[str, Any], RuleSet]:
     """Validate a header line; returns it and its rule set."""
     try:
         header = json.loads(line)
@@ -207,7 +207,7 @@ def _num(t: float) -> float | int:
 
 
 def format_trace(
-    header: dict, scans: Iterable[Scan], end: float | None = None
+    header: dict[str, Any], scans: Iterable[Scan], end: float | None = None
 ) -> Iterator[str]:
     """The lines (without newlines) of a trace: header, first scan in full, then on/off deltas
     for every scan that differs from the one before, then the end line."""
@@ -220,7 +220,8 @@ def format_trace(
     for scan in scans:
         colours = scan.colours or {}
         if prev is None:
-            doc: dict = {"t": _num(scan.t), "occupied": sorted(scan.occupied, key=_sq_key)}
+            doc: dict[str, Any] = {"t": _num(scan.t),
+                                   "occupied": sorted(scan.occupied, key=_sq_key)}
             if colours:
                 doc["colours"] = dict(sorted(colours.items()))
         else:

@@ -28,11 +28,13 @@ import machine
 import neopixel
 
 try:
+    from firmware_bridge import buttons as B
     from firmware_bridge import protocol as P
 except ImportError:
+    import buttons as B  # type: ignore[no-redef]
     import protocol as P  # type: ignore[no-redef]
 
-FW_VERSION = "1.1"
+FW_VERSION = "1.2"
 CONFIG_FILE = "bridge_config.json"
 
 DEFAULT_CONFIG = {
@@ -65,6 +67,10 @@ DEFAULT_CONFIG = {
     "snapshot_ms": 1000,
     "heartbeat_ms": 500,
     "host_timeout_ms": 5000,
+    # board buttons (firmware_bridge/buttons.py): {"clock": 26, "hint": 27, ...}, GPIO to ground
+    "button_pins": {},
+    "long_ms": 1000,
+    "stuck_ms": 10000,
 }
 
 # mpremote and pyboard.py interrupt a running program with "\r" + Ctrl-C. The host driver never
@@ -114,7 +120,7 @@ def _pin_list(cfg, key, need):
         raise ConfigError("%s must be a list of GPIO numbers" % key)
     if len(pins) < need:
         raise ConfigError(
-            "%s lists %d pins; mode %s on a %dx%d board needs %d"
+            "%s lists %d pins; mode %s on the %dx%d board needs %d"
             % (key, len(pins), cfg["mode"], cfg["size"], cfg["size"], need)
         )
     return pins
@@ -145,6 +151,10 @@ def check_config(cfg):
     if mode in ("matrix165", "shift"):
         used += [cfg["sr_load"], cfg["sr_clock"], cfg["sr_data"]]
     used.append(cfg["led_pin"])
+    try:
+        used += [pin for _, pin in B.check_buttons(cfg)]
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     for i in range(len(used)):
         if used[i] in used[i + 1 :]:
             raise ConfigError("GPIO %r is given two jobs" % (used[i],))
@@ -422,6 +432,7 @@ class Bridge:
             raise ValueError("unknown mode " + str(mode))
         self.polarity = mode == "hall"
         self.leds = Leds(cfg)
+        self.buttons = B.Buttons(cfg)
         self.deb = Debouncer(self.n, cfg["debounce"])
         self.raw = bytearray(self.n)
         self.rx = P.LineBuffer()
@@ -445,20 +456,19 @@ class Bridge:
         self.console.write(P.device_line(self.seq, kind, payload, self.boot))
         self.seq = P.next_seq(self.seq)
 
-    def hello(self):
-        self.send(
-            P.HELLO,
-            P.encode_kv(
-                [
-                    ("fw", FW_VERSION),
-                    ("proto", P.PROTO_VERSION),
-                    ("size", self.size),
-                    ("sensors", "polarity" if self.polarity else "switch"),
-                    ("leds", self.leds.count),
-                    ("boot", self.boot),
-                ]
-            ),
-        )
+    def hello(self, nonce=""):
+        """HELLO (echoing the nonce of the HOST it answers) and a snapshot."""
+        fields = [
+            ("fw", FW_VERSION),
+            ("proto", P.PROTO_VERSION),
+            ("size", self.size),
+            ("sensors", "polarity" if self.polarity else "switch"),
+            ("leds", self.leds.count),
+            ("boot", self.boot),
+        ]
+        if nonce:
+            fields.append(("nonce", nonce))
+        self.send(P.HELLO, P.encode_kv(fields))
         self.snapshot()
 
     def snapshot(self):
@@ -489,9 +499,17 @@ class Bridge:
     def handle(self, line):
         try:
             seq, kind, args = P.decode_line(line, P.HOST_TYPES)
-            stale = self.host_seq is not None and not P.seq_ahead(self.host_seq, seq)
-            if kind != P.HOST and stale:
-                raise P.ProtocolError("stale seq")
+            last = self.host_seq
+            if kind != P.HOST and last is not None:
+                if not P.seq_ahead(last, seq):
+                    raise P.ProtocolError("stale seq")
+                if P.seq_jump(last, seq):
+                    raise P.ProtocolError("seq jump")
+            nonce = ""
+            if kind == P.HOST:
+                nonce = P.decode_kv(args).get("nonce", "")
+                if nonce and not P.valid_nonce(nonce):
+                    raise P.ProtocolError("bad payload", "nonce")
             self.host_seq = seq
             if kind == P.LED:
                 pixels = P.decode_leds(args, self.leds.count)
@@ -503,7 +521,7 @@ class Bridge:
             return
         self.t_host = time.ticks_ms()
         if kind == P.HOST:
-            self.hello()
+            self.hello(nonce)
         elif kind == P.SYNC:
             now = time.ticks_ms()
             if time.ticks_diff(now, self.t_sync) >= SYNC_MIN_MS:
@@ -527,6 +545,8 @@ class Bridge:
                     self.send(P.ERR, text)
             if changed:
                 self.snapshot()
+            for name, event in self.buttons.scan(now):
+                self.send(P.BTN, name + " " + event)
         if time.ticks_diff(now, self.t_snap) >= cfg["snapshot_ms"]:
             self.snapshot()
         if time.ticks_diff(now, self.t_hb) >= cfg["heartbeat_ms"]:
@@ -559,6 +579,7 @@ class Bridge:
             time.sleep_ms(self.cfg["scan_ms"])
         for i in range(self.n):
             self.deb.stable[i] = self.raw[i]
+        self.buttons.prime(time.ticks_ms())
         self.primed = True
 
     def run(self):

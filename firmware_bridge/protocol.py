@@ -1,4 +1,4 @@
-"""Line protocol between the Pico bridge firmware and the host (``tafl-bridge/2``).
+"""Line protocol between the Pico bridge firmware and the host (``tafl-bridge/3``).
 
 This module runs unchanged under MicroPython (on the Pico) and CPython (on the host): no
 f-strings, no dataclasses, no typing at runtime, no ``int.bit_count``, only ``%`` formatting and
@@ -11,7 +11,11 @@ Every line is printable ASCII ending in ``\\n`` (a ``\\r`` before it is ignored)
 ``SEQ`` is a decimal counter 0..65535 per sender, wrapping. The Pico starts it at 0 when it boots
 and never restarts it while running; the host drops any line whose SEQ is not ahead of the last
 line it accepted from that boot (a replayed or reordered line), counts the skipped numbers as lost
-lines, and restarts its count on a HELLO from a new boot. ``CRC`` is the CRC-32 (IEEE, as zlib),
+lines, and restarts its count on a HELLO from a new boot that the Pico has confirmed by echoing
+the host's last HOST nonce (a HELLO of any earlier boot is refused, an unconfirmed one of an
+unknown boot is only a reason to ask). A line more than ``MAX_AHEAD`` numbers ahead is dropped
+(``seq jump``): real lines are never lost in such numbers without the host noticing the silence
+and asking for a HELLO, which puts it back in step. ``CRC`` is the CRC-32 (IEEE, as zlib),
 as 8 upper-case hex digits, of everything before `` *`` -- for SNAP, HB and ACK lines prefixed by
 the boot id and a space (``"3fa2 17 SNAP ..."``), so a line from an earlier boot of the Pico never
 checks out; HELLO and ERR lines are not keyed (the host reads the boot id from HELLO, and an ERR
@@ -19,8 +23,9 @@ may come before any HELLO). A line whose CRC, sequence field, type or payload do
 dropped whole.
 
 Pico -> host:
-    ``HELLO fw=1.1 proto=2 size=11 sensors=switch|polarity leds=121 boot=<hex>``
-        after boot (SEQ 0) and whenever the host sends HOST (SEQ goes on).
+    ``HELLO fw=1.2 proto=3 size=11 sensors=switch|polarity leds=121 boot=<hex>[ nonce=<hex>]``
+        after boot (SEQ 0, no nonce) and whenever the host sends HOST (SEQ goes on), then with
+        the HOST's nonce echoed.
     ``SNAP <occupied hex> [<attacker hex>]``
         full snapshot of the debounced board: on every change and every second. Bit ``i`` of the
         big-endian hex number is square ``i = rank * size + file`` (``a1`` = 0, ``b1`` = 1, ...,
@@ -28,12 +33,15 @@ Pico -> host:
     ``HB up=<ms> scans=<n> bad=<n> faults=<list or ->``
         heartbeat, every 0.5 s.
     ``ACK <host seq>``  an LED frame was applied.
+    ``BTN <button> short|long|stuck|free``  a board button (``clock``, ``hint``, ``takeback``,
+        ``new``): a short press (on release), a long press (when held ``long_ms``), held down
+        ``stuck_ms`` (stuck or shorted: ignored until released), released after being stuck.
     ``ERR <code> <text>``  something the firmware wants logged (bad host line, stuck file, a
         configuration it cannot run: then it sends that ERR every second and nothing else).
 
 Host -> Pico:
-    ``HOST proto=2``  hello request; the Pico answers with HELLO then SNAP, and takes the host's
-                      SEQ afresh (a restarted host starts at 0 again).
+    ``HOST proto=3 nonce=<hex>``  hello request; the Pico answers with HELLO (echoing the nonce)
+                      then SNAP, and takes the host's SEQ afresh (a restarted host starts at 0).
     ``HB``            heartbeat, every second; without one for 5 s the Pico blanks its LEDs.
     ``SYNC``          please send a SNAP now (the host saw a sequence gap); at most a few per
                       second (the host limits them, the Pico answers one per 50 ms at most).
@@ -43,24 +51,29 @@ Host -> Pico:
 # ruff: noqa: UP031 - %-formatting on purpose: it is the one string formatting every MicroPython
 # build has, and the cheapest on the Pico.
 
-PROTO_VERSION = "2"
+PROTO_VERSION = "3"
 MAX_LINE = 4200  # bytes, enough for a 19x19 LED frame with every LED lit
 SEQ_MOD = 65536
+MAX_AHEAD = 1024  # a line further ahead than this is dropped (``seq jump``)
 
 HELLO = "HELLO"
 SNAP = "SNAP"
 HB = "HB"
 ACK = "ACK"
 ERR = "ERR"
+BTN = "BTN"
 HOST = "HOST"
 SYNC = "SYNC"
 LED = "LED"
 
-DEVICE_TYPES = (HELLO, SNAP, HB, ACK, ERR)
+DEVICE_TYPES = (HELLO, SNAP, HB, ACK, ERR, BTN)
 HOST_TYPES = (HOST, HB, SYNC, LED)
 UNKEYED_TYPES = (HELLO, ERR)  # device lines whose CRC does not include the boot id
 
 SEQ_HALF = SEQ_MOD // 2
+
+BUTTONS = ("clock", "hint", "takeback", "new")  # the names a BTN line may carry
+BUTTON_EVENTS = ("short", "long", "stuck", "free")
 
 _HEX = "0123456789abcdef"
 _HEX_CHARS = "0123456789abcdefABCDEF"
@@ -92,12 +105,27 @@ _CRC_TABLE = _make_table()
 
 
 def crc32(data, crc=0):
-    """CRC-32 (IEEE 802.3, the zlib one) of ``data`` (bytes), continuing from ``crc``."""
+    """CRC-32 (IEEE 802.3, the zlib one) of ``data`` (bytes), continuing from ``crc``: the
+    firmware's own, in plain Python (MicroPython has no ``zlib.crc32``)."""
     crc = crc ^ 0xFFFFFFFF
     table = _CRC_TABLE
     for b in data:
         crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
     return crc ^ 0xFFFFFFFF
+
+
+def _line_crc():
+    # The host (CPython) checks lines with zlib's C CRC-32, the same function as crc32 above
+    # (tests/test_hw_protocol.py proves they agree, continuation included); the Pico uses its own.
+    try:
+        import zlib
+
+        return zlib.crc32 if hasattr(zlib, "crc32") else crc32
+    except ImportError:
+        return crc32
+
+
+line_crc32 = _line_crc()
 
 
 def _crc_text(crc):
@@ -122,8 +150,13 @@ def seq_ahead(last, got):
     return d if d < SEQ_HALF else 0
 
 
+def seq_jump(last, got):
+    """True when ``got`` is ahead of ``last`` by more than MAX_AHEAD: not a line to take."""
+    return seq_ahead(last, got) > MAX_AHEAD
+
+
 def _key_crc(key):
-    return crc32((key + " ").encode()) if key else 0
+    return line_crc32((key + " ").encode()) if key else 0
 
 
 def encode_line(seq, kind, payload="", key=""):
@@ -134,7 +167,7 @@ def encode_line(seq, kind, payload="", key=""):
     else:
         body = "%d %s" % (seq, kind)
     raw = body.encode()
-    return raw + b" *" + _crc_text(crc32(raw, _key_crc(key))).encode() + b"\n"
+    return raw + b" *" + _crc_text(line_crc32(raw, _key_crc(key))).encode() + b"\n"
 
 
 def device_line(seq, kind, payload, boot):
@@ -173,9 +206,9 @@ def decode_line(raw, allowed, key=""):
     crc_field = raw[star + 2 :].decode()
     if len(crc_field) != 8 or not is_hex(crc_field):
         raise ProtocolError("no crc")
-    plain = crc32(body)
+    plain = line_crc32(body)
     if key:
-        keyed = crc_field == _crc_text(crc32(body, _key_crc(key)))
+        keyed = crc_field == _crc_text(line_crc32(body, _key_crc(key)))
         if not keyed and crc_field != _crc_text(plain):
             raise ProtocolError("bad crc")
     else:
@@ -233,6 +266,18 @@ def decode_bitmap(text, nbits):
     if value >> nbits:
         raise ProtocolError("bad payload", "bitmap padding")
     return value
+
+
+def valid_nonce(text):
+    """True for a HOST nonce: 1 to 8 hex digits."""
+    return 0 < len(text) <= 8 and is_hex(text)
+
+
+def decode_button(args):
+    """``(button, event)`` of a BTN payload; ProtocolError for an unknown button or event."""
+    if len(args) != 2 or args[0] not in BUTTONS or args[1] not in BUTTON_EVENTS:
+        raise ProtocolError("bad payload", "button")
+    return args[0], args[1]
 
 
 def encode_kv(pairs):

@@ -86,6 +86,7 @@ class Harness:
             self.board.toggle(square)
         else:
             self.session.click(OWNER, square)
+            self.session.step(self.t)  # the loop applies it and scans in the same iteration
         self.run(wait)
 
     def move(self, frm: str, to: str, think: float = 0.0) -> None:
@@ -96,7 +97,8 @@ class Harness:
         self.click(frm, 0.1)
         self.click(to, 0.4)
         assert len(self.session.game.played) == n + 1, (frm, to, self.state["message"])
-        for sq in self.session.game.played[-1].captured:
+        game = self.session.game
+        for sq in sorted(game.board.name(c) for c in game.played[-1].captures):
             if sq in self.board.occupied:
                 self.click(sq, 0.3)
 

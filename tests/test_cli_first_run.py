@@ -37,7 +37,7 @@ def test_perft_refuses_absurd_depths_with_one_line(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
-        "tafl-companion: perft depth 99 is too deep for a 11x11 board: at most 4 (each ply "
+        "tafl-companion: perft depth 99 is too deep for an 11x11 board: at most 4 (each ply "
         "multiplies the time by the number of moves; the limit keeps it within about a minute)\n"
     )
 

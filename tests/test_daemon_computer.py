@@ -91,7 +91,7 @@ class Person:
 def my_move(moves: list[str], engine: Engine) -> tuple[str, str, list[str]]:
     game = Game(BRANDUBH)
     for m in moves:
-        game.play(m.split("x")[0])
+        game.play_text(m.split("x")[0])
     choice = engine.choose(game.board, 0.3)
     parsed, _ = game.board.parse_move(choice.move)
     caps, _ = game.board.preview(parsed)

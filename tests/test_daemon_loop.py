@@ -26,6 +26,7 @@ from companion.notify import Notifier
 from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.scan import Scan
+from companion.squares import parse_square
 
 
 def base(d) -> str:
@@ -132,7 +133,7 @@ def test_a_differing_board_is_guided_back_before_play_continues(tmp_path: Path) 
 
     store = Store(tmp_path / "games.sqlite3")
     gid = store.unfinished().id
-    game.play("d1-d4")
+    game.play_text("d1-d4")
     store.sync_game(gid, game, [("move", {"move": "d1-d4"})])
     store.close()
     board = FixedBoard(11, start)  # the board still shows the opening
@@ -257,6 +258,7 @@ def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
         good.write_text('[web]\nhost = "127.0.0.1"\n')
         res = run_cli("--config", str(good), "--port", str(port), "--data-dir", str(tmp_path))
     assert res.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in res.stderr
+    assert "choose another port with --port N" in res.stderr  # what to do (issue 21)
 
 
 # the generated code at start (printed on a terminal only, never logged): see
@@ -269,7 +271,8 @@ class PolarityBoard(FixedBoard):
     def __init__(self, size: int, game: Game) -> None:
         super().__init__(size, game.board.occupied_names())
         self.colours = {
-            s: ("a" if game.board.piece_at(s) == "t" else "d") for s in self.occupied
+            s: ("a" if game.board.piece_at(parse_square(s, game.rules.size)) == "t" else "d")
+            for s in self.occupied
         }
 
     def scan(self, now: float):

@@ -114,7 +114,7 @@ def test_review_a_finished_game_step_by_step(browser, daemon) -> None:
 def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> None:
     game = Game(get_variant("copenhagen"))
     for m in ("d1-d4", "f4-e4", "f2-f4xe4"):
-        game.play(m)
+        game.play_text(m)
     game.resign("defenders")
     path = tmp_path / "from-opentafl.otg"
     path.write_text(export_otg(game, tags={"attackers": "Ragnar", "defenders": "Sigrid"}))
@@ -126,8 +126,8 @@ def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> No
     assert "Ragnar" in info and "Sigrid" in info and "the defenders resigned" in info
     assert "imported from from-opentafl.otg" in info
     page.click("#rvmoves button[data-ply='3']")
-    assert "captured 1 defender" in page.inner_text("#rvmsg")
-    assert "Attackers captured: 1 defender" in page.inner_text("#rvcaps")
+    assert "Captured: 1 defender." in page.inner_text("#rvmsg")
+    assert "Taken by the attackers: 1 defender" in page.inner_text("#rvcaps")
     assert page.locator("#rvboard circle.p.gone").count() == 1  # the taken piece, faded
     page.context.close()
     # a file with an illegal move is refused, in the page's language, and nothing is stored
@@ -170,7 +170,9 @@ def test_german_browser_gets_a_german_page(browser, daemon) -> None:
     click(page, "g5")
     page.wait_for_function("document.getElementById('msg').textContent === 'Verteidiger am Zug'")
     assert "Züge" in page.inner_text(".moves h2")
-    assert "hat 0 Verteidiger geschlagen" in page.inner_text("#side-attackers")
+    side = page.inner_text("#side-attackers")
+    assert "0 Verteidiger geschlagen" in side
+    assert "Spieler 1" in side and "Player 1" not in side  # the default name, in German too
     page.click("#rulesbtn")
     page.wait_for_selector("#rulescard[open]")
     card = page.inner_text("#rulescard")

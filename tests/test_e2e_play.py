@@ -119,7 +119,7 @@ def test_remote_player_plays_against_the_board(browser, tmp_path: Path) -> None:
         s = state(base)
         assert s["moves"] == BRANDUBH_WIN and s["clock"]["running"] is None
         # per-player results on the page
-        wait_text(board, "#side-defenders", "1 game · won 0 as attackers, 1 as defenders")
+        wait_text(board, "#side-defenders", "1 game · wins: 0 as attackers, 1 as defenders")
         remote.screenshot(path=str(SHOTS / "tafl-e2e-remote.png"), full_page=True)
         assert board.errors == [] and remote.errors == []
     finally:

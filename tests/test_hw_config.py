@@ -70,7 +70,7 @@ def test_defaults():
         ({"board": {"kind": "gpio"}}, '[board] row_pins: missing; kind = "gpio" needs 11'),
         (
             {"board": {**GPIO, "row_pins": ROWS_11[:10]}},
-            "[board] row_pins: 10 pins for a 11x11 board (need 11, rank 1 first)",
+            "[board] row_pins: 10 pins for an 11x11 board (need 11, rank 1 first)",
         ),
         (
             {"board": {**GPIO, "col_pins": COLS_11[:10] + [28]}},
@@ -272,7 +272,7 @@ def test_hwtest_bad_config_exits_2_with_one_line(tmp_path, capsys):
     assert main(["hwtest", "--config", str(bad), "--seconds", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "[board] row_pins: 2 pins for a 11x11 board" in err
+    assert "[board] row_pins: 2 pins for an 11x11 board" in err
 
 
 def test_hwtest_command_runs_on_mock_pins(tmp_path, capsys, mock_pins):

@@ -23,7 +23,7 @@ from prerequisites import require
 from firmware_bridge.sim import find_micropython
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRMWARE = [ROOT / "firmware_bridge" / "protocol.py", ROOT / "firmware_bridge" / "main.py"]
+FIRMWARE = [ROOT / "firmware_bridge" / name for name in ("protocol.py", "buttons.py", "main.py")]
 SHIMS = Path(__file__).parent / "hw_shims" / "micropython"
 
 

@@ -20,6 +20,41 @@ def test_crc32_matches_zlib():
     assert P.crc32(b"123456789") == 0xCBF43926  # the standard check value
 
 
+def test_the_host_checks_lines_with_zlib_and_the_firmware_crc_agrees():
+    """The host side uses zlib's C CRC-32; the firmware keeps its own table-driven one (the
+    Pico's MicroPython has no zlib). They agree on every input, continuation included (the
+    boot-keyed lines chain the key's CRC into the line's)."""
+    assert P.line_crc32 is zlib.crc32
+    rng = random.Random(17)
+    for _ in range(300):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 200)))
+        start = rng.randrange(1 << 32)
+        assert P.crc32(data, start) == zlib.crc32(data, start)
+        assert P.crc32(data) == zlib.crc32(data)
+    # the vectors tests/hw_shims/micropython/check.py checks the firmware's CRC against
+    vectors = ast.literal_eval(
+        (ROOT / "tests/hw_shims/micropython/check.py").read_text().split("CRC_VECTORS = ")[1]
+        .split("\n]\n")[0] + "\n]")
+    assert vectors and all(zlib.crc32(d, s) == want for d, s, want in vectors)
+    key = P.crc32(b"3fa2 ")
+    assert P.crc32(b"17 SNAP 00ff", key) == zlib.crc32(b"17 SNAP 00ff", zlib.crc32(b"3fa2 "))
+
+
+def test_button_lines():
+    line = P.device_line(9, P.BTN, "hint short", "3fa2")
+    assert P.decode_line(line[:-1], P.DEVICE_TYPES, "3fa2") == (9, "BTN", ["hint", "short"])
+    assert P.decode_button(["new", "long"]) == ("new", "long")
+    for bad in (["hint"], ["lever", "short"], ["hint", "double"], ["hint", "short", "x"]):
+        with pytest.raises(P.ProtocolError):
+            P.decode_button(bad)
+
+
+def test_far_ahead_is_a_jump_not_a_line():
+    assert not P.seq_jump(10, 11) and not P.seq_jump(10, 10 + P.MAX_AHEAD)
+    assert P.seq_jump(10, 11 + P.MAX_AHEAD) and P.seq_jump(65000, (65000 + 30_000) % P.SEQ_MOD)
+    assert not P.seq_jump(10, 9)  # behind is stale, not a jump
+
+
 def test_line_round_trip():
     raw = P.encode_line(42, P.SNAP, "00ff")
     assert raw.endswith(b"\n")

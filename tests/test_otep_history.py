@@ -20,6 +20,7 @@ from companion.engine.otr import otr_for
 from companion.engine.position import ATT, Position
 from companion.rules import PRESETS, Board, Move
 from companion.rules.geometry import geometry_for
+from companion.squares import parse_square
 
 SIZES = sorted({rules.size for rules in PRESETS.values()})
 FILES = "abcdefghijklmnopqrs"
@@ -137,7 +138,7 @@ def test_repetitions_are_visible_to_the_engine():
         board.push(move)
         engine.send(f"opponent-move {text} {board.otn()}")
     pos = Position.from_board(engine.board)
-    back = pos.t.geo.square("e4") << 9 | pos.t.geo.square("f4")
+    back = parse_square("e4", 11) << 9 | parse_square("f4", 11)
     assert back in pos.moves()
     pos.make(back)
     assert pos.result == (ATT, "repetition")

@@ -135,8 +135,8 @@ def test_our_engine_plays_a_whole_game_against_itself_through_the_host():
     while not game.is_over() and len(game.moves) < 150:
         answer = hosts[game.turn].request_move(game.board, seconds=2).result(timeout=30)
         assert answer.move is not None
-        played = game.play(answer.move)
-        assert sorted(played.captured) == sorted(answer.captures)
+        played = game.play_text(answer.move)
+        assert sorted(game.board.name(c) for c in played.captures) == sorted(answer.captures)
         if len(game.moves) == 6 and not took_back:
             game.undo()
             game.undo()
@@ -149,7 +149,7 @@ def test_our_engine_plays_a_whole_game_against_itself_through_the_host():
 def test_post_game_analysis_through_the_host():
     game = Game(BRANDUBH)
     for text in ("d2-e2", "d3-a3", "f4-f2", "d4-d3", "e2-d2"):
-        game.play(text)
+        game.play_text(text)
     host = OtepHost([*OURS], name="analyser")
     report = analyse_game(host, game, seconds=0.3)
     host.close()
@@ -165,8 +165,8 @@ def test_analysis_finds_the_blunder_and_the_better_move():
     the review marks that move, with the capture as the better move, and the evaluation
     swinging from a won to a lost game."""
     game = Game(BRANDUBH, "/7/7/4t2/K6/t6/7/3t3/", "attackers")
-    game.play("d7-c7")
-    game.play("a4-a1")
+    game.play_text("d7-c7")
+    game.play_text("a4-a1")
     host = OtepHost(builtin_engine_command(), name="analyser")
     report = analyse_game(host, game, seconds=0.3)
     host.close()

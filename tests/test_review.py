@@ -30,7 +30,7 @@ def base(d) -> str:
 def stored_game(d, variant: str, moves: list[str], players=("Ann", "Bob")) -> int:
     game = Game(get_variant(variant))
     for m in moves:
-        game.play(m)
+        game.play_text(m)
     gid = d.store.new_game(game, players)
     d.store.sync_game(gid, game)
     return gid
@@ -83,7 +83,7 @@ def test_review_link_serves_the_page(daemon) -> None:
 def test_import_otg_then_review_and_export_back(daemon) -> None:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     text = export_otg(game, tags={"attackers": "Eva", "defenders": "Finn"})
     status, j = control(base(daemon), "api/import", {"name": "game.otg", "text": text})
     assert status == 200, j
@@ -102,13 +102,19 @@ def test_import_otg_then_review_and_export_back(daemon) -> None:
     assert r2["moves"] == [dict(m, t=m2["t"]) for m, m2 in zip(r["moves"], r2["moves"])]
 
 
-def test_import_csv_records_needs_the_variant(daemon) -> None:
+def test_import_csv_records_finds_or_takes_the_variant(daemon) -> None:
+    """A CSV record does not say its variant: the one chosen on the form, else the one the
+    moves fit, whatever the live game's variant is (issue 21: a Copenhagen file was refused as
+    "off the 7x7 board" during a Brandubh game)."""
     text = '"d1-e1 d3-e3 d2-e2 d4-d1 e1-f1 d1-a1",0,0,White\n"d1-e1 d3-e3",0,0,Black\n'
     status, j = control(base(daemon), "api/import", {"name": "g.csv", "text": text})
-    assert status == 400 and "variant" in j["error"]
+    assert status == 200 and j["variant"] == "brandubh" and j["found"] == "moves", j
+    status, j = control(base(daemon), "api/import",
+                        {"name": "g.csv", "text": text, "variant": "copenhagen"})
+    assert status == 422 and "game 1, move 1" in j["error"], j  # chosen: used as chosen
     status, j = control(base(daemon), "api/import",
                         {"name": "g.csv", "text": text, "variant": "brandubh"})
-    assert status == 200 and len(j["games"]) == 2
+    assert status == 200 and len(j["games"]) == 2 and j["variant"] == "brandubh"
     _, won = get(daemon, f"api/review/{j['games'][0]}")
     assert won["result"] == "defenders" and won["reason"] == "escape"
     _, resigned = get(daemon, f"api/review/{j['games'][1]}")
@@ -149,7 +155,7 @@ def test_rules_endpoint_has_every_preset(daemon) -> None:
 def test_rules_replay_reads_an_exported_otg(tmp_path: Path, capsys) -> None:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     path = tmp_path / "game.otg"
     path.write_text(export_otg(game))
     assert main(["rules", "replay", "brandubh", str(path)]) == 0

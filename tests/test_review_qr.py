@@ -110,7 +110,9 @@ def test_qr_endpoint(tmp_path: Path) -> None:
 def test_escape_threats(variant, otn, turn, want) -> None:
     board = Board(get_variant(variant), otn, turn)
     got = escape_threat(board)
-    assert (None if got is None else (got.kind, got.king, got.squares)) == want
+    names = None if got is None else (
+        got.kind, board.name(got.king), tuple(board.name(s) for s in got.squares))
+    assert names == want
 
 
 def test_no_threat_once_the_game_is_over() -> None:

@@ -29,7 +29,7 @@ def random_game(variant: str, seed: int, limit: int = 300) -> Game:
     game = Game(PRESETS[variant])
     while not game.is_over() and len(game.played) < limit:
         move = rng.choice(game.board.legal_moves())
-        game.play(f"{game.board.name(move.frm)}-{game.board.name(move.to)}")
+        game.play(move)
     return game
 
 
@@ -86,8 +86,8 @@ def test_round_trip_of_a_custom_rule_set_and_start_position():
     )
     position = "/3t7/1K1Tt6/t1T2t5/1t6t2/4T1T4/2t8/11/7t3/11/9t1/11/"
     game = Game(rules, position, "defenders")
-    game.play("b2-b1")
-    game.play("h8-h9")
+    game.play_text("b2-b1")
+    game.play_text("h8-h9")
     text = export_otg(game, date=DATE)
     assert f"[position:{position}]" in text and "[companion-turn:defenders]" in text
     back = import_otg(text)
@@ -133,7 +133,7 @@ def test_export_format_details():
              "k10-i10", "i11-k11"]
     game = Game(PRESETS["copenhagen"])
     for mv in moves:
-        game.play(mv)
+        game.play_text(mv)
     text = export_otg(game, {"event": "Test", "rules": "ignored"}, date=DATE)
     lines = text.splitlines()
     assert lines[:4] == ["[date:2024.05.01]", "[result:-1]", "[compiler:tafl-companion]",
@@ -155,7 +155,7 @@ def test_export_format_details():
 def test_export_marks_king_capture_and_multiple_captures():
     # brandubh: a2-b2 takes the king on b3 and the soldier on c2
     game = Game(PRESETS["brandubh"], "/7/t1Tt3/1K5/1t5/7/7/5t1/")
-    game.play("a2-b2")
+    game.play_text("a2-b2")
     text = export_otg(game)
     assert text.rstrip().endswith("1. a2-b2xc2/Kb3++")
     assert import_otg(text).game.result == "attackers"

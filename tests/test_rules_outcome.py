@@ -43,7 +43,7 @@ def test_a_termination_goes_into_sqlite_as_its_string():
 def test_the_rules_report_terminations():
     game = Game(get_variant("brandubh"))
     for m in ["d2-e2", "c4-c5", "b4-b3", "e4-e3", "f4-f5", "d4-f4", "a4-e4xe3"]:
-        game.play(m)
+        game.play_text(m)
     outcome = game.outcome()
     assert outcome == Outcome("attackers", Termination.KING_CAPTURED)
     assert isinstance(outcome.termination, Termination)
@@ -56,7 +56,7 @@ def test_the_rules_report_terminations():
 ])
 def test_manual_endings_copy_and_undo(end, result, termination):
     game = Game(get_variant("brandubh"))
-    game.play("d2-e2")
+    game.play_text("d2-e2")
     end(game)
     assert game.result == result and game.outcome().termination == termination
     twin = game.copy()

@@ -636,7 +636,7 @@ def _shuffle(variant, plies: int):
     for ply in range(plies):
         if game.is_over():
             return game, ply
-        game.play(SHUFFLE[ply % 4])
+        game.play_text(SHUFFLE[ply % 4])
     return game, plies
 
 
@@ -649,7 +649,7 @@ def test_third_repetition_is_a_draw_in_fetlar():
     game = Game(get_variant("fetlar"), otn(11, {"a4": "t", "e7": "T", "f6": "K", "k8": "t"}),
                 "defenders")
     for mv in ["e7-e8", "a4-a3", "e8-e7", "a3-a4"] * 2:
-        game.play(mv)
+        game.play_text(mv)
     assert game.played[-1].side == "attackers" and game.result == "draw"
 
 
@@ -662,10 +662,10 @@ def test_attackers_may_cause_a_third_repetition_in_copenhagen():
     # defenders move first here, so the start position recurs after the attackers' 4th move
     game = Game(COPENHAGEN, otn(11, {"a4": "t", "e7": "T", "f6": "K", "k8": "t"}), "defenders")
     for mv in ["e7-e8", "a4-a3", "e8-e7", "a3-a4"] * 2:
-        game.play(mv)
+        game.play_text(mv)
     assert game.board.history.count(game.board.history[-1]) == 3
     assert game.result == "ongoing"
-    game.play("e7-e8")  # the defenders now make a position occur a third time
+    game.play_text("e7-e8")  # the defenders now make a position occur a third time
     assert game.result == "attackers"
 
 
@@ -678,15 +678,15 @@ def test_repetition_history_restarts_after_a_capture():
     pieces = {"a4": "t", "e7": "T", "f6": "K", "k8": "t", "c2": "t", "c3": "T", "h4": "t"}
     game = Game(PRESETS["fetlar"], otn(11, pieces))
     for mv in SHUFFLE:
-        game.play(mv)
+        game.play_text(mv)
     assert len(game.board.history) == 5
-    game.play("h4-c4")  # takes c3
-    assert game.played[-1].captured == ("c3",)
+    game.play_text("h4-c4")  # takes c3
+    assert [game.board.name(c) for c in game.played[-1].captures] == ["c3"]
     assert game.board.history == [game.board._key()]
     # from here the count starts again: the position after the capture (defenders to move)
     # occurs a third time 8 plies later
     for ply, mv in enumerate(["e7-e8", "a4-a3", "e8-e7", "a3-a4"] * 2, 1):
-        game.play(mv)
+        game.play_text(mv)
         assert game.result == ("draw" if ply == 8 else "ongoing"), ply
 
 
@@ -747,5 +747,5 @@ def test_chain_capture_takes_every_enemy_in_an_alternating_row():
 def test_game_rejects_a_wrong_capture_list():
     game = Game(COPENHAGEN, otn(11, {"c5": "t", "d5": "T", "e8": "t", **PARK}))
     with pytest.raises(MoveError, match="captures"):
-        game.play("e8-e5xd6")
-    assert game.play("e8-e5xd5").text == "e8-e5xd5"
+        game.play_text("e8-e5xd6")
+    assert game.play_text("e8-e5xd5").text == "e8-e5xd5"

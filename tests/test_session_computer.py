@@ -401,7 +401,7 @@ def test_an_imported_game_is_analysed_and_a_failed_analysis_says_why(tmp_path: P
     try:
         game = Game(get_variant("brandubh"))
         for m in ("d2-c2", "d5-e5"):
-            game.play(m)
+            game.play_text(m)
         gid = h.store.import_game(game, ("A", "B"), 1.7e9, {"file": "x.otg"})
         assert s.start_analysis(OWNER, gid, 0.1)[0] == 202
         wait(h, lambda: s.analysis(gid)["status"] == "done", "the imported game's analysis")
@@ -448,7 +448,7 @@ def test_taking_back_by_hand_the_computer_waits_for_the_persons_move_too(
         h.move("d2", "c2")
         reply = computer_move(h)
         make(h, reply)
-        assert not s.game.played[-1].captured
+        assert not s.game.played[-1].captures
         h.click(reply["to"], 0.1)
         h.click(reply["from"], 0.6)  # the computer's move put back by hand: a takeback
         assert s.game.moves == ["d2-c2"] and s.move_to_make is None

@@ -30,7 +30,7 @@ def store(tmp_path: Path):
 def played_game(moves=MOVES, variant="copenhagen") -> Game:
     g = Game(get_variant(variant))
     for m in moves:
-        g.play(m)
+        g.play_text(m)
     return g
 
 
@@ -45,7 +45,7 @@ def test_moves_are_stored_one_transaction_each(store: Store, tmp_path: Path) -> 
     seen = []
     other = sqlite3.connect(tmp_path / "games.sqlite3")
     for text in MOVES:
-        game.play(text)
+        game.play_text(text)
         store.sync_game(gid, game, [("move", {"move": text})])
         # another connection sees the move at once: it is committed
         seen.append(other.execute("SELECT COUNT(*) FROM moves WHERE game_id=?", (gid,))
@@ -61,7 +61,7 @@ def test_revised_and_taken_back_moves(store: Store) -> None:
     game = played_game(MOVES[:3])
     gid = store.new_game(game)
     game.undo()
-    game.play("f2-f3")  # the tracker revised the last move
+    game.play_text("f2-f3")  # the tracker revised the last move
     store.sync_game(gid, game, [("revised", {"move": "f2-f3"})])
     assert store.move_texts(gid) == ["d1-d4", "f4-e4", "f2-f3"]
     game.undo()
@@ -145,7 +145,7 @@ s = Store(sys.argv[1])
 g = Game(get_variant("copenhagen"))
 gid = s.new_game(g)
 for text in ["d1-d4", "f4-e4", "f2-f4", "e5-e3", "h1-h3", "g5-g3"]:
-    g.play(text)
+    g.play_text(text)
     s.sync_game(gid, g, [("move", {"move": text})])
     print(text, flush=True)
 time.sleep(60)
@@ -194,7 +194,7 @@ def test_a_first_release_store_is_migrated_forward(tmp_path: Path) -> None:
     assert row is not None and row.players()["attackers"] == {"kind": "board", "name": "Ann"}
     assert s.load_game(row.id).moves == ["d1-d4"] and s.moves(row.id)[0]["left"] is None
     game = s.load_game(row.id)
-    game.play("f4-e4")
+    game.play_text("f4-e4")
     s.sync_game(row.id, game, [("move", {"move": "f4-e4"})])
     assert s.move_texts(row.id) == ["d1-d4", "f4-e4"]
     s.close()

@@ -6,7 +6,7 @@ import pytest
 from tracker_helpers import Rig, position
 
 from companion.feedback import PRECEDENCE, FrameSpec, build_frame
-from companion.tracker import Event
+from companion.tracker import PieceRestored
 
 
 def test_lift_and_place_is_accepted_settle_after_the_piece_is_down():
@@ -81,8 +81,8 @@ def test_illegal_moves_are_flagged_and_cleared_once_put_back(frm, to, words):
 
 
 def test_event_json_lines():
-    e = Event(12.3100001, "move", {"move": "g3-e3xe2"})
-    assert e.to_json() == {"t": 12.31, "event": "move", "move": "g3-e3xe2"}
+    e = PieceRestored(12.3100001, 7 * 2 + 4, 7)
+    assert e.to_json() == {"t": 12.31, "event": "restored", "square": "e3"}
 
 
 def test_frame_precedence():

@@ -248,7 +248,7 @@ def test_reset_to_a_new_game_and_resume():
     rig.move("e2", "d2")
     assert rig.tracker.state == "ready" and fresh.moves == []
     resumed = Game(get_variant("brandubh"))
-    resumed.play("d2-e2")
+    resumed.play_text("d2-e2")
     rig.reset(resumed)
     assert rig.tracker.state == "setup"
     rig.move("d2", "e2")
@@ -295,7 +295,8 @@ def test_resignation_from_the_page_stops_move_acceptance():
 def test_polarity_setup_names_the_wrong_kind_of_piece():
     rules = get_variant("brandubh")
     board = Game(rules).board
-    colours = {s: ("a" if board.piece_at(s) == "t" else "d") for s in board.occupied_names()}
+    colours = {board.name(s): ("a" if board.piece_at(s) == "t" else "d")
+               for s in board.occupied_squares()}
     colours["d5"] = "a"  # an attacker stands where a defender belongs
     rig = Rig("brandubh", colours=colours)
     assert rig.tracker.state == "setup"
@@ -308,7 +309,8 @@ def test_polarity_setup_names_the_wrong_kind_of_piece():
 def test_polarity_rejects_a_move_that_puts_down_the_wrong_kind_of_piece():
     rules = get_variant("brandubh")
     board = Game(rules).board
-    colours = {s: ("a" if board.piece_at(s) == "t" else "d") for s in board.occupied_names()}
+    colours = {board.name(s): ("a" if board.piece_at(s) == "t" else "d")
+               for s in board.occupied_squares()}
     rig = Rig("brandubh", colours=colours)
     rig.lift("d2").place("e2", colour="d").wait(1)
     assert rig.moves() == [] and rig.tracker.state == "illegal"

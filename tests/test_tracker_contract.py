@@ -11,7 +11,7 @@ from tracker_helpers import Rig, position
 
 from companion import messages
 from companion.feedback import PRECEDENCE, FrameSpec, LedRole, build_frame, with_role
-from companion.rules import get_variant
+from companion.rules import Move, get_variant
 from companion.rules.board import MoveError
 from companion.rules.game import Game
 from companion.scan import Scan
@@ -21,6 +21,11 @@ from companion.tracker.events import (
     EventKind,
     Guidance,
     GuidanceKind,
+    LedsChanged,
+    MoveProposed,
+    MoveRevised,
+    MoveTakenBack,
+    PieceRemoved,
     ProposalError,
     TrackerState,
     apply_proposal,
@@ -39,7 +44,7 @@ def kinds(events: list[Event], *skip: str) -> list[str]:
 # -- the caller's game ----------------------------------------------------------------------
 def test_the_callers_game_is_never_changed():
     game = Game(get_variant("brandubh"))
-    game.play("d2-e2")
+    game.play_text("d2-e2")
     tracker = Tracker(game)
     occ = set(game.board.occupied_names())
     events = tracker.feed(Scan(0.0, frozenset(occ)))
@@ -57,7 +62,7 @@ def test_the_callers_game_is_never_changed():
 
 def test_reset_copies_a_manual_ending_and_the_game_stays_the_callers():
     game = Game(get_variant("brandubh"))
-    game.play("d2-e2")
+    game.play_text("d2-e2")
     game.resign("defenders")
     rig = Rig("brandubh")
     rig.reset(game)
@@ -69,18 +74,35 @@ def test_reset_copies_a_manual_ending_and_the_game_stays_the_callers():
 
 def test_apply_proposal_refuses_a_game_that_does_not_fit():
     game = Game(get_variant("brandubh"))
-    move = Event(1.0, EventKind.MOVE, {"move": "d2-e2", "from": "d2", "to": "e2", "ply": 1})
+    d2e2, c4c5, d2e3 = (game.board.parse_move(m)[0] for m in ("d2-e2", "c4-c5", "d2-e3"))
+    move = MoveProposed(1.0, d2e2, "attackers", (), 1, 0.8, "d2-e2", 7)
     assert apply_proposal(game, move) and game.moves == ["d2-e2"]
     with pytest.raises(ProposalError, match="ply 1"):
         apply_proposal(game, move)  # applied twice
     with pytest.raises(ProposalError, match="take back c4-c5"):
-        apply_proposal(game, Event(2.0, EventKind.TAKEBACK, {"move": "c4-c5"}))
-    rev = Event(2.0, EventKind.REVISED, {"move": "d2-e3", "replaces": "d2-e2", "from": "d2",
-                                         "to": "e3", "ply": 1})
+        apply_proposal(game, MoveTakenBack(2.0, c4c5, "c4-c5", "defenders", 2))
+    rev = MoveRevised(2.0, d2e3, "attackers", (), 1, 0.8, "d2-e3", 7, replaces=d2e2,
+                      replaces_text="d2-e2")
     with pytest.raises(ProposalError, match="cannot revise d2-e2 to d2-e3"):
         apply_proposal(game, rev)  # not a legal move: the game is left as it was
     assert game.moves == ["d2-e2"]
-    assert not apply_proposal(game, Event(3.0, EventKind.LEDS, {"leds": {}}))
+    assert not apply_proposal(game, LedsChanged(3.0, {}))
+
+
+def test_events_are_typed_and_their_json_names_the_squares():
+    rig = Rig("brandubh", position=CAPTURE, turn="attackers")
+    rig.move("d1", "d3")
+    (move,) = rig.of("move")
+    assert isinstance(move, MoveProposed) and move.move == rig.mv("d1-d3")
+    assert move.side == "attackers" and move.ply == 1 and move.text == "d1-d3xc3xe3"
+    assert sorted(move.captures) == sorted(rig.mv(f"{s}-a1").frm for s in ("c3", "e3"))
+    assert move.to_json() == {"t": round(move.t, 3), "event": "move", "move": "d1-d3xc3xe3",
+                              "side": "attackers", "captured": ["c3", "e3"], "from": "d1",
+                              "to": "d3", "ply": 1, "placed_at": move.placed_at}
+    assert move.data == {k: v for k, v in move.to_json().items() if k not in ("t", "event")}
+    rig.lift("e3").wait(1)
+    (removed,) = rig.of("removed")
+    assert isinstance(removed, PieceRemoved) and removed.square == rig.mv("e3-a1").frm
 
 
 # -- placed_at ------------------------------------------------------------------------------
@@ -122,8 +144,8 @@ def test_a_revision_keeps_the_first_placement_time():
 # -- expect: the move to make ----------------------------------------------------------------
 def test_the_move_to_make_is_shown_then_accepted_and_cleared():
     rig = Rig("brandubh")
-    rig.take(rig.tracker.expect("d2-e2", rig.t))
-    assert rig.tracker.expected == "d2-e2"
+    rig.take(rig.tracker.expect(rig.mv("d2-e2"), rig.t))
+    assert rig.tracker.expected == rig.mv("d2-e2")
     assert rig.tracker.leds == {"d2": "make_from", "e2": "make_to"}
     g = rig.tracker.guidance.to_json()
     assert g == {"kind": "make_move", "move": "d2-e2", "from": "d2", "to": "e2", "piece": "t",
@@ -139,8 +161,9 @@ def test_the_move_to_make_is_shown_then_accepted_and_cleared():
 
 def test_the_move_to_make_with_captures_then_shows_the_pieces_to_lift():
     rig = Rig("brandubh", position=CAPTURE, turn="attackers")
-    rig.take(rig.tracker.expect("d1-d3", rig.t))
-    assert rig.tracker.expected == "d1-d3xc3xe3"
+    rig.take(rig.tracker.expect(rig.mv("d1-d3"), rig.t))
+    assert rig.tracker.expected == rig.mv("d1-d3")
+    assert rig.tracker.guidance.data["move"] == "d1-d3xc3xe3"
     assert rig.tracker.guidance.data["captured"] == ["c3", "e3"]
     rig.move("d1", "d3")
     assert rig.moves() == ["d1-d3xc3xe3"]
@@ -149,7 +172,7 @@ def test_the_move_to_make_with_captures_then_shows_the_pieces_to_lift():
 
 def test_any_other_move_is_illegal_not_proposed_and_counted_once():
     rig = Rig("brandubh")
-    rig.take(rig.tracker.expect("d2-e2", rig.t))
+    rig.take(rig.tracker.expect(rig.mv("d2-e2"), rig.t))
     rig.move("d2", "c2", settle=2.0)
     assert rig.moves() == [] and not rig.of("move")
     (ill,) = rig.of("illegal")
@@ -167,7 +190,7 @@ def test_any_other_move_is_illegal_not_proposed_and_counted_once():
 
 def test_a_move_of_the_wrong_piece_is_not_the_move_to_make_either():
     rig = Rig("brandubh")
-    rig.take(rig.tracker.expect("d2-e2", rig.t))
+    rig.take(rig.tracker.expect(rig.mv("d2-e2"), rig.t))
     rig.lift("b4").wait(0.3)
     assert rig.tracker.leds == {"b4": "setup", "d2": "make_from", "e2": "make_to"}
     assert rig.tracker.message == "Put the attacker back on b4: the move to make is d2 to e2"
@@ -178,7 +201,7 @@ def test_a_move_of_the_wrong_piece_is_not_the_move_to_make_either():
 
 def test_a_slow_slide_through_to_the_move_to_make_is_accepted():
     rig = Rig("brandubh", position=REVISE, turn="attackers")
-    rig.take(rig.tracker.expect("f4-f1", rig.t))
+    rig.take(rig.tracker.expect(rig.mv("f4-f1"), rig.t))
     rig.change(on=("f3",), dt=0.5).change(off=("f4",), dt=0.01)
     rig.change(on=("f2",), dt=0.1).change(off=("f3",), dt=0.01)
     rig.wait(0.3)  # paused on f2, which is not the move to make: nothing is accepted
@@ -189,7 +212,7 @@ def test_a_slow_slide_through_to_the_move_to_make_is_accepted():
 
 def test_the_move_to_make_is_never_revised_into_another():
     rig = Rig("brandubh", position=REVISE, turn="attackers")
-    rig.take(rig.tracker.expect("f4-f2", rig.t))
+    rig.take(rig.tracker.expect(rig.mv("f4-f2"), rig.t))
     rig.move("f4", "f2", settle=0.3)
     assert rig.moves() == ["f4-f2xe2"]
     rig.lift("f2", dt=0.05).place("f1", dt=0.4).wait(2)
@@ -199,18 +222,21 @@ def test_the_move_to_make_is_never_revised_into_another():
 
 def test_expect_refuses_a_move_that_cannot_be_made():
     rig = Rig("brandubh")
-    for bad in ("d2-d5", "c4-c5", "zz", "D2-E2", "d2-e2xe3"):
+    for bad in ("d2-d5", "c4-c5", "d2-e3", "a4-a1"):
         with pytest.raises(MoveError):
-            rig.tracker.expect(bad)
+            rig.tracker.expect(rig.mv(bad))
+    for off in (Move(-1, 3), Move(3, 49), Move(100, 101)):
+        with pytest.raises(MoveError):
+            rig.tracker.expect(off)
     assert rig.tracker.expected is None
-    rig.take(rig.tracker.expect("d2-e2"))
+    rig.take(rig.tracker.expect(rig.mv("d2-e2")))
     rig.take(rig.tracker.expect(None))
     assert rig.tracker.expected is None and rig.tracker.leds == {}
 
 
 def test_reset_clears_the_move_to_make():
     rig = Rig("brandubh")
-    rig.tracker.expect("d2-e2")
+    rig.tracker.expect(rig.mv("d2-e2"))
     rig.reset()
     assert rig.tracker.expected is None
 
@@ -283,8 +309,9 @@ def test_event_and_state_values_are_the_old_strings():
     assert [str(k) for k in EventKind] == [
         "move", "leds", "removed", "illegal", "game_over", "warning", "revised", "takeback",
         "restored", "setup", "ready"]
-    e = Event(1.0, EventKind.MOVE, {"move": "d2-e2"})
-    assert json.loads(json.dumps(e.to_json())) == {"t": 1.0, "event": "move", "move": "d2-e2"}
+    e = MoveTakenBack(1.0, Move(10, 17), "d2-d3", "attackers", 1)
+    assert json.loads(json.dumps(e.to_json())) == {"t": 1.0, "event": "takeback",
+                                                   "move": "d2-d3", "side": "attackers", "ply": 1}
     assert TrackerState.CAPTURE_PENDING == "capture_pending"
     assert Guidance(GuidanceKind.TO_MOVE, {"side": "defenders"}).to_json() == {
         "kind": "to_move", "side": "defenders"}

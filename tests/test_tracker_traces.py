@@ -9,7 +9,8 @@ import pytest
 
 from companion.replay import replay_trace, run_trace
 from companion.trace import read_trace
-from companion.tracker.core import path
+from companion.tracker import MoveEvent
+from companion.tracker.squares import grid_for
 
 TRACES = sorted((Path(__file__).parent / "traces").glob("*.jsonl"))
 
@@ -51,12 +52,13 @@ def test_moves_are_accepted_within_0_3_s_of_settling_and_never_before(trace: Pat
         for sq in before.occupied ^ after.occupied:
             changes.setdefault(sq, []).append(after.t)
     flagged = False
+    grid = grid_for(parsed.rules.size)
     for e in events:
         if e.kind == "illegal":
             flagged = True
-        if e.kind not in ("move", "revised"):
+        if not isinstance(e, MoveEvent):
             continue
-        squares = path(e.data["from"], e.data["to"], parsed.rules.size)
+        squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
         settled = max(t for s in squares for t in changes.get(s, []) if t <= e.t)
         assert settled <= e.t
         if not flagged:  # a move made while captured pieces stood counts once they are off

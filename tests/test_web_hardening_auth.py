@@ -142,6 +142,10 @@ def test_the_code_goes_to_a_terminal_only_never_to_a_log(tmp_path: Path, caplog)
                       journal=journal)
         assert out.getvalue() == "" and code not in caplog.text
         assert str(path) in caplog.text and "10-digit" in caplog.text
+        assert "type it under Controls on http://localhost:8080/" in caplog.text
+        # sudo only for the service's file (issue 21, defect 8): started by hand, it is yours
+        assert (f"`sudo cat {path}`" in caplog.text) == journal
+        assert f"`cat {path}`" in caplog.text or journal
 
 
 def test_a_short_configured_pin_is_warned_about_without_showing_it(caplog) -> None:

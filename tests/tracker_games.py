@@ -26,7 +26,7 @@ def random_game(rules: RuleSet, seed: int, plies: int, free_the_king: bool = Fal
             near = {board.king, *board.geo.adjacent[board.king]}
             moves = [m for m in moves if m.frm in near] or moves
         move = rng.choice(moves)
-        game.play(f"{board.name(move.frm)}-{board.name(move.to)}")
+        game.play(move)
         if game.is_over():
             break
     return game.moves

@@ -3,7 +3,7 @@ that applies the tracker's proposals to its own game."""
 
 from __future__ import annotations
 
-from companion.rules import get_variant
+from companion.rules import Move, get_variant
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.tracker import Event, Tracker
@@ -76,6 +76,10 @@ class Rig:
     def move(self, frm: str, to: str, settle: float = 1.0) -> Rig:
         """Lift-and-place, then wait ``settle``."""
         return self.lift(frm).place(to).wait(settle)
+
+    def mv(self, text: str) -> Move:
+        """The Move ``"d2-e2"`` on this board (the text edge)."""
+        return self.game.board.parse_move(text)[0]
 
     def of(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]

@@ -16,13 +16,15 @@ import contextlib
 import glob
 import logging
 import os
+import secrets
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
+from companion.squares import a_board
 from companion.squares import square_names as _names
 from firmware_bridge import protocol as P
 
@@ -41,6 +43,10 @@ Pixel = tuple[int, int, int]
 # firmware it is just a line fragment it drops.
 SOFT_RESET = b"\r\x02\x04"
 SOFT_RESET_EVERY = 3  # unanswered hello requests
+KNOWN_BOOTS = 64  # boot ids remembered: a HELLO of any of them but the current one is refused
+OPEN_NONCES = 4  # HOST nonces a HELLO may still answer (the latest ones sent)
+CONFIRM_EVERY = 0.25  # s between HOSTs asking the Pico to confirm a HELLO we did not ask for
+ButtonListener = Callable[[str, str], None]
 
 
 def find_pico(by_id_dir: str = BY_ID_DIR, scan_usb: bool = True) -> str | None:
@@ -141,11 +147,14 @@ class SerialBridge:
         self._device_error: str | None = None
         self._device_error_at = -1e9
         self._boot: str | None = None  # the boot id of the Pico's last HELLO: the CRC key
-        self._old_boot: str | None = None  # the boot before it
+        # every boot id heard, the current one last: a HELLO of an earlier one is a replay
+        self._boots: deque[str] = deque(maxlen=KNOWN_BOOTS)
         self._last_seq: int | None = None  # SEQ of the last line accepted from this boot
-        # a HOST was sent and no line has been in step since: a HELLO of the boot before is the
-        # answer (a replayed HELLO of an older boot had put us out of step), not a replay
-        self._asking = False
+        # nonces of the latest HOST lines: a HELLO echoing one is the live Pico's answer, which
+        # is trusted whatever its boot id and sequence number (it puts the host back in step)
+        self._nonces: deque[str] = deque(maxlen=OPEN_NONCES)
+        self._confirm_due = False  # a HELLO we did not ask for came: ask the Pico to confirm
+        self.button_listener: ButtonListener | None = None  # BTN lines (button, event)
         self._sync_sent_at = -1e9
         self.dropped = 0
         self.drop_reasons: Counter[str] = Counter()
@@ -155,6 +164,7 @@ class SerialBridge:
         self.reconnects = 0
         self.snapshots = 0
         self.soft_resets = 0
+        self.button_presses = 0  # BTN lines taken
         self._hello_requests = 0
         self._heard_at: float | None = None  # the last line that checked out, in order or not
         # LED frame (guarded by _lock)
@@ -307,9 +317,10 @@ class SerialBridge:
             self._hello = None
             self._snapshot = None
             self._size_error = None
-            self._boot = self._old_boot = None
+            self._boot = None
             self._last_seq = None
-            self._asking = False
+            self._nonces.clear()
+            self._confirm_due = False
             self._device_error = None
             self._last_rx = None
             self._led_sent = None
@@ -340,6 +351,16 @@ class SerialBridge:
             raise OSError("port closed")
         return ser
 
+    def _send_host(self, now: float) -> None:
+        """A hello request with a fresh nonce; the HELLO that echoes it is the live Pico."""
+        nonce = secrets.token_hex(4)
+        with self._lock:
+            self._nonces.append(nonce)
+            self._confirm_due = False
+        self._send(P.HOST, P.encode_kv([("proto", P.PROTO_VERSION), ("nonce", nonce)]))
+        self._hello_requests += 1
+        self._hello_sent_at = now
+
     def _send(self, kind: str, payload: str = "") -> int:
         seq = self._tx_seq
         self._port().write(P.encode_line(seq, kind, payload))
@@ -361,13 +382,17 @@ class SerialBridge:
         with self._lock:
             have_hello = self._hello is not None
             last_rx = self._last_rx
+            confirm = self._confirm_due
         silent = last_rx is not None and now - last_rx > 2 * self.stale_after
         if silent:
             raise OSError("no valid line for %.0f s" % (2 * self.stale_after))
         # No HELLO yet, or lines come but none in sequence (a HELLO of an old boot replayed, a
         # huge loss): ask for a HELLO, which puts the host back in step with the Pico.
         out_of_step = have_hello and last_rx is not None and now - last_rx > self.resync_after
-        if (not have_hello or out_of_step) and now - self._hello_sent_at >= self._hello_interval:
+        since_hello = now - self._hello_sent_at
+        if confirm and since_hello >= CONFIRM_EVERY:
+            self._send_host(now)
+        elif (not have_hello or out_of_step) and since_hello >= self._hello_interval:
             firmware_talks = self._heard_at is not None and now - self._heard_at < 2.0
             if (
                 not firmware_talks
@@ -377,11 +402,7 @@ class SerialBridge:
                 log.info("serial bridge: no hello from %s; soft-resetting the Pico", self._device)
                 ser.write(SOFT_RESET)
                 self.soft_resets += 1
-            with self._lock:
-                self._asking = True
-            self._send(P.HOST, "proto=" + P.PROTO_VERSION)
-            self._hello_requests += 1
-            self._hello_sent_at = now
+            self._send_host(now)
         if now - self._hb_sent_at >= 1.0:
             self._send(P.HB)
             self._hb_sent_at = now
@@ -411,7 +432,8 @@ class SerialBridge:
 
     def _handle(self, line: bytes) -> None:
         with self._lock:
-            boot, old_boot = self._boot, self._old_boot
+            boot = self._boot
+            earlier = [b for b in list(self._boots)[-8:] if b != boot]
         try:
             seq, kind, args = P.decode_line(line, P.DEVICE_TYPES, boot or "")
             self._heard_at = self._clock()
@@ -419,10 +441,12 @@ class SerialBridge:
             reason = e.reason
             if reason == "bad crc" and boot is None:
                 reason = "no hello"  # keyed by a boot id we have not been told yet
-            elif reason == "bad crc" and old_boot is not None:
-                with contextlib.suppress(P.ProtocolError):
-                    P.decode_line(line, P.DEVICE_TYPES, old_boot)
-                    reason = "old boot"
+            elif reason == "bad crc":
+                for old in earlier:
+                    with contextlib.suppress(P.ProtocolError):
+                        P.decode_line(line, P.DEVICE_TYPES, old)
+                        reason = "old boot"
+                        break
             with self._lock:
                 self._drop(reason, line)
             return
@@ -441,23 +465,40 @@ class SerialBridge:
             log.info("serial bridge: %d line(s) lost before seq %d", gap, seq)
         if sync:
             self._send(P.SYNC)
+        listener = self.button_listener
+        if kind == P.BTN and listener is not None:
+            button, event = P.decode_button(args)  # checked in _apply
+            listener(button, event)
 
     def _accept(self, seq: int, kind: str, args: list[str]) -> int:
         """Take one checked line if it is in sequence (lock held); returns the number of lines
         lost before it. ProtocolError for a line to drop: replayed or reordered (``stale seq``),
-        from the boot before (``old boot``), before any HELLO (``no hello``), or with a payload
-        that makes no sense."""
+        implausibly far ahead (``seq jump``), from an earlier boot (``old boot``), a HELLO of an
+        unknown boot we did not ask for (``unconfirmed hello``: we ask), before any HELLO
+        (``no hello``), or with a payload that makes no sense."""
         if kind == P.HELLO:
             info = P.decode_kv(args)
             boot = info.get("boot", "")
             if not P.is_hex(boot) or len(boot) > 8:
                 raise P.ProtocolError("bad payload", "hello without boot id")
-            if boot != self._boot:
-                if boot == self._old_boot and not self._asking:
-                    raise P.ProtocolError("old boot")
-                self._hello_new_boot(info, boot, seq, args)
+            if info.get("nonce", "") in self._nonces:
+                # the live Pico answering our HOST: in step from here, whatever came before
+                self._nonces.clear()
+                self._confirm_due = False
+                if boot != self._boot:
+                    self._hello_new_boot(info, boot, seq, args)
+                else:
+                    self._apply(kind, args)  # the same boot: nothing is lost
+                    self._last_seq = seq
                 self._last_rx = self._clock()
                 return 0
+            if boot != self._boot:
+                if boot in self._boots:
+                    raise P.ProtocolError("old boot")
+                # the Pico rebooted, or a boot we never knew is replayed: only the Pico's
+                # answer to a fresh nonce says which
+                self._confirm_due = True
+                raise P.ProtocolError("unconfirmed hello")
         elif kind == P.ERR and (self._boot is None or not P.seq_ahead(self._last_seq or 0, seq)):
             # Before any HELLO (the firmware cannot run its configuration), or out of step (it
             # rebooted into that state): worth showing all the same; it changes no state.
@@ -471,18 +512,21 @@ class SerialBridge:
         ahead = P.seq_ahead(last, seq)
         if not ahead:
             raise P.ProtocolError("stale seq")
+        if ahead > P.MAX_AHEAD:
+            raise P.ProtocolError("seq jump")
         self._apply(kind, args)
         self._last_seq = seq
         self._last_rx = self._clock()
-        if kind != P.HELLO:
-            self._asking = False
         self.gaps += ahead - 1
         return ahead - 1
 
     def _hello_new_boot(self, info: dict, boot: str, seq: int, args: list[str]) -> None:
         """A HELLO from a boot of the Pico we have not heard from (lock held)."""
         self._check_hello(info)
-        self._old_boot, self._boot = self._boot, boot
+        self._boot = boot
+        if boot in self._boots:
+            self._boots.remove(boot)
+        self._boots.append(boot)
         self._last_seq = seq
         self._hello = info
         self.hellos += 1
@@ -491,7 +535,7 @@ class SerialBridge:
         self._device_faults = []
         size = int(info["size"])
         if size != self.size:
-            self._size_error = f"Pico reports a {size}x{size} board but [board] size = {self.size}"
+            self._size_error = f"Pico reports {a_board(size)} but [board] size = {self.size}"
             log.error("serial bridge: %s", self._size_error)
         else:
             self._size_error = None
@@ -548,6 +592,11 @@ class SerialBridge:
             info = P.decode_kv(args)
             faults = info.get("faults", "-")
             self._device_faults = [] if faults == "-" else faults.split(",")
+        elif kind == P.BTN:
+            if self._hello is None or self._size_error is not None:
+                raise P.ProtocolError("no hello")
+            P.decode_button(args)
+            self.button_presses += 1
         elif kind == P.ACK:
             if len(args) != 1 or not args[0].isdigit():
                 raise P.ProtocolError("bad payload", "ack")

@@ -21,6 +21,7 @@ from companion.rules import core
 from companion.rules.board import Board
 from companion.rules.geometry import Geometry, geometry_for
 from companion.rules.ruleset import ATTACKERS, DEFENDERS, KING, RuleSet
+from companion.squares import parse_square
 
 from .notation import simple_move
 
@@ -42,7 +43,7 @@ def parse_move(geo: Geometry, text: str) -> int:
     parts = simple_move(text).split("-")
     if len(parts) != 2:
         raise ValueError(f"not a move like g3-e3: {text!r}")
-    return geo.square(parts[0]) << 9 | geo.square(parts[1])
+    return parse_square(parts[0], geo.n) << 9 | parse_square(parts[1], geo.n)
 
 
 class _Lines:

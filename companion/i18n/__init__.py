@@ -17,7 +17,8 @@ Babel's ``read_po`` (no compile step, so a fresh ``pip install`` works) and keep
   categories (what the browser's ``Intl.PluralRules`` answers) to the ``.po`` file's plural
   forms; and ``/i18n/<code>-more.js``, the translations used only by the scripts the page loads
   later (:data:`LAZY_SCRIPTS`: review, analysis, rules cards, the owner's controls, a player
-  link's page, the words for refused controls), fetched with
+  link's page, the words for refused controls, after a game, the computer's thoughts and
+  hints), fetched with
   them. Sentences only the server's template uses are never sent as script.
 
 The language is chosen per request: ``?lang=xx``, then the ``tafl-lang`` cookie (the page's
@@ -42,7 +43,8 @@ DEFAULT = "en"
 COOKIE = "tafl-lang"
 STATIC = HERE.parent / "web" / "static"
 #: The page's scripts loaded on demand (core.js ``T.load``), not on the first load.
-LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js")
+LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js",
+                "over.js", "advice.js")
 #: CLDR plural categories, in the order the table is filled
 _CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 

@@ -1,13 +1,14 @@
 """The rules core: pure, no I/O. One Board type, rule sets as values, OTN positions."""
 
-from .board import Board, Move, MoveError, other
+from .board import Board, Illegal, Move, MoveError, Position, other
+from .game import Game, PlayedMove
 from .otn import PositionError, format_otn, parse_otn
 from .outcome import REASON_TEXT, Outcome, Termination
 from .perft import perft
 from .ruleset import ATTACKERS, DEFENDERS, PRESETS, RuleSet, get_variant
 
 __all__ = [
-    "ATTACKERS", "DEFENDERS", "PRESETS", "Board", "Move", "MoveError", "Outcome",
-    "PositionError", "REASON_TEXT", "RuleSet", "Termination", "format_otn", "get_variant",
-    "other", "parse_otn", "perft",
+    "ATTACKERS", "DEFENDERS", "PRESETS", "Board", "Game", "Illegal", "Move", "MoveError",
+    "Outcome", "PlayedMove", "Position", "PositionError", "REASON_TEXT", "RuleSet",
+    "Termination", "format_otn", "get_variant", "other", "parse_otn", "perft",
 ]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..squares import file_letter
+from ..squares import file_letter, parse_square, square_name
 from . import core
 from .geometry import Geometry, geometry_for
 from .otn import PositionError, format_otn, parse_otn
-from .outcome import REASON_TEXT, Outcome, Termination  # noqa: F401  (re-exported)
+from .outcome import REASON_TEXT as REASON_TEXT  # re-exported (older imports)
+from .outcome import Outcome, Termination
 from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
 
@@ -18,13 +19,63 @@ class MoveError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A move from square index ``frm`` to square index ``to``."""
+    """A move from square index ``frm`` to square index ``to`` (``rank * size + file``)."""
 
     frm: int
     to: int
 
+    def text(self, size: int) -> str:
+        """``"g3-e3"``: the move's squares named on a ``size`` board (for the edges)."""
+        return f"{square_name(self.frm, size)}-{square_name(self.to, size)}"
 
 
+@dataclass(frozen=True, slots=True)
+class Illegal:
+    """Why a move is not legal, as data: a stable ``code`` (a key of :data:`ILLEGAL_TEXT`) and
+    what its wording names: the square at fault, or (``not_your_turn``) the side to move and
+    the side of the piece."""
+
+    code: str
+    square: int | None = None
+    turn: str | None = None
+    side: str | None = None
+
+    def details(self, size: int) -> dict[str, str]:
+        """The wording's data, squares named: ``{"square": "d4"}``, ``{"turn": ..., "side":
+        ...}`` or ``{}``."""
+        out: dict[str, str] = {}
+        if self.square is not None:
+            out["square"] = square_name(self.square, size)
+        if self.turn is not None and self.side is not None:
+            out["turn"], out["side"] = self.turn, self.side
+        return out
+
+    def text(self, size: int) -> str:
+        """The reason in English."""
+        return ILLEGAL_TEXT[self.code].format(**self.details(size))
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """What the rules need to go on from a position: the placement (OTN) and the side to move.
+    (Whether the king has left the throne follows from where he stands; repetitions before it
+    are not part of a position.) ``str(position)`` is ``"<OTN> <turn>"`` and
+    :meth:`parse` reads it back."""
+
+    otn: str
+    turn: str
+
+    def __str__(self) -> str:
+        return f"{self.otn} {self.turn}"
+
+    @classmethod
+    def parse(cls, text: str) -> Position:
+        """Read ``"<OTN> attackers|defenders"``; PositionError if it is not that form (the
+        placement itself is checked when a Board is made of it)."""
+        otn, sep, turn = text.strip().rpartition(" ")
+        if not sep or turn not in (ATTACKERS, DEFENDERS):
+            raise PositionError(f"expected '<OTN> attackers|defenders', not {text!r}")
+        return cls(otn, turn)
 
 #: Why a move is illegal (:meth:`Board.illegal_code`): code -> English wording of its data.
 ILLEGAL_TEXT: dict[str, str] = {
@@ -41,7 +92,14 @@ ILLEGAL_TEXT: dict[str, str] = {
     "throne_return": "the king may not return to the throne",
     "throne_stop": "only the king may stop on the throne ({square})",
     "not_legal": "that move is not legal",
+    "off_board": "the move leaves the board",
 }
+
+
+#: A position as the repetition history keys it: attackers, defenders, the king, side to move.
+_Key = tuple[int, int, int, str]
+#: What :meth:`Board.pop` restores.
+_Undo = tuple[int, int, int, str, bool, Termination | None, str | None, list[_Key]]
 
 
 def other(side: str) -> str:
@@ -76,15 +134,38 @@ class Board:
         self.king_left = king_left
         self.move_stack: list[Move] = []
         self.capture_stack: list[int] = []
-        self._undo: list[tuple] = []
+        self._undo: list[_Undo] = []
         self._win: Termination | None = None
         self._winner: str | None = None
-        self.history: list[tuple] = [self._key()]
+        self.history: list[_Key] = [self._key()]
         if self.king < 0:
             self._win, self._winner = core.KING_CAPTURED, ATTACKERS
 
     # -- inspection ---------------------------------------------------------------------
-    def _key(self) -> tuple:
+    @classmethod
+    def from_position(cls, rules: RuleSet, position: Position) -> Board:
+        """A board of ``rules`` at ``position`` (no move history)."""
+        return cls(rules, position.otn, position.turn)
+
+    def position(self) -> Position:
+        """The position (placement and side to move); ``Board.from_position(rules,
+        board.position())`` plays on exactly like this board, short of its repetition history."""
+        return Position(self.otn(), self.turn)
+
+    def copy(self) -> Board:
+        """An independent board in the same state: position, move stack and history (no
+        replaying)."""
+        twin = object.__new__(Board)
+        twin.rules, twin.geo = self.rules, self.geo
+        twin.att, twin.dfn, twin.king, twin.turn = self.att, self.dfn, self.king, self.turn
+        twin.king_left, twin._win, twin._winner = self.king_left, self._win, self._winner
+        twin.move_stack = list(self.move_stack)
+        twin.capture_stack = list(self.capture_stack)
+        twin._undo = list(self._undo)  # entries are immutable (histories are never mutated)
+        twin.history = list(self.history)
+        return twin
+
+    def _key(self) -> _Key:
         return (self.att, self.dfn, self.king, self.turn)
 
     @property
@@ -105,30 +186,31 @@ class Board:
         """The position as OTN (without the side to move)."""
         return format_otn(self.att, self.dfn, self.king, self.size)
 
-    def square(self, name: str | int) -> int:
-        """Square index of a name (ints pass through, range-checked)."""
-        if isinstance(name, int):
-            if not 0 <= name < self.geo.count:
-                raise ValueError(f"square index {name} is off the board")
-            return name
-        return self.geo.square(name)
-
     def name(self, square: int) -> str:
-        """Name of a square index."""
+        """The name of a square index (printing, for the edges)."""
         return self.geo.names[square]
 
-    def piece_at(self, square: str | int) -> str | None:
+    def occupied_before_moves(self) -> list[int]:
+        """The occupied bitboard before each move of the move stack, oldest first."""
+        bit = self.geo.bit
+        return [att | dfn | (bit[king] if king >= 0 else 0)
+                for att, dfn, king, *_ in self._undo]
+
+    def occupied_squares(self) -> frozenset[int]:
+        """The occupied squares."""
+        return frozenset(self.geo.iter_bits(self.occupied))
+
+    def piece_at(self, square: int) -> str | None:
         """``"t"`` (attacker), ``"T"`` (defender), ``"K"`` (king) or None."""
-        s = self.square(square)
-        if s == self.king:
+        if square == self.king:
             return "K"
-        if self.att >> s & 1:
+        if self.att >> square & 1:
             return "t"
-        if self.dfn >> s & 1:
+        if self.dfn >> square & 1:
             return "T"
         return None
 
-    def side_of(self, square: str | int) -> str | None:
+    def side_of(self, square: int) -> str | None:
         """``"attackers"``/``"defenders"`` for the piece on a square, None if it is empty."""
         piece = self.piece_at(square)
         if piece is None:
@@ -150,14 +232,14 @@ class Board:
             self.geo, self.rules, is_king, core.king_may_stop_on_throne(self.rules, self.king_left)
         )
 
-    def destinations(self, square: str | int) -> list[int]:
+    def destinations(self, square: int) -> list[int]:
         """Legal destination squares of the piece on ``square`` if its side is to move (else
         the squares it could reach were it that side's turn). Empty when the game is over."""
-        s = self.square(square)
-        side = self.side_of(s)
+        side = self.side_of(square)
         if side is None or self._win:
             return []
-        return core.piece_destinations(self.geo, self.occupied, s, self._mover(s == self.king))
+        return core.piece_destinations(self.geo, self.occupied, square,
+                                       self._mover(square == self.king))
 
     def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move (none once the game is decided by a move)."""
@@ -182,24 +264,25 @@ class Board:
                 return True
         return False
 
-    def illegal_code(self, move: Move) -> tuple[str, dict[str, str]] | None:
-        """None if ``move`` is legal, else why not as data: a stable code (a key of
-        :data:`ILLEGAL_TEXT`) and the squares/sides its wording needs."""
+    def illegal_code(self, move: Move) -> Illegal | None:
+        """None if ``move`` is legal, else why not as data (:class:`Illegal`)."""
         if self._win:
-            return "game_over", {}
+            return Illegal("game_over")
         geo, frm, to = self.geo, move.frm, move.to
+        if not (0 <= frm < geo.count and 0 <= to < geo.count):
+            return Illegal("off_board")
         side = self.side_of(frm)
         if side is None:
-            return "no_piece", {"square": self.name(frm)}
+            return Illegal("no_piece", frm)
         if side != self.turn:
-            return "not_your_turn", {"turn": self.turn, "side": side}
+            return Illegal("not_your_turn", turn=self.turn, side=side)
         if frm == to:
-            return "did_not_move", {}
+            return Illegal("did_not_move")
         if self.occupied >> to & 1:
-            return "occupied", {"square": self.name(to)}
+            return Illegal("occupied", to)
         ff, fr, tf, tr = frm % geo.n, frm // geo.n, to % geo.n, to // geo.n
         if ff != tf and fr != tr:
-            return "diagonal", {}
+            return Illegal("diagonal")
         if to in self.destinations(frm):
             return None
         is_king = frm == self.king
@@ -208,27 +291,25 @@ class Board:
                 continue
             for s in ray[: ray.index(to)]:
                 if self.occupied >> s & 1:
-                    return "jump", {"square": self.name(s)}
+                    return Illegal("jump", s)
                 if geo.corner >> s & 1:
-                    return "corner_pass", {"square": self.name(s)}
+                    return Illegal("corner_pass", s)
                 if s == geo.throne:
-                    return "throne_pass", {"square": self.name(s)}
+                    return Illegal("throne_pass", s)
         if geo.corner >> to & 1 and not is_king:
-            return "corner_stop", {"square": self.name(to)}
+            return Illegal("corner_stop", to)
         if to == geo.throne:
-            if is_king:
-                return "throne_return", {"square": self.name(to)}
-            return "throne_stop", {"square": self.name(to)}
-        return "not_legal", {}
+            return Illegal("throne_return" if is_king else "throne_stop", to)
+        return Illegal("not_legal")
 
     def illegal_reason(self, move: Move) -> str | None:
         """None if ``move`` is legal, else a plain-language reason (English)."""
         why = self.illegal_code(move)
-        return None if why is None else ILLEGAL_TEXT[why[0]].format(**why[1])
+        return None if why is None else why.text(self.size)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal for the side to move."""
-        return self.illegal_reason(move) is None
+        return self.illegal_code(move) is None
 
     def parse_move(self, text: str) -> tuple[Move, list[int] | None]:
         """Parse ``"g3-e3"`` or ``"g3-e3xe2"``: the move and the listed captures (None if no
@@ -240,9 +321,10 @@ class Board:
         squares = parts[0].split("-")
         if len(squares) != 2:
             raise MoveError(f"malformed move {text!r}: expected FROM-TO like g3-e3")
+        n = self.size
         try:
-            frm, to = self.geo.square(squares[0]), self.geo.square(squares[1])
-            caps = [self.geo.square(c) for c in parts[1:]] if len(parts) > 1 else None
+            frm, to = parse_square(squares[0], n), parse_square(squares[1], n)
+            caps = [parse_square(c, n) for c in parts[1:]] if len(parts) > 1 else None
         except ValueError as exc:
             raise MoveError(f"malformed move {text!r}: {exc}") from None
         return Move(frm, to), caps
@@ -258,9 +340,10 @@ class Board:
     def push(self, move: Move) -> int:
         """Play a legal move (raises MoveError otherwise); returns the captured bitboard
         (the king's bit included when he is taken)."""
-        reason = self.illegal_reason(move)
-        if reason:
-            raise MoveError(f"illegal move {self.name(move.frm)}-{self.name(move.to)}: {reason}")
+        why = self.illegal_code(move)
+        if why is not None:
+            what = move.text(self.size) if why.code != "off_board" else repr(move)
+            raise MoveError(f"illegal move {what}: {why.text(self.size)}")
         return self.push_unchecked(move)
 
     def push_unchecked(self, move: Move) -> int:

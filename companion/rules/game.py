@@ -1,5 +1,5 @@
-"""A game: a Board plus its record (move texts), manual endings (draw by agreement,
-resignation, loss on time) and undo."""
+"""A game: a Board plus its record (the moves played, with their record texts), manual endings
+(draw by agreement, resignation, loss on time) and undo."""
 
 from __future__ import annotations
 
@@ -12,14 +12,15 @@ from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
 @dataclass(frozen=True, slots=True)
 class PlayedMove:
-    """One accepted move: who played it, from/to names, captured squares (the king included
-    when taken) and its record text (``g3-e3xe2``, the king not marked)."""
+    """One accepted move: who played it, the move, the squares it captured (ascending, the king
+    included when taken) and its record text (``g3-e3xe2``: captures by name, the king not
+    marked; what records and logs show)."""
 
     side: str
-    frm: str
-    to: str
-    captured: tuple[str, ...]
+    move: Move
+    captures: tuple[int, ...]
     text: str
+    captured_king: int | None = None  #: the king's square if this move captured him
 
 
 def _opponent(side: str) -> str:
@@ -49,14 +50,16 @@ class Game:
         """Side to move."""
         return self.board.turn
 
-    def copy(self) -> Game:
-        """An independent game with the same rules, start, moves and manual ending."""
-        twin = Game(self.rules, self.start_position, self.start_turn)
-        board = twin.board
-        for p in self.played:
-            twin.play(Move(board.square(p.frm), board.square(p.to)))
-        if self._manual is not None:
-            twin.end(self._manual)
+    def copy(self, *, manual: bool = True) -> Game:
+        """An independent game with the same rules, start, moves and (unless ``manual`` is
+        false, which reopens a draw agreement, resignation or loss on time) manual ending. The
+        board is copied, not replayed."""
+        twin = object.__new__(Game)
+        twin.rules, twin.start_position, twin.start_turn = (
+            self.rules, self.start_position, self.start_turn)
+        twin.board = self.board.copy()
+        twin.played = list(self.played)
+        twin._manual = self._manual if manual else None
         return twin
 
     @property
@@ -78,28 +81,40 @@ class Game:
         """Whether the game has ended."""
         return self.outcome() is not None
 
-    def play(self, move: Move | str) -> PlayedMove:
-        """Play a move (a Move or ``"g3-e3"`` text; listed captures must match the rules)."""
+    def play(self, move: Move) -> PlayedMove:
+        """Play a legal move (MoveError otherwise, the game unchanged)."""
         if self._manual:
             raise MoveError("the game is over")
-        listed = None
-        if isinstance(move, str):
-            move, listed = self.board.parse_move(move)
         board = self.board
         side = board.turn
         king_before = board.king
         captured = board.push(move)
-        names = sorted(board.geo.names[s] for s in board.geo.iter_bits(captured))
-        king = board.geo.names[king_before] if board.king < 0 else None  # taken by this move
-        soldiers = [n for n in names if n != king]  # the record never marks the king
-        frm, to = board.name(move.frm), board.name(move.to)
-        if listed is not None and {board.geo.names[s] for s in listed} != set(soldiers):
-            board.pop()
-            want = sorted(board.geo.names[s] for s in listed)
-            raise MoveError(f"move {frm}-{to} captures {soldiers or 'nothing'}, not {want}")
-        text = f"{frm}-{to}" + "".join("x" + n for n in soldiers)
-        played = PlayedMove(side, frm, to, tuple(names), text)
+        captures = tuple(board.geo.iter_bits(captured))
+        names = sorted(board.name(s) for s in captures if s != king_before)  # never the king
+        text = move.text(board.size) + "".join("x" + n for n in names)
+        king = king_before if board.king < 0 <= king_before else None
+        played = PlayedMove(side, move, captures, text, king)
         self.played.append(played)
+        return played
+
+    def play_text(self, text: str) -> PlayedMove:
+        """Play a move written ``"g3-e3"`` or ``"g3-e3xe2"`` (the text edge: records, files,
+        protocol lines). Listed captures must be exactly the soldiers the rules capture
+        (MoveError otherwise, the game unchanged)."""
+        if self._manual:
+            raise MoveError("the game is over")
+        move, listed = self.board.parse_move(text)
+        played = self.play(move)
+        if listed is None:
+            return played
+        soldiers = {s for s in played.captures if s != played.captured_king}  # never the king
+        if set(listed) != soldiers:
+            self.undo()
+            board = self.board
+            got = sorted(board.name(s) for s in soldiers)
+            want = sorted(board.name(s) for s in listed)
+            raise MoveError(f"move {move.text(board.size)} captures {got or 'nothing'}, "
+                            f"not {want}")
         return played
 
     def undo(self) -> PlayedMove:
@@ -139,4 +154,4 @@ class Game:
 
     def captures(self, side: str) -> int:
         """How many enemy pieces ``side`` has captured (the king counts)."""
-        return sum(len(p.captured) for p in self.played if p.side == side)
+        return sum(len(p.captures) for p in self.played if p.side == side)

@@ -6,9 +6,10 @@ bit ``i`` set for square ``i``. One :class:`Geometry` is built per rule set and 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 
-from ..squares import parse_square, square_names
+from ..squares import square_names
 from .ruleset import RuleSet
 
 # direction steps as (dfile, drank): north, south, east, west
@@ -25,7 +26,6 @@ class Geometry:
         self.full = (1 << self.count) - 1
         self.bit = [1 << i for i in range(self.count)]
         self.names = list(square_names(n))
-        self.index = {name: i for i, name in enumerate(self.names)}
         file_a = sum(1 << (r * n) for r in range(n))
         self.not_file_a = self.full & ~file_a
         self.not_file_last = self.full & ~(file_a << (n - 1))
@@ -82,13 +82,7 @@ class Geometry:
             elif on_re and not on_fe:
                 self.inward[i] = i + (n if r == 0 else -n)
 
-    def square(self, name: str) -> int:
-        """Index of a canonical square name (``"e3"``); :class:`~companion.squares.SquareError`
-        (a ValueError) if it is not one or not on this board."""
-        i = self.index.get(name) if isinstance(name, str) else None
-        return parse_square(name, self.n) if i is None else i
-
-    def iter_bits(self, bb: int):
+    def iter_bits(self, bb: int) -> Iterator[int]:
         """Yield the indices of the set bits of ``bb`` in ascending order."""
         while bb:
             low = bb & -bb

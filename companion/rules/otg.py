@@ -55,12 +55,14 @@ import datetime as _dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ..squares import coords_name
-from .board import REASON_TEXT, Board, MoveError, other
+from ..squares import coords_name, parse_square
+from .board import Board, MoveError, other
 from .game import Game
 from .geometry import geometry_for
 from .otn import PositionError
+from .outcome import REASON_TEXT
 from .ruleset import ATTACKERS, DEFENDERS, KING, PRESETS, RuleSet
 
 
@@ -337,10 +339,10 @@ def _move_records(game: Game) -> list[str]:
     board = Board(game.rules, game.start_position, game.start_turn)
     records = []
     for played in game.played:
-        frm, to = board.square(played.frm), board.square(played.to)
+        frm, to = played.move.frm, played.move.to
         king_before = board.king
         piece = "K" if frm == board.king else ""
-        captured = board.push(board.parse_move(f"{played.frm}-{played.to}")[0])
+        captured = board.push(played.move)
         caps = sorted(board.name(s) for s in board.geo.iter_bits(captured) if s != king_before)
         if king_before >= 0 and captured >> king_before & 1:
             caps.append("K" + board.name(king_before))
@@ -451,7 +453,8 @@ def _play_record(game: Game, record: str, number: int) -> None:
         raise OtgError(f"{where}: jumps and berserk moves are not supported")
     board = game.board
     try:
-        frm, to = board.square(match.group("frm")), board.square(match.group("to"))
+        frm, to = parse_square(match.group("frm"), board.size), parse_square(
+            match.group("to"), board.size)
     except ValueError as exc:
         raise OtgError(f"{where}: {exc}") from None
     piece = match.group("piece")
@@ -474,7 +477,7 @@ def _play_record(game: Game, record: str, number: int) -> None:
     text = f"{board.name(frm)}-{board.name(to)}" + "".join("x" + s for s in soldiers)
     had_king = board.king >= 0
     try:
-        game.play(text)
+        game.play_text(text)
     except MoveError as exc:
         raise OtgError(f"{where}: {exc}") from None
     king_taken = had_king and game.board.king < 0
@@ -519,7 +522,7 @@ def write_otg(game: Game, path: str, tags: Mapping[str, str] | None = None) -> N
         fh.write(export_otg(game, tags))
 
 
-def replay_otg(rules: RuleSet, text: str) -> dict:
+def replay_otg(rules: RuleSet, text: str) -> dict[str, Any]:
     """``rules replay`` for a game file: ``{"games": 1, "agree": 0|1, "disagree": [...]}`` as
     for CSV records. Every move is replayed and checked by :func:`import_otg` (a failure names
     its line; ``ply`` is then null); a file whose rules differ from ``rules`` (the preset named

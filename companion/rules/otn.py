@@ -6,6 +6,8 @@ counts empty squares, ``t`` is an attacker, ``T`` a defender and ``K`` the king.
 
 from __future__ import annotations
 
+from ..squares import a_board
+
 _DIGITS = "0123456789"
 
 
@@ -25,7 +27,7 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
         body = body[:-1]
     rows = body.split("/")
     if len(rows) != size:
-        raise PositionError(f"position has {len(rows)} rows, a {size}x{size} board needs {size}")
+        raise PositionError(f"position has {len(rows)} rows, {a_board(size)} needs {size}")
     att = dfn = 0
     king = -1
     king_at = ""
@@ -79,7 +81,7 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
         if f != size:
             where = f" (ends after character {len(row)})" if row else " (empty)"
             raise PositionError(
-                f"row {rank} is too short: {f} squares{where}, a {size}x{size} board needs {size}"
+                f"row {rank} is too short: {f} squares{where}, {a_board(size)} needs {size}"
             )
     return att, dfn, king
 

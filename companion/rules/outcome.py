@@ -71,6 +71,6 @@ class Outcome:
         """The termination (its older name; the value is the same string)."""
         return self.termination
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, str]:
         """``{"result": ..., "reason": ...}``: the form events and the page use."""
         return {"result": self.result, "reason": str(self.termination)}

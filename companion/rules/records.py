@@ -94,7 +94,7 @@ def replay_record(rules: RuleSet, record: Record) -> tuple[Game, tuple[int, str]
                 ply, f"the game was already over ({game.result} by {outcome.reason}) before {text}"
             )
         try:
-            played = game.play(text)
+            played = game.play_text(text)
         except MoveError as exc:
             return game, (ply, str(exc))
         if "x" not in text and "x" in played.text:

@@ -84,7 +84,7 @@ class RuleSet:
         """Whether the centre square is special (``throne_stop`` is not ``anyone``)."""
         return self.throne_stop != "anyone"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """JSON-ready dict of every field (sets as sorted lists)."""
         out = asdict(self)
         for key in ("hostile_corners", "hostile_throne_empty"):

@@ -17,7 +17,9 @@ Pure and fast: one call to :meth:`Board.destinations` for the king.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from ..squares import square_name
 from .board import Board
 
 RAICHI = "raichi"
@@ -26,18 +28,21 @@ TUICHI = "tuichi"
 
 @dataclass(frozen=True)
 class EscapeThreat:
-    """The king (his square) and the escape squares he can reach in one move (sorted)."""
+    """The king (his square) and the escape squares he can reach in one move (by file, then
+    rank)."""
 
-    king: str
-    squares: tuple[str, ...]
+    king: int
+    squares: tuple[int, ...]
 
     @property
     def kind(self) -> str:
         """``"raichi"`` for one escape square, ``"tuichi"`` for two or more."""
         return RAICHI if len(self.squares) == 1 else TUICHI
 
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "king": self.king, "squares": list(self.squares)}
+    def to_json(self, size: int) -> dict[str, Any]:
+        """``{"kind": "raichi", "king": "a4", "squares": ["a7"]}`` on a ``size`` board."""
+        return {"kind": self.kind, "king": square_name(self.king, size),
+                "squares": [square_name(s, size) for s in self.squares]}
 
 
 def escape_squares(board: Board) -> int:
@@ -56,10 +61,10 @@ def escape_threat(board: Board) -> EscapeThreat | None:
                    key=lambda s: (s % geo.n, s // geo.n))
     if not reach:
         return None
-    return EscapeThreat(geo.names[board.king], tuple(geo.names[s] for s in reach))
+    return EscapeThreat(board.king, tuple(reach))
 
 
-def threat_json(board: Board) -> dict | None:
+def threat_json(board: Board) -> dict[str, Any] | None:
     """:func:`escape_threat` as JSON (what ``/api/state`` carries as ``threat``)."""
     threat = escape_threat(board)
-    return threat.to_json() if threat else None
+    return threat.to_json(board.size) if threat else None

@@ -56,8 +56,8 @@ class Actor:
         """``by`` in the session's events: ``owner``, ``attackers`` (a player) or ``spectator``."""
         if self.role is Role.PLAYER and self.side:
             return self.side
-        if self.role is Role.OWNER and self.name == "computer" and self.side:
-            return self.side  # the computer playing that side
+        if self.role is Role.OWNER and self.name in AT_A_SIDE and self.side:
+            return self.side  # the computer, or the player at a distance, playing that side
         if self.role is Role.OWNER and self.name in ("board", "computer"):
             return self.name
         return self.role.value
@@ -71,8 +71,18 @@ SPECTATOR = Actor(Role.SPECTATOR, name="spectator")
 BOARD = Actor(Role.OWNER, name="board")  # what the hands at the board do (takeback by hand)
 
 
+#: Actors named by what plays a side (their events carry ``by`` = the side).
+AT_A_SIDE = ("computer", "online", "club")
+
+
 def player(side: str) -> Actor:
     return Actor(Role.PLAYER, side, f"player:{side}")
+
+
+def at_a_distance(side: str, kind: str) -> Actor:
+    """The player at a distance (``kind`` online or club) playing ``side``: its decisions are
+    the other end's word, taken with the owner's rights for that side."""
+    return Actor(Role.OWNER, side, kind)
 
 
 class ControlError(Exception):

@@ -139,28 +139,27 @@ def request_hint(s: SessionCore, actor: Actor, seconds: object = None) -> tuple[
             seconds, int | float) or not MIN_SECONDS <= seconds <= MAX_SECONDS):
         raise ControlError(400, "bad_request", f'"seconds" must be a number from {MIN_SECONDS:g}'
                                                f' to {MAX_SECONDS:g}')
-    with s.lock:
-        side = s.game.turn
-        if actor.role is Role.PLAYER and actor.side != side:
-            raise ControlError(409, "not_your_turn", f"it is the {side}' turn: a hint is for "
-                                                     "the side to move")
-        s._ready()
-        if s.players[side].is_computer:
-            raise ControlError(409, "no_hint", f"the computer plays the {side}: a hint is for a "
-                                               "person's move")
-        if s.move_to_make is not None:
-            raise ControlError(409, "no_hint", f"the {side}' move is chosen already: make "
-                                               f"{s.move_to_make['move']} on the board")
-        key = position_key(s)
-        if s.hint is not None and s.hint["key"] == key:
-            return 200, {"status": "ready", "hint": public_hint(s.hint)}
-        if s.hint_pending is None or s.hint_pending["key"] != key:
-            secs = float(seconds) if seconds is not None else s.defaults.computer.hint_seconds
-            s.advisor.submit(Job("hint", key, side, actor.label, secs, _board(s)))
-            s.hint_pending = {"side": side, "by": actor.label, "since": round(s.wall(), 3),
-                              "key": key}
-            s.publish(force=True)
-        return 202, {"status": "thinking", "side": side}
+    side = s.game.turn
+    if actor.role is Role.PLAYER and actor.side != side:
+        raise ControlError(409, "not_your_turn", f"it is the {side}' turn: a hint is for "
+                                                 "the side to move")
+    s._ready()
+    if s.players[side].is_computer:
+        raise ControlError(409, "no_hint", f"the computer plays the {side}: a hint is for a "
+                                           "person's move")
+    if s.move_to_make is not None:
+        raise ControlError(409, "no_hint", f"the {side}' move is chosen already: make "
+                                           f"{s.move_to_make['move']} on the board")
+    key = position_key(s)
+    if s.hint is not None and s.hint["key"] == key:
+        return 200, {"status": "ready", "hint": public_hint(s.hint)}
+    if s.hint_pending is None or s.hint_pending["key"] != key:
+        secs = float(seconds) if seconds is not None else s.defaults.computer.hint_seconds
+        s.advisor.submit(Job("hint", key, side, actor.label, secs, _board(s)))
+        s.hint_pending = {"side": side, "by": actor.label, "since": round(s.wall(), 3),
+                          "key": key}
+        s.publish(force=True)
+    return 202, {"status": "thinking", "side": side}
 
 
 def public_hint(hint: dict | None) -> dict | None:

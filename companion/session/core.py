@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.feedback import with_role
 from companion.rules import other
+from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session import choice, computer
@@ -33,15 +34,19 @@ from companion.session.actors import BOARD, Actor
 from companion.session.advice import Advisor, advice_step, current_hint
 from companion.session.analysis import AnalysisWorker
 from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.commands import CommandQueue
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match, finish_match_game, reopen_match_game
 from companion.session.players import MovePlayer, PlayerKind, PlayerSpec
+from companion.session.remote import RemoteKind, RemoteTerms
+from companion.session.remote_play import RemoteGames, RemoteHost
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
+from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
 from companion.session.state import game_state, live_state
 from companion.session.tracking import ProposingTracker, TrackerAdapter, copy_game
 from companion.store import EventRow, Store
-from companion.tracker import Event, ProposalError, Tracker, apply_proposal
+from companion.tracker import Event, PieceRemoved, ProposalError, Tracker, apply_proposal
 
 log = logging.getLogger("companion.session")
 
@@ -85,7 +90,9 @@ class SessionCore:
         self._tracker_factory: Callable[[Game], ProposingTracker] = (
             lambda game: TrackerAdapter(game, factory))
         self.monotonic, self.wall = monotonic, wall
-        self.lock = threading.RLock()
+        self.commands = CommandQueue()  # what other threads ask of the loop thread
+        self._snapshot: Snapshot = EMPTY
+        self._legal: tuple[dict, LegalMoves] | None = None  # (for game_json, its legal moves)
         # the game and what belongs to it (set by open / controls)
         self.game: Game = Game(self.defaults.settings.rules())
         self.gid = 0
@@ -96,7 +103,7 @@ class SessionCore:
         self.clock: GameClock | None = None
         self.move_clocks: list[dict | None] = []
         self.before: list[tuple[dict | None, float | None]] = []  # clock before each ply
-        self.pending_switch: tuple[str, set[str]] | None = None
+        self.pending_switch: tuple[str, set[int]] | None = None
         self.match: Match | None = None
         self.draw_offer: str | None = None
         self.move_to_make: dict | None = None
@@ -141,7 +148,10 @@ class SessionCore:
         self.accepted_at: float | None = None
         self.loop_errors = 0
         self._board_error_at = -1e9  # when a failing board read was last logged
-        self._stepping = False
+        # players at a distance (online, club): the game bound to one, what goes to them
+        self.remote = RemoteGames(cast(RemoteHost, self), self.commands.post)
+        self._deferring = False  # applying queued commands: publish with the scan after them
+        self._publish_forced = False
         self._published_live: dict = {}
         self._published_game: dict | None = None
 
@@ -151,28 +161,50 @@ class SessionCore:
         return self._store
 
     def open(self) -> None:
-        """Resume the store's current game (or match) or start a new one; then announce."""
-        with self.lock:
-            restore_session(self)
-            self.tracker = self._tracker_factory(self.game)
-            self.sync_move_players()
-            self._expect_current()
-            self._game_json = game_state(self)
-            self.publish(force=True)
+        """Resume the store's current game (or match) or start a new one; then announce.
+        Called once, before the loop runs."""
+        restore_session(self)
+        self._propose_remote()
+        self.tracker = self._tracker_factory(self.game)
+        self.sync_move_players()
+        self._expect_current()
+        self._game_json = game_state(self)
+        self.publish(force=True)
 
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
 
+    def _propose_remote(self) -> None:
+        """A game whose side is played at a distance but not yet agreed with the other end
+        (``run --defenders club:table-2``): propose it to that player (no move is accepted
+        until its ``RemoteStart``)."""
+        if self.remote.binding is not None:
+            return
+        for side in SIDES:
+            spec = self.players[side]
+            if spec.is_remote:
+                terms = RemoteTerms(self.settings, self.tc, other(side),
+                                    spec.name or spec.peer or "", "")
+                self.remote.bind(RemoteKind(spec.kind.value), terms)
+
     # -- the loop ----------------------------------------------------------------------------
     def step(self, now: float | None = None) -> bool:
-        """One loop iteration: read the board, feed the tracker, decide, store, announce.
-        True if the board has more scans already due."""
-        with self.lock:
-            self._stepping = True
-            try:
-                return self._step(self.monotonic() if now is None else now)
-            finally:
-                self._stepping = False
+        """One loop iteration (the calling thread is the loop thread from now on): apply the
+        commands waiting, read the board, feed the tracker, decide, store, publish; then answer
+        the commands' callers. True if the board has more scans already due."""
+        self.commands.claim()
+        self._deferring = True  # the commands' changes are published with this scan's
+        try:
+            applied = self.commands.drain()
+        finally:
+            self._deferring = False
+        try:
+            return self._step(self.monotonic() if now is None else now)
+        finally:
+            applied.settle()
+
+    def after_command(self) -> None:
+        self.publish()
 
     def _step(self, now: float) -> bool:
         try:
@@ -229,14 +261,14 @@ class SessionCore:
         """Decide on the tracker's proposals, then store (one transaction) and announce."""
         wall = self.wall()
         changed = False
-        removed = {e.data.get("square") for e in events if e.kind == "removed"}
+        removed = {e.square for e in events if isinstance(e, PieceRemoved)}
         for e in events:
             if e.kind in NOT_STORED:
                 continue
             data = {k: v for k, v in e.data.items() if k != "leds"}
             data["board_t"] = round(e.t, 3)
             if e.kind in ("move", "revised"):
-                refusal = self._refusal(data)
+                refusal = self._refusal(data, revision=e.kind == "revised")
                 try:
                     if refusal is None:
                         if e.kind == "move":
@@ -257,13 +289,17 @@ class SessionCore:
                     self._refuse(data, ("does_not_fit", f"cannot take back {data.get('move')}"),
                                  e.t)
                     continue
+                if self.remote.binding is not None and not self.remote.takebacks:
+                    self._refuse(data, ("no_takebacks", "takebacks are not allowed in this "
+                                                        "game at a distance"), e.t)
+                    continue
                 self._apply_takeback(e.t)
+                self.remote.took_back(len(self.game.played))
                 computer.hold_after_hand_takeback(self, last.side, self.monotonic())
                 self._note("takeback", "board", move=data.get("move"))
                 changed = True
-            elif e.kind == "removed":
-                self._capture_lifted(str(data.get("square")),
-                                     float(data.get("lifted_at", e.t)))
+            elif isinstance(e, PieceRemoved):
+                self._capture_lifted(e.square, e.lifted_at)
             elif e.kind == "ready":
                 self._start_clock(e.t)
             self.rows.append((e.kind, data, wall))
@@ -275,10 +311,19 @@ class SessionCore:
                 self._game_ended(t)
             self._write()
 
-    def _refusal(self, data: dict) -> tuple[str, str] | None:
+    def _refusal(self, data: dict, revision: bool = False) -> tuple[str, str] | None:
         """Why a proposed move cannot be accepted now: ``(code, message)``, or None."""
         if not self.storage["ok"]:
             return "storage", "moves are not being saved: the move is not accepted"
+        if not self.remote.agreed:
+            b = self.remote.binding
+            return "waiting", f"waiting for {b.terms.opponent if b else 'the other end'} to agree"
+        last = self.game.played[-1] if self.game.played else None
+        if revision and last is not None and self.remote.binding is not None:
+            if last.side == self.remote.remote_side:
+                return "remote_move", f"{last.text} is the other end's move"
+            if not self.remote.takebacks:
+                return "sent", f"{last.text} was sent to the other end already"
         frm, to = data.get("from"), data.get("to")
         if self.move_to_make is not None and (frm, to) != (
                 self.move_to_make["from"], self.move_to_make["to"]):
@@ -297,7 +342,7 @@ class SessionCore:
         self._handle_plain(self.tracker.reset(self.game, t))
         self._expect_current()
 
-    def _apply_move(self, e: Event, data: dict, removed: set) -> None:
+    def _apply_move(self, e: Event, data: dict, removed: set[int]) -> None:
         game = self.game
         before = (self.clock.snapshot(), self.clock.since) if self.clock else (None, None)
         apply_proposal(game, e)  # ProposalError if it does not fit: refused
@@ -305,15 +350,20 @@ class SessionCore:
         chosen = choice.made(self)  # the move to make: its clock switched at the choice
         self.before.append(chosen[0] if chosen else before)
         placed = float(data.get("placed_at", data.get("board_t", 0.0)))
-        self._switch_after(played.side, set(played.captured) - removed, placed,
+        self._switch_after(played.side, set(played.captures) - removed, placed,
                            held=chosen[1] if chosen else None)
         if self.draw_offer is not None and self.draw_offer != played.side:
             self._note("draw", "board", action="lapsed", side=self.draw_offer)
             self.draw_offer = None  # the opponent of the offerer moved: the offer lapses
         self.move_to_make = None  # the tracker clears its own once the move is proposed
         self.refused = None
+        if played.side == self.remote.local_side:  # sent once stored
+            self.remote.moved(len(game.played) - 1, self._last_move())
 
-    def _apply_revision(self, e: Event, data: dict, removed: set) -> None:
+    def _last_move(self) -> Move:
+        return self.game.played[-1].move
+
+    def _apply_revision(self, e: Event, data: dict, removed: set[int]) -> None:
         game = self.game
         last = self.move_clocks[-1] if self.move_clocks else None
         before, since = self.before[-1] if self.before else (None, None)
@@ -324,9 +374,13 @@ class SessionCore:
             self.clock = GameClock.restore(before)
             self.clock.since = since
         placed = float((last or {}).get("placed", data.get("placed_at", 0.0)))
-        self._switch_after(played.side, set(played.captured) - removed, placed)
+        self._switch_after(played.side, set(played.captures) - removed, placed)
+        if played.side == self.remote.local_side:  # the other end takes it back too
+            ply = len(game.played) - 1
+            self.remote.took_back(ply)
+            self.remote.moved(ply, self._last_move())
 
-    def _switch_after(self, mover: str, pending: set[str], placed: float,
+    def _switch_after(self, mover: str, pending: set[int], placed: float,
                       held: bool | None = None) -> None:
         """The clock switches at the placement, or once the captured pieces are lifted (their
         removal is on the mover's time); a move to make switched it at the choice already
@@ -354,7 +408,7 @@ class SessionCore:
             clock.start(side, t)  # shown once the ready row is stored
             choice.catch_up(self, t)  # a move chosen before the set-up: its clock stops now
 
-    def _capture_lifted(self, square: str, t: float) -> None:
+    def _capture_lifted(self, square: int, t: float) -> None:
         if self.pending_switch is None or self.clock is None:
             return
         mover, pending = self.pending_switch
@@ -413,11 +467,12 @@ class SessionCore:
     def close(self) -> None:
         """Release the engine processes (computer players, advisor, analysis worker)."""
         self.analyses.close()
-        with self.lock:
-            for _, player in self.move_players.values():
-                player.close()
-            self.move_players.clear()
-            self.advisor.close()
+        self.commands.close()
+        self.remote.close()
+        for _, player in self.move_players.values():
+            player.close()
+        self.move_players.clear()
+        self.advisor.close()
 
     def resign(self, actor: Actor, side: str | None) -> dict:
         raise NotImplementedError
@@ -427,6 +482,8 @@ class SessionCore:
         clock = self.clock
         if clock is None or self.game.is_over() or not self.storage["ok"]:
             return
+        if self.remote.authoritative_clock:
+            return  # the other end's clocks: its word ends the game on time
         side = clock.flag_due(t)
         if side is None:
             return
@@ -454,7 +511,8 @@ class SessionCore:
             self._store.sync_game(self.gid, self.game, list(self.rows),
                                   move_clocks=self.move_clocks,
                                   clock=self.clock.snapshot() if self.clock else None,
-                                  hints=self.hints, pending=self.pending_record())
+                                  hints=self.hints, pending=self.pending_record(),
+                                  ending=self.remote.ending)
         except (sqlite3.Error, OSError) as exc:
             self._storage_failed(exc, now)
             return False
@@ -462,6 +520,7 @@ class SessionCore:
         for line in self._unlogged:
             log.info("%s", line)
         self._unlogged.clear()
+        self.remote.flush()  # what this board did goes to the player at a distance now
         if not self.storage["ok"]:
             log.warning("the store writes again: every move and event of the outage is saved")
             self.storage = {"ok": True}
@@ -497,7 +556,9 @@ class SessionCore:
     def _expect_current(self) -> None:
         """Tell the tracker the move to make again (a reset clears it)."""
         try:
-            events = self.tracker.expect(self.move_to_make["move"] if self.move_to_make else None)
+            move = (self.game.board.parse_move(self.move_to_make["move"])[0]
+                    if self.move_to_make else None)
+            events = self.tracker.expect(move)
         except ValueError as exc:  # it no longer fits the game
             log.warning("the move to make %s no longer fits: %s", self.move_to_make, exc)
             choice.withdraw(self)
@@ -531,6 +592,10 @@ class SessionCore:
 
     def publish(self, now: float | None = None, force: bool = False) -> None:
         """Announce the state if anything in it changed (cheap when nothing did)."""
+        if self._deferring:
+            self._publish_forced |= force
+            return
+        force, self._publish_forced = force or self._publish_forced, False
         now = self.monotonic() if now is None else now
         if now - self._status_at > 0.5 or force:
             self._status_at = now
@@ -543,11 +608,25 @@ class SessionCore:
         if not force and live == self._published_live and self._game_json is self._published_game:
             return
         self._published_live, self._published_game = live, self._game_json
-        self._announce({**self._game_json, **live})
+        state = {**self._game_json, **live}
+        self._snapshot = self._make_snapshot(state)
+        self._announce(state)
+
+    def _make_snapshot(self, state: dict) -> Snapshot:
+        if self._legal is None or self._legal[0] is not self._game_json:
+            self._legal = (self._game_json, legal_moves(self.game, self.gid))
+        m = self.match
+        return Snapshot(state, self._legal[1], self.gid, m.id if m else None,
+                        m.number if m else 0, self._snapshot.version + 1)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The session as last published (any thread; never changes once published)."""
+        return self._snapshot
 
     def state(self) -> dict:
-        with self.lock:
-            return {**self._game_json, **live_state(self)}
+        """The page state as last published (any thread)."""
+        return dict(self._snapshot.state)
 
     def _game_ended(self, t: float) -> None:
         if self.clock is not None and self.clock.running:
@@ -581,9 +660,6 @@ class SessionCore:
         raise NotImplementedError
 
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict:
-        raise NotImplementedError
-
-    def _step_now(self) -> None:
         raise NotImplementedError
 
     def _handle_plain(self, events: list[Event]) -> None:

@@ -44,6 +44,16 @@ def check_tie_break(value: object, where: str = "tie_break") -> tuple[str, ...]:
     return tuple(str(v) for v in value)
 
 
+def seat_of(number: int, side: str) -> int:
+    """0 for player A, 1 for player B: who plays ``side`` in game ``number`` of a match."""
+    return (0 if side == "attackers" else 1) ^ (0 if number % 2 == 1 else 1)
+
+
+def side_of_seat(number: int, seat: int) -> str:
+    """The side player ``seat`` (0: A, 1: B) plays in game ``number`` of a match."""
+    return "attackers" if seat_of(number, "attackers") == seat else "defenders"
+
+
 @dataclass(frozen=True)
 class GameResult:
     """What the match needs of one finished game: the winner's side (None: draw), the plies
@@ -77,10 +87,10 @@ class Match:
 
     def seat(self, number: int, side: str) -> int:
         """0 for player A, 1 for player B: who plays ``side`` in game ``number``."""
-        return (0 if side == "attackers" else 1) ^ (0 if number % 2 == 1 else 1)
+        return seat_of(number, side)
 
     def side_of_seat(self, number: int, seat: int) -> str:
-        return "attackers" if self.seat(number, "attackers") == seat else "defenders"
+        return side_of_seat(number, seat)
 
     @property
     def finished(self) -> bool:

@@ -6,6 +6,8 @@ A player spec (``run --attackers SPEC``, the config's ``[players]``, the API)::
     page                a person on a phone, through a player link
     computer[:LEVEL]    the built-in engine, LEVEL 1-10 (default 6, docs/engine.md)
     engine:COMMAND      an external engine speaking OTEP
+    online              the opponent of a game on an online tafl server (hnefatafl.org)
+    club:BOARD          the person at another board of the club (its name in the club)
 
 The API gives the same as JSON (:func:`spec_from_json`), with ``seconds`` per move for the
 computer players; an engine command from the network is only run when the config allows it.
@@ -26,7 +28,7 @@ import shlex
 import shutil
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
@@ -43,6 +45,14 @@ class PlayerKind(StrEnum):
     PAGE = "page"
     COMPUTER = "computer"
     ENGINE = "engine"
+    ONLINE = "online"  # a player at a distance (companion.session.remote)
+    CLUB = "club"
+
+
+#: The kinds of player at a distance: their moves arrive through the session's inbox.
+REMOTE_KINDS = frozenset({PlayerKind.ONLINE, PlayerKind.CLUB})
+_PEER = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")  # as the club names its boards
+_KINDS_TEXT = "board, page, computer[:LEVEL], engine:COMMAND, online or club:BOARD"
 
 
 class PlayerError(ValueError):
@@ -64,13 +74,15 @@ class PlayerSpec:
     level: int | None = None
     command: str | None = None
     seconds: float | None = None  # the computer players' time per move (None: their own)
+    peer: str | None = None  # club: the other board's name in the club
+    rating: float | None = None  # online: the opponent's rating on the server
 
     @classmethod
     def parse(cls, text: str, name: str = "", where: str = "player") -> PlayerSpec:
-        """``board``, ``page``, ``computer``, ``computer:3`` or ``engine:COMMAND``."""
+        """``board``, ``page``, ``computer``, ``computer:3``, ``engine:COMMAND``, ``online``
+        or ``club:BOARD``."""
         if not isinstance(text, str) or not text.strip():
-            raise PlayerError(f"{where} must be board, page, computer[:LEVEL] or "
-                              "engine:COMMAND")
+            raise PlayerError(f"{where} must be {_KINDS_TEXT}")
         text = text.strip()
         kind, _, arg = text.partition(":")
         if kind == "board" and not arg:
@@ -87,8 +99,14 @@ class PlayerSpec:
             if not arg.strip():
                 raise PlayerError(f"{where} {text!r}: engine:COMMAND needs the engine's command")
             return cls(PlayerKind.ENGINE, name, command=arg.strip())
-        raise PlayerError(f"{where} {text!r}: expected board, page, computer[:LEVEL] or "
-                          "engine:COMMAND")
+        if kind == "online" and not arg:
+            return cls(PlayerKind.ONLINE, name)
+        if kind == "club":
+            if not _PEER.match(arg):
+                raise PlayerError(f"{where} {text!r}: club:BOARD needs the other board's name "
+                                  "in the club (1-32 small letters, digits, '_' or '-')")
+            return cls(PlayerKind.CLUB, name, peer=arg)
+        raise PlayerError(f"{where} {text!r}: expected {_KINDS_TEXT}")
 
     @property
     def spec(self) -> str:
@@ -97,6 +115,8 @@ class PlayerSpec:
             return f"computer:{self.level}"
         if self.kind is PlayerKind.ENGINE:
             return f"engine:{self.command}"
+        if self.kind is PlayerKind.CLUB:
+            return f"club:{self.peer}"
         return self.kind.value
 
     @property
@@ -109,8 +129,14 @@ class PlayerSpec:
         """Whether a computer (the built-in engine or an external one) plays this side."""
         return self.kind in (PlayerKind.COMPUTER, PlayerKind.ENGINE)
 
+    @property
+    def is_remote(self) -> bool:
+        """Whether a player at a distance (online, another board of the club) plays this
+        side."""
+        return self.kind in REMOTE_KINDS
+
     def named(self, name: str) -> PlayerSpec:
-        return PlayerSpec(self.kind, name, self.level, self.command, self.seconds)
+        return replace(self, name=name)
 
     def to_json(self) -> dict:
         out: dict = {"name": self.name, "kind": self.kind.value}
@@ -120,6 +146,10 @@ class PlayerSpec:
             out["command"] = self.command
         if self.seconds is not None:
             out["seconds"] = self.seconds
+        if self.peer is not None:
+            out["board"] = self.peer
+        if self.rating is not None:
+            out["rating"] = self.rating
         return out
 
     @classmethod
@@ -137,6 +167,10 @@ class PlayerSpec:
                 return cls(kind, name, None, str(data["command"]), seconds)
             if kind is PlayerKind.ENGINE:
                 raise ValueError("an engine without a command")
+            if kind in REMOTE_KINDS:
+                peer, rating = data.get("board"), data.get("rating")
+                return cls(kind, name, peer=str(peer) if isinstance(peer, str) else None,
+                           rating=float(rating) if isinstance(rating, int | float) else None)
             return cls(kind, name)
         except (ValueError, TypeError):
             return cls(PlayerKind.BOARD, name)
@@ -162,6 +196,9 @@ def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
         raise PlayerError(f"{where}: unknown field {unknown[0]!r} (known: "
                           f"{', '.join(sorted(known))})")
     kind_text = value.get("kind", base.kind.value)
+    if kind_text in [k.value for k in REMOTE_KINDS] and kind_text != base.kind.value:
+        raise PlayerError(f"{where}: a player at a distance ({kind_text}) joins through the "
+                          f"{kind_text} game's own start, not as a player setting")
     if kind_text not in [k.value for k in PlayerKind]:
         raise PlayerError(f"{where}: kind must be board, page, computer or engine, not "
                           f"{kind_text!r}")
@@ -202,6 +239,8 @@ def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
             raise EngineNotAllowed(f"{where}: the engine command {command!r} is not allowed "
                                    "from the page: list it in the config's [computer] engines")
         return PlayerSpec(kind, name, None, command, None if seconds is None else float(seconds))
+    if kind in REMOTE_KINDS:
+        return replace(base, name=name)
     return PlayerSpec(kind, name)
 
 

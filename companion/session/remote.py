@@ -29,7 +29,13 @@ from typing import Protocol
 
 from companion.rules.board import Move
 from companion.session.clock import TimeControl
-from companion.session.settings import GameSettings
+from companion.session.settings import GameSettings, SettingsError
+
+# the clients build terms with these (re-exported: a client imports nothing else of the session)
+__all__ = ["GameSettings", "Inbox", "RemoteChat", "RemoteClock", "RemoteDraw", "RemoteEnd",
+           "RemoteEvent", "RemoteKind", "RemoteMove", "RemotePlayer", "RemoteRefused",
+           "RemoteResign", "RemoteStart", "RemoteStatus", "RemoteTakeback", "RemoteTerms",
+           "SettingsError", "TimeControl"]
 
 
 class RemoteKind(StrEnum):

@@ -18,6 +18,7 @@ from companion.session import choice
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.match import GameResult, Match
 from companion.session.players import PlayerKind, PlayerSpec
+from companion.session.remote_play import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
 from companion.store import GameRow, StoreError
 
@@ -128,6 +129,10 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     session.move_to_make = _pending(row, game, session.players)
     if session.move_to_make is not None:  # its clocks as at the choice
         choice.restore(session, (row.pending() or {}).get("choice"))
+    stored = row.remote()
+    terms = terms_from_json(stored, settings, tc) if stored else None
+    if terms is not None:  # a game at a distance: it goes on once its player is attached
+        session.remote.bind(*terms)
     log.info("resuming game %d (%s) after %d moves", row.id, row.variant, len(game.played))
     _resize(session)
 
@@ -143,7 +148,7 @@ def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict |
     if data.get("ply") != len(game.played) or side != game.turn or not isinstance(move, str):
         return None
     if players[side].kind is PlayerKind.BOARD:
-        return None
+        return None  # (a player at a distance: shown again too, until its end resends it)
     try:
         parsed, _ = game.board.parse_move(move)
         if not game.board.is_legal(parsed):

@@ -26,6 +26,9 @@ def game_state(s: SessionCore) -> dict:
     geo = board.geo
     last = game.played[-1] if game.played else None
     reason = str(outcome.reason) if outcome else None
+    result = outcome.result if outcome else "ongoing"
+    if s.remote.ending is not None:  # the other end's word
+        result, reason = s.remote.ending
     clock = None
     if s.clock is not None:
         clock = s.clock.to_json(s.board_time())
@@ -38,11 +41,12 @@ def game_state(s: SessionCore) -> dict:
         "first": game.start_turn,
         "turn": game.turn,
         "moves": game.moves,
-        "result": outcome.result if outcome else "ongoing",
+        "result": result,
         "reason": reason,
         "reason_text": REASON_TEXT.get(reason, reason) if reason else "",
         "position": board.otn(),
-        "last": {"from": last.frm, "to": last.to, "captured": list(last.captured),
+        "last": {"from": board.name(last.move.frm), "to": board.name(last.move.to),
+                 "captured": sorted(board.name(s) for s in last.captures),
                  "side": last.side, "text": last.text} if last else None,
         "captures": {side: game.captures(side) for side in SIDES},
         "players": {side: p.to_json() for side, p in s.players.items()},
@@ -74,10 +78,20 @@ def _message(s: SessionCore) -> str:
                 "again in a few seconds; meanwhile its move can be made by hand.")
     if m and tracking in ("ready", "lifted"):
         caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
-        who = {"page": f"{s.players[m['side']].name}, on the phone", "computer": "the computer",
-               "engine": "the engine"}.get(m["by"], m["by"])
+        name = s.players[m["side"]].name
+        who = {"page": f"{name}, on the phone", "computer": "the computer",
+               "engine": "the engine", "online": f"{name}, online",
+               "club": f"{name}, at another board"}.get(m["by"], m["by"])
         return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
                 f"on the board{caps}.")
+    far = s.remote.remote_side
+    b = s.remote.binding
+    if b is not None and not s.remote.agreed and not s.game.played:
+        return f"Waiting for {b.terms.opponent} to agree on the game."
+    if (far is not None and not m and tracking == "ready" and s.game.turn == far
+            and not s.game.is_over()):
+        return (f"{far.capitalize()} ({s.players[far].name}, at a distance) to move: waiting "
+                "for their move.")
     text = s.tracker.message
     g = s._game_json  # the stored game's outcome (computed once per store, not per scan)
     reason, result = g.get("reason"), g.get("result", "ongoing")
@@ -122,5 +136,6 @@ def live_state(s: SessionCore) -> dict:
         "hint": public_hint(current_hint(s)),
         "hint_pending": public_hint(s.hint_pending),
         "hints": dict(s.hints),
+        "remote": s.remote.to_json(),
         "note": "",
     }

@@ -9,12 +9,27 @@ from .core import Tracker
 from .events import (
     Event,
     EventKind,
+    Fault,
+    FaultFlagged,
+    GameOver,
     Guidance,
     GuidanceKind,
+    LedsChanged,
+    MoveEvent,
+    MoveProposed,
+    MoveRevised,
+    MoveTakenBack,
+    PieceRemoved,
+    PieceRestored,
+    Proposal,
     ProposalError,
+    Ready,
+    SetupNeeded,
     TrackerState,
     apply_proposal,
 )
 
-__all__ = ["Event", "EventKind", "Guidance", "GuidanceKind", "ProposalError", "Tracker",
-           "TrackerState", "apply_proposal"]
+__all__ = ["Event", "EventKind", "Fault", "FaultFlagged", "GameOver", "Guidance",
+           "GuidanceKind", "LedsChanged", "MoveEvent", "MoveProposed", "MoveRevised",
+           "MoveTakenBack", "PieceRemoved", "PieceRestored", "Proposal", "ProposalError",
+           "Ready", "SetupNeeded", "Tracker", "TrackerState", "apply_proposal"]

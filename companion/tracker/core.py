@@ -63,97 +63,101 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from .. import messages
-from ..rules import Move
+from ..rules import Move, Outcome
 from ..rules.game import Game, PlayedMove
-from ..rules.outcome import Outcome
 from ..scan import Scan
-from . import events as ev
-from .base import COLOUR_OF, NEVER, Candidate, Expected, Fault, side_colour
-from .display import DisplayMixin
-from .events import Event, EventKind, Guidance, GuidanceKind, TrackerState
-from .faults import FaultsMixin
-from .revisions import RevisionsMixin
-from .squares import captured_letters, path
+from .display import Display
+from .events import (
+    Event,
+    GameOver,
+    Guidance,
+    MoveProposed,
+    MoveRevised,
+    MoveTakenBack,
+    PieceRemoved,
+    PieceRestored,
+    TrackerState,
+)
+from .faults import Candidate, Faults
+from .knocks import Knocks
+from .model import Expected, PieceModel, side_colour
+from .readings import NEVER, Deadline, Readings, Timing
+from .revisions import RevisionWindow
+from .setup import Setup
+from .squares import grid_for
 
-__all__ = ["NEVER", "Candidate", "Expected", "Fault", "Tracker", "path"]
+__all__ = ["NEVER", "Candidate", "Expected", "Timing", "Tracker"]
 
 
-class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
-    """Turns a stream of scans into the moves that were played (see the module docstring)."""
+class Tracker:
+    """Turns a stream of scans into the moves that were played (see the module docstring): a
+    state machine over its parts — the readings, the piece model, the set-up, the revision
+    window, knocks, faults and the display — each owning its state."""
 
     def __init__(
         self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
         revise_window: float = 1.2, lift_hold: float = 0.75,
     ) -> None:
-        if not 0 < settle <= hold:
-            raise ValueError("need 0 < settle <= hold")
-        self.settle = settle
-        self.hold = hold
-        self.knock_window = knock_window
-        self.revise_window = revise_window
-        self.lift_hold = lift_hold
-        self._cur: frozenset[str] = frozenset()
-        self._colours: dict[str, str] = {}
-        self._lc: dict[str, float] = {}  # last change time per square
-        self._away: frozenset[str] = frozenset()  # squares whose piece is off the board now
-        self._arrived: frozenset[str] = frozenset()  # squares with a piece not in the game
-        self._last_change = NEVER
-        self._now = NEVER
-        self._seen = False
-        self._deadline: float | None = None
-        self._frame: dict[str, str] = {}
-        self._guidance = Guidance(GuidanceKind.WAITING)
-        self._message = messages.guidance_text(self._guidance)
-        self._state = TrackerState.SETUP
+        self.timing = timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
+        self._grid = grid = grid_for(game.rules.size)
+        self._readings = readings = Readings(grid)
+        self._deadline = deadline = Deadline(readings)
+        self._model = model = PieceModel(game, grid)
+        self._window = RevisionWindow(timing, grid, readings, model)
+        self._knocks = Knocks(timing, grid, readings, model)
+        self._faults = faults = Faults(timing, grid, readings, model, deadline)
+        self._setup = setup = Setup(timing, grid, readings, model, deadline)
+        self._display = Display(grid, model, setup, faults)
         self._out: list[Event] = []
-        self._preview: dict[tuple, tuple[str, ...]] = {}
         self._expected: Expected | None = None
         self._suspended: str | None = None
-        self._sync_game(game)
 
     # -- public API ---------------------------------------------------------------------
     @property
+    def settle(self) -> float:
+        """How long a square must be still before anything is concluded from it."""
+        return self.timing.settle
+
+    @property
     def moves(self) -> tuple[str, ...]:
         """The record texts of the tracker's own model of the game (what it has proposed)."""
-        return tuple(self._game.moves)
+        return tuple(self._model.game.moves)
 
     @property
     def outcome(self) -> Outcome | None:
         """How the tracker's model of the game ended, None while it goes on."""
-        return self._game.outcome()
+        return self._model.game.outcome()
 
     @property
     def leds(self) -> dict[str, str]:
         """The current LED frame: square -> role (a :class:`~companion.feedback.LedRole`)."""
-        return dict(self._frame)
+        return dict(self._display.frame)
 
     @property
     def guidance(self) -> Guidance:
         """What the players should do now, as data (``guidance.to_json()`` for the page)."""
-        return self._guidance
+        return self._display.guidance
 
     @property
     def message(self) -> str:
         """The guidance as an English sentence (``companion.messages``)."""
-        return self._message
+        return self._display.message
 
     @property
     def state(self) -> TrackerState:
         """What the tracker is waiting for (see :class:`TrackerState`)."""
-        return self._state
+        return self._display.state
 
     @property
     def deadline(self) -> float | None:
         """The next time at which :meth:`tick` may change something (None: only a scan can)."""
-        return self._deadline
+        return self._deadline.at
 
     @property
-    def expected(self) -> str | None:
-        """The move to make (record text, e.g. ``g3-e3xe2``), None if any move is judged."""
-        return self._expected.text if self._expected else None
+    def expected(self) -> Move | None:
+        """The move to make, None if any move is judged."""
+        return self._expected.move if self._expected else None
 
     @property
     def suspended(self) -> str | None:
@@ -161,30 +165,20 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
         return self._suspended
 
     def feed(self, scan: Scan) -> list[Event]:
-        """Take one full scan; returns the events it caused."""
-        t = max(scan.t, self._now)
-        occ = frozenset(scan.occupied)
-        colours = {s: c for s, c in (scan.colours or {}).items() if s in occ}
-        if not self._seen:
-            self._seen = True
-        else:
-            changed = set(occ ^ self._cur)
-            changed.update(s for s, c in colours.items() if self._colours.get(s, c) != c)
-            if not changed:
-                return self.tick(t)
-            for s in changed:
-                self._lc[s] = t
-            self._last_change = t
-        self._cur = occ
-        self._colours = colours
+        """Take one full scan; returns the events it caused. SquareError (a ValueError) if it
+        names a square that is not on the board."""
+        t = max(scan.t, self._readings.now)
+        if not self._readings.take(scan, t):
+            return self.tick(t)
         return self._run(t)
 
     def tick(self, t: float) -> list[Event]:
         """Time passes with no change; acceptance happens here once the board has settled."""
-        if not self._seen or self._deadline is None or t < self._deadline:
-            self._now = max(self._now, t)
+        readings, deadline = self._readings, self._deadline.at
+        if not readings.seen or deadline is None or t < deadline:
+            readings.now = max(readings.now, t)
             return []
-        return self._run(max(t, self._now))
+        return self._run(max(t, readings.now))
 
     def reset(self, game: Game, t: float) -> list[Event]:
         """Resynchronise with the session's ``game`` (a new game, a control, a refused
@@ -192,11 +186,11 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
         board matches it. Clears the move to make (the session sets it again); a suspension
         stays. The caller's game is never changed."""
         self._sync_game(game)
-        if not self._seen:
+        if not self._readings.seen:
             return []
-        return self._run(max(t, self._now))
+        return self._run(max(t, self._readings.now))
 
-    def expect(self, move: str | None, t: float | None = None) -> list[Event]:
+    def expect(self, move: Move | None, t: float | None = None) -> list[Event]:
         """Set the move to make: a move chosen off the board (by a remote player or the
         computer) that the person at the board must now execute. While it is set, that move is
         the only one accepted; any other is flagged ``illegal`` with the code
@@ -208,16 +202,13 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
         if move is None:
             self._expected = None
         else:
-            game = self._game
+            game = self._model.game
             if game.is_over():
-                raise ValueError(f"cannot expect {move}: the game is over")
-            board = game.board
-            parsed, _ = board.parse_move(move)
-            played = game.play(move)  # checks legality and any listed captures
+                raise ValueError(f"cannot expect {move.text(game.rules.size)}: the game is over")
+            played = game.play(move)  # checks legality
             game.undo()
-            self._expected = Expected(played.text, played.frm, played.to,
-                                      board.piece_at(parsed.frm) or "", played.side,
-                                      tuple(played.captured))
+            self._expected = Expected(move, played.text, game.board.piece_at(move.frm) or "",
+                                      played.side, tuple(self._grid.sort(played.captures)))
         return self._rerun(t)
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Event]:
@@ -230,253 +221,190 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
         return self._rerun(t)
 
     def _rerun(self, t: float | None) -> list[Event]:
-        if not self._seen:
+        now = self._readings.now
+        if not self._readings.seen:
             return []
-        return self._run(self._now if t is None else max(t, self._now))
+        return self._run(now if t is None else max(t, now))
 
     # -- bookkeeping --------------------------------------------------------------------
     def _sync_game(self, game: Game) -> None:
-        self._game = model = Game(game.rules, game.start_position, game.start_turn)
-        self._mode = "setup"
-        self._announced = False
-        self._pending: dict[str, str] = {}
-        self._removed: dict[str, float] = {}  # captured pieces of the last move lifted off, when
-        self._revisable = False
-        self._prev_settle = NEVER
-        self._carried = (NEVER, NEVER)  # when the last move's piece left its square, came to rest
-        self._placed_at = NEVER
-        self._fault: Fault | None = None
-        self._new_fault: Fault | None = None
-        self._lifted: str | None = None
-        self._guide: dict[str, str] = {}
-        self._setup: tuple[dict[str, str], list[str], dict[str, str]] = ({}, [], {})
-        self._preview.clear()
+        self._model.sync(game)
+        self._setup.reset()
+        self._window.reset()
+        self._knocks.forget()
+        self._faults.reset()
+        self._display.view()
         self._expected = None
-        self._stack: list[frozenset[str]] = []
-        board = model.board
-        for p in game.played:
-            self._stack.append(board.occupied_names())
-            model.play(Move(board.square(p.frm), board.square(p.to)))
-        manual = game.manual_outcome
-        if manual is not None:
-            model.end(manual)
-        self._position_changed()
 
-    def _position_changed(self) -> None:
-        self._pos = self._game.board.occupied_names()
-        self._ended: tuple[Outcome | None] | None = None
-
-    @property
-    def _outcome(self) -> Outcome | None:
-        """The model's outcome, cached until its position changes (it is private: only the
-        tracker changes it, always through :meth:`_position_changed`)."""
-        if self._ended is None:
-            self._ended = (self._game.outcome(),)
-        return self._ended[0]
-
-    def _emit(self, kind: EventKind, **data: Any) -> None:
-        self._out.append(Event(self._now, kind, data))
-
-    def _want(self, t: float) -> None:
-        if t > self._now and (self._deadline is None or t < self._deadline):
-            self._deadline = t
+    def _emit(self, event: Event) -> None:
+        self._out.append(event)
 
     def _run(self, t: float) -> list[Event]:
-        self._now = t
+        self._readings.now = t
         self._out = []
-        self._deadline = None
-        if self._mode == "setup":
-            self._eval_setup(t)
-        if self._mode == "play":
+        self._deadline.clear()
+        if not self._setup.playing:
+            self._out += self._setup.evaluate(t)
+        if self._setup.playing:
             for _ in range(8):
                 if not self._step(t):
                     break
-        self._refresh()
+        self._out += self._display.refresh(t, self._expected, self._suspended)
         out, self._out = self._out, []
         return out
 
-    def _settled(self, sq: str) -> bool:
-        return self._lc.get(sq, NEVER) + self.settle <= self._now
-
-    def _letter(self, sq: str) -> str | None:
-        return self._pending.get(sq) or self._game.board.piece_at(sq)
-
-    # -- setup --------------------------------------------------------------------------
-    def _eval_setup(self, now: float) -> None:
-        piece = self._piece
-        fill = {s: piece(s) for s in self._pos - self._cur}
-        clear = sorted(self._cur - self._pos)
-        recolour = {
-            s: piece(s) for s in self._cur & self._pos
-            if s in self._colours and self._colours[s] != COLOUR_OF[piece(s)]
-        }
-        self._setup = (fill, clear, recolour)
-        if fill or clear or recolour:
-            if not self._announced:
-                self._announced = True
-                pieces = {**fill, **recolour}
-                self._emit(ev.SETUP, message=messages.setup_message(fill, clear, recolour),
-                           fill=sorted(fill), clear=clear, recolour=sorted(recolour),
-                           pieces=dict(sorted(pieces.items())))
-            return
-        if now < self._last_change + self.settle:
-            self._want(self._last_change + self.settle)
-            return
-        self._mode = "play"
-        self._emit(ev.READY, turn=self._game.turn)
+    def _settled(self, sq: int) -> bool:
+        return self._readings.settled(sq, self.timing.settle)
 
     # -- play ---------------------------------------------------------------------------
     def _step(self, now: float) -> bool:
         """One round of inference; True when the position changed and it should run again."""
-        game, board, pend, lc = self._game, self._game.board, self._pending, self._lc
-        cur = self._cur
-        base = self._pos | pend.keys()
+        model, readings, timing, knocks = self._model, self._readings, self.timing, self._knocks
+        display, faults, window = self._display, self._faults, self._window
+        deadline = self._deadline
+        board, turn, pend = model.board, model.turn, model.pending
+        changed_at = readings.changed_at
+        cur = readings.occupied
+        base = model.base
         gone, new = base - cur, cur - base
-        self._away, self._arrived = gone, new
+        knocks.away, knocks.arrived = gone, new
         if not gone and not new:
-            self._view()
-            self._set_fault(self._colour_fault(now))
+            display.view()
+            faults.set(faults.colour_fault(now))
             return False
-        done = sorted(s for s in gone if s in pend and self._settled(s))
+        done = self._grid.sort(s for s in gone if s in pend and self._settled(s))
         if done:
+            size = self._grid.size
             for s in done:
-                del pend[s]
-                self._removed[s] = lc.get(s, NEVER)
-                self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
-            self._revisable = False
-            self._view()
+                model.lifted_off(s, changed_at(s))
+                self._emit(PieceRemoved(now, s, round(changed_at(s), 4), size))
+            window.close()
+            display.view()
             return True
         for s in gone & pend.keys():
-            self._want(lc.get(s, NEVER) + self.settle)
+            deadline.want(changed_at(s) + timing.settle)
         gone_x = gone - pend.keys()
         if not gone_x and not new:
             return False
         if self._suspended is not None:
-            self._view()  # watched, not judged: a standing fault stays (it is not flagged twice)
+            display.view()  # watched, not judged: a standing fault stays (not flagged twice)
             return False
-        ts_all = max(lc.get(s, NEVER) for s in gone_x | new)
-        stable = now >= ts_all + self.settle
-        over = self._outcome is not None
-        if stable and self._revisable:
-            if any(board.side_of(s) == game.turn and lc.get(s, NEVER) >= self._prev_settle
+        ts_all = max(changed_at(s) for s in gone_x | new)
+        stable = now >= ts_all + timing.settle
+        over = model.outcome is not None
+        if stable and window.revisable:
+            if any(board.side_of(s) == turn and changed_at(s) >= window.rested_at
                    for s in gone_x):
-                self._revisable = False  # the opponent has started
-            elif self._revision_open() and self._try_revise(gone_x, new):
+                window.close()  # the opponent has started
+            elif window.is_open() and self._try_revise(gone_x, new):
                 return True
         if new and not over and not pend:
-            own = [s for s in gone_x if board.side_of(s) == game.turn]
+            own = [s for s in gone_x if board.side_of(s) == turn]
             # wait for the mover's squares to settle, not for pieces knocked meanwhile
-            landed = [n for n in new if not any(self._is_knock(g, n) for g in gone_x)] or new
-            ts_move = max(lc.get(s, NEVER) for s in (*own, *landed))
-            if now >= ts_move + self.settle:
+            landed = [n for n in new if not any(knocks.is_knock(g, n) for g in gone_x)] or new
+            ts_move = max(changed_at(s) for s in (*own, *landed))
+            if now >= ts_move + timing.settle:
                 cands = self._candidates(gone_x, new)
                 exp = self._expected
                 if len(cands) == 1 and (exp is None or (cands[0].frm, cands[0].to)
-                                        == (exp.frm, exp.to)):
-                    calm = self._calm_since(cands[0]) + self.settle
+                                        == (exp.move.frm, exp.move.to)):
+                    calm = self._calm_since(cands[0]) + timing.settle
                     if now >= calm:
                         self._accept(cands[0])
                         return True
-                    self._want(calm)
+                    deadline.want(calm)
             else:
-                self._want(ts_move + self.settle)
+                deadline.want(ts_move + timing.settle)
         if not stable:
-            self._want(ts_all + self.settle)
+            deadline.want(ts_all + timing.settle)
             return False
         if self._try_takeback(ts_all):
             return True
         if over:
-            self._view()
-            self._set_fault(None)
+            display.view()
+            faults.set(None)
             return False
-        last = game.played[-1] if game.played else None
+        last = model.last
         if last is not None:
-            caps = captured_letters(last)
+            caps = model.captured_pieces(last)
             if not gone_x and new <= caps.keys() - pend.keys():
-                for s in sorted(new):
-                    pend[s] = caps[s]
-                    self._emit(ev.RESTORED, square=s)
-                self._revisable = False
+                size = self._grid.size
+                for s in self._grid.sort(new):
+                    model.put_back(s, caps[s])
+                    self._emit(PieceRestored(now, s, size))
+                window.close()
                 return True
-            prev = self._stack[-1]
+            prev = model.before[-1]
             missing = prev - cur
             if cur <= prev and missing <= caps.keys():
-                self._view(guide={s: caps[s] for s in missing})
-                self._set_fault(None)
+                display.view(guide={s: caps[s] for s in self._grid.sort(missing)})
+                faults.set(None)
                 return False
-        knocks = self._knock_pairs(gone_x, new)
-        rest_gone = gone_x - {g for g, _ in knocks}
-        rest_new = new - {n for _, n in knocks}
+        return self._judge_fault(now, gone_x, new, ts_all, last)
+
+    def _judge_fault(self, now: float, gone_x: frozenset[int], new: frozenset[int],
+                     ts_all: float, last: PlayedMove | None) -> bool:
+        """The board is settled and shows no move: a piece in the air, or a fault once nobody
+        has touched the board for ``hold``."""
+        model, knocks, faults, timing = self._model, self._knocks, self._faults, self.timing
+        board, turn, pend = model.board, model.turn, model.pending
+        pairs = knocks.pairs(gone_x, new)
+        rest_gone = gone_x - {g for g, _ in pairs}
+        rest_new = new - {n for _, n in pairs}
         lifted = None
         if not rest_new and len(rest_gone) == 1:
             (s,) = rest_gone
-            if (not pend and board.side_of(s) == game.turn) or (
-                last is not None and s == last.to and self._revision_open()
+            if (not pend and board.side_of(s) == turn) or (
+                last is not None and s == last.move.to and self._window.is_open()
             ):
                 lifted = s
-        self._view(lifted=lifted)
-        if lifted and not knocks:
-            self._set_fault(None)
+        self._display.view(lifted=lifted)
+        if lifted is not None and not pairs:
+            faults.set(None)
             return False
-        fault = self._fault
+        fault = faults.current
         if fault is not None and gone_x <= fault.gone and new <= fault.new:
             return False  # being put right: the fault stands (flagged once), nothing new
-        quiet = max(ts_all, self._last_change)  # faults wait until nobody touches the board
-        hold = self.hold
-        if not new and not pend and len(gone_x) == 1 and not lifted:
-            hold = max(hold, self.lift_hold)  # a piece of the other side, only lifted
+        quiet = max(ts_all, self._readings.last_change)  # faults wait until nobody touches
+        hold = timing.hold
+        if not new and not pend and len(gone_x) == 1 and lifted is None:
+            hold = max(hold, timing.lift_hold)  # a piece of the other side, only lifted
         if now < quiet + hold:
-            self._want(quiet + hold)
+            self._deadline.want(quiet + hold)
             return False
-        if knocks and (lifted or not (rest_gone or rest_new)):
-            fault = self._knock_fault(knocks)
+        if pairs and (lifted is not None or not (rest_gone or rest_new)):
+            fault = faults.knock_fault(pairs)
         else:
-            fault = self._classify(rest_gone, rest_new)
-        self._set_fault(replace(fault, gone=gone_x, new=new))
+            fault = faults.classify(rest_gone, rest_new, self._candidates, self._expected,
+                                    self._window.is_open())
+        faults.set(replace(fault, gone=gone_x, new=new))
         return False
 
-    def _view(self, lifted: str | None = None, guide: dict[str, str] | None = None) -> None:
-        """Set what the non-fault display shows: a lifted piece's targets or takeback guidance.
-        Left alone while squares are still changing, so LEDs do not flicker during a slide."""
-        self._lifted = lifted
-        self._guide = guide or {}
-
-    def _captures_of(self, move: Move) -> tuple[str, ...]:
-        board = self._game.board
-        key = (board.att, board.dfn, board.king, board.turn, move.frm, move.to)
-        caps = self._preview.get(key)
-        if caps is None:
-            if len(self._preview) > 512:
-                self._preview.clear()
-            bits, _ = board.preview(move)
-            caps = tuple(sorted(board.geo.names[s] for s in board.geo.iter_bits(bits)))
-            self._preview[key] = caps
-        return caps
-
-    def _colour_ok(self, sq: str, side: str) -> bool:
-        c = self._colours.get(sq)
+    def _colour_ok(self, sq: int, side: str) -> bool:
+        c = self._readings.colours.get(sq)
         return c is None or c == side_colour(side)
 
-    def _candidates(self, gone: frozenset[str], new: frozenset[str]) -> list[Candidate]:
+    def _candidates(self, gone: frozenset[int], new: frozenset[int]) -> list[Candidate]:
         """Every explanation of the diff as one legal move of the side to move."""
-        board, turn, lc = self._game.board, self._game.turn, self._lc
+        model, grid, knocks = self._model, self._grid, self._knocks
+        board, turn, changed_at = model.board, model.turn, self._readings.changed_at
+        since = self._window.rested_at + self.timing.knock_window
         out = []
-        for t in sorted(new):
+        for t in grid.sort(new):
             if not self._colour_ok(t, turn):
                 continue
-            for f in sorted(gone):
-                if (board.side_of(f) != turn
-                        or lc.get(f, NEVER) < self._prev_settle + self.knock_window):
+            for f in grid.sort(gone):
+                if board.side_of(f) != turn or changed_at(f) < since:
                     continue  # not lifted clearly after the last move's piece came to rest
-                move = Move(board.square(f), board.square(t))
+                move = Move(f, t)
                 if not board.is_legal(move):
                     continue
-                caps = self._captures_of(move)
+                caps = model.captures_of(move)
                 rest_gone = set(gone) - {f} - set(caps)
-                if any(self._is_knock(g, t) for g in rest_gone):
+                if any(knocks.is_knock(g, t) for g in rest_gone):
                     continue  # a neighbour may have been knocked onto t
                 rest_new = set(new) - {t}
-                if not self._knocks_explain(rest_gone, rest_new, turn):
+                if not knocks.explain(rest_gone, rest_new, turn):
                     continue
                 removed = tuple(s for s in caps if s in gone and self._settled(s))
                 out.append(Candidate(f, t, caps, removed))
@@ -485,40 +413,68 @@ class Tracker(FaultsMixin, RevisionsMixin, DisplayMixin):
     def _calm_since(self, c: Candidate) -> float:
         """When the squares of the move's path (from one before ``frm`` to one past ``to``)
         last changed: a piece still sliding or bouncing along it means it is not down yet."""
-        lc = self._lc
-        return max((lc.get(s, NEVER) for s in path(c.frm, c.to, self._game.rules.size)),
-                   default=NEVER)
-
-    def _move_data(self, played: PlayedMove) -> dict[str, Any]:
-        return {
-            "move": played.text, "side": played.side, "captured": list(played.captured),
-            "from": played.frm, "to": played.to, "ply": len(self._game.played),
-            "placed_at": round(self._placed_at, 4),
-        }
-
-    def _after_move(self, played: PlayedMove, removed: tuple[str, ...]) -> None:
-        self._position_changed()
-        caps = captured_letters(played)
-        self._pending = {s: caps[s] for s in played.captured if s not in removed}
-        self._removed = {s: self._lc.get(s, NEVER) for s in removed}
-        self._revisable = True
-        self._prev_settle = self._lc.get(played.to, NEVER)
-        self._carried = (self._lc.get(played.frm, NEVER), self._prev_settle)
-        self._view()
+        changed_at = self._readings.changed_at
+        return max((changed_at(s) for s in self._grid.path(c.frm, c.to)), default=NEVER)
 
     def _accept(self, c: Candidate) -> None:
-        game = self._game
-        pre = self._pos
-        played = game.play(Move(game.board.square(c.frm), game.board.square(c.to)))
-        self._stack.append(pre)
-        self._after_move(played, c.removed)
-        self._placed_at = self._lc.get(c.to, NEVER)
+        model, window, now = self._model, self._window, self._readings.now
+        changed_at = self._readings.changed_at
+        removed = {s: changed_at(s) for s in c.removed}
+        played = model.play(Move(c.frm, c.to), removed)
+        window.moved(c.to)
+        self._knocks.moved(c.frm, c.to)
+        self._display.view()
+        window.placed_at = changed_at(c.to)
         if self._expected is not None:  # it was the move to make: done, and not revisable
             self._expected = None
-            self._revisable = False
-        self._emit(ev.MOVE, **self._move_data(played))
+            window.close()
+        size = self._grid.size
+        self._emit(MoveProposed(now, played.move, played.side, played.captures,
+                                len(model.game.played), round(window.placed_at, 4),
+                                played.text, size))
         for s in c.removed:
-            self._emit(ev.REMOVED, square=s, lifted_at=round(self._removed[s], 4))
-        outcome = self._outcome
+            self._emit(PieceRemoved(now, s, round(removed[s], 4), size))
+        outcome = model.outcome
         if outcome is not None:
-            self._emit(ev.GAME_OVER, **outcome.to_json())
+            self._emit(GameOver(now, outcome))
+
+    def _try_revise(self, gone: frozenset[int], new: frozenset[int]) -> bool:
+        """The last move's piece moved on along its line: replace the move."""
+        model, window = self._model, self._window
+        to = window.target(gone, new, self._knocks)
+        last = model.last
+        if to is None or last is None:
+            return False
+        if set(model.pending) != set(last.captures) or not self._colour_ok(to, last.side):
+            return False
+        was_over = model.outcome is not None
+        played = model.revise(to)
+        if played is None:
+            return False
+        window.moved(played.move.to)
+        self._knocks.moved(played.move.frm, played.move.to)
+        self._display.view()
+        self._emit(MoveRevised(
+            self._readings.now, played.move, played.side, played.captures,
+            len(model.game.played), round(window.placed_at, 4), played.text, self._grid.size,
+            replaces=last.move, replaces_text=last.text))
+        outcome = model.outcome
+        if outcome is not None or was_over:
+            self._emit(GameOver(self._readings.now, outcome))
+        return True
+
+    def _try_takeback(self, ts: float) -> bool:
+        """The board shows the position before the last move: take it back. (One move at a
+        time: occupancy alone cannot tell two moves taken back from some illegal moves.)"""
+        model = self._model
+        if not model.before or self._readings.occupied != model.before[-1]:
+            return False
+        played = model.take_back()
+        self._emit(MoveTakenBack(self._readings.now, played.move, played.text, played.side,
+                                 len(model.game.played) + 1))
+        self._expected = None
+        self._window.taken_back(ts)
+        self._knocks.forget()
+        self._faults.set(None)
+        self._display.view()
+        return True

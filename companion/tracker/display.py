@@ -1,5 +1,7 @@
-"""What the tracker shows: the LED frame, the guidance and the state, rebuilt after every run
-(a mixin of :class:`~companion.tracker.core.Tracker`, which holds the state read here)."""
+"""What the tracker shows: the LED frame, the guidance (with its English sentence) and the
+state, rebuilt after every run from the other parts; the ``illegal``, ``warning`` and ``leds``
+events of a run come from here. Squares are named here: the frame and the guidance are made
+for the LEDs, the page and ``companion.messages``."""
 
 from __future__ import annotations
 
@@ -7,96 +9,141 @@ from typing import Any
 
 from .. import messages
 from ..feedback import FrameSpec, build_frame
-from . import events as ev
-from .base import TrackerBase, _pairs
-from .events import Guidance, GuidanceKind, TrackerState
+from .events import ILLEGAL, Event, FaultFlagged, Guidance, GuidanceKind, LedsChanged, TrackerState
+from .faults import Faults
+from .model import Expected, PieceModel
+from .setup import Setup
+from .squares import Grid
 
 
-class DisplayMixin(TrackerBase):
-    """Builds ``_frame``, ``_guidance``, ``_message`` and ``_state`` and emits the ``illegal``,
-    ``warning`` and ``leds`` events of a run."""
+class Display:
+    """The LED frame (square name -> role), the guidance and the tracker's state. Besides
+    faults and the game, it shows what :meth:`view` was last told: a lifted piece's targets or
+    the captured pieces to put back during a takeback."""
 
-    def _refresh(self) -> None:
-        game, board, pend = self._game, self._game.board, self._pending
+    def __init__(self, grid: Grid, model: PieceModel, setup: Setup, faults: Faults) -> None:
+        self._grid, self._model, self._setup, self._faults = grid, model, setup, faults
+        self.frame: dict[str, str] = {}
+        self.guidance = Guidance(GuidanceKind.WAITING)
+        self.message = messages.guidance_text(self.guidance)
+        self.state = TrackerState.SETUP
+        self._lifted: int | None = None
+        self._guide: dict[int, str] = {}
+
+    def view(self, lifted: int | None = None, guide: dict[int, str] | None = None) -> None:
+        """Set what the non-fault display shows: a lifted piece's targets, or the captured
+        pieces to put back (takeback guidance)."""
+        self._lifted = lifted
+        self._guide = guide or {}
+
+    def _pairs(self, pieces: dict[int, str]) -> dict[str, list[str]]:
+        """``{"squares": [...], "pieces": [...]}`` (by square name) of square -> piece."""
+        squares = self._grid.sort(pieces)
+        return {"squares": [self._grid.name(s) for s in squares],
+                "pieces": [pieces[s] for s in squares]}
+
+    def refresh(self, t: float, expected: Expected | None, suspended: str | None
+                ) -> list[Event]:
+        """Rebuild the frame, guidance and state; the events that announce a new fault and a
+        changed frame."""
+        grid, model = self._grid, self._model
+        name = grid.name
+        game, board, pend = model.game, model.board, model.pending
         spec = FrameSpec()
-        last = game.played[-1] if game.played else None
+        last = model.last
         G = GuidanceKind
         data: dict[str, Any] = {}
-        if self._mode == "setup":
-            fill, clear, recolour = self._setup
-            spec.setup = [*fill, *clear, *recolour]
-            if fill or clear or recolour:
+        setup = self._setup
+        if not setup.playing:
+            spec.setup = [name(s) for s in (*(s for s, _ in setup.fill), *setup.clear,
+                                            *(s for s, _ in setup.recolour))]
+            if not setup.complete:
                 kind = G.SETUP
-                data = {"fill": dict(sorted(fill.items())), "clear": list(clear),
-                        "recolour": dict(sorted(recolour.items()))}
+                data = {"fill": {name(s): p for s, p in setup.fill},
+                        "clear": [name(s) for s in setup.clear],
+                        "recolour": {name(s): p for s, p in setup.recolour}}
             else:
                 kind = G.SETUP_COMPLETE
             state = TrackerState.SETUP
         else:
             if last is not None:
-                spec.last_from, spec.last_to = last.frm, last.to
-            spec.capture = list(pend)
-            fault = self._fault
-            outcome = self._outcome
-            exp = self._expected
+                spec.last_from, spec.last_to = name(last.move.frm), name(last.move.to)
+            spec.capture = [name(s) for s in pend]
+            fault = self._faults.current
+            outcome = model.outcome
             if outcome is not None:
                 winner = outcome.winner
-                spec.win = [s for s in self._pos if winner is None or board.side_of(s) == winner]
+                spec.win = [name(s) for s in model.position
+                            if winner is None or board.side_of(s) == winner]
                 kind, state = G.GAME_OVER, TrackerState.OVER
-                data = {**outcome.to_json(), "winner": winner, **_pairs(pend)}
-            elif self._suspended is not None:
+                data = {**outcome.to_json(), "winner": winner, **self._pairs(pend)}
+            elif suspended is not None:
                 kind, state = G.SUSPENDED, TrackerState.SUSPENDED
-                data = {"reason": self._suspended}
+                data = {"reason": suspended}
             elif fault is not None:
-                spec.illegal, spec.setup = fault.illegal, fault.setup
-                kind = G.ILLEGAL if fault.kind == ev.ILLEGAL else G.WARNING
+                spec.illegal = [name(s) for s in fault.illegal]
+                spec.setup = [name(s) for s in fault.setup]
+                kind = G.ILLEGAL if fault.kind == ILLEGAL else G.WARNING
                 state = TrackerState(fault.kind)
-                data = {"code": fault.code, **fault.data}
-                if exp is not None:
-                    spec.make_from, spec.make_to = (exp.frm,), (exp.to,)
+                data = {"code": fault.code, **fault.details(grid.size)}
+                if expected is not None:
+                    spec.make_from = (name(expected.move.frm),)
+                    spec.make_to = (name(expected.move.to),)
             elif self._guide:
-                spec.setup = list(self._guide)
-                kind, state, data = G.TAKEBACK, TrackerState.TAKEBACK, _pairs(self._guide)
+                spec.setup = [name(s) for s in self._guide]
+                kind, state, data = G.TAKEBACK, TrackerState.TAKEBACK, self._pairs(self._guide)
             elif pend:
-                kind, state, data = G.LIFT_CAPTURED, TrackerState.CAPTURE_PENDING, _pairs(pend)
-            elif exp is not None:
-                kind = G.MAKE_MOVE
-                data = {"move": exp.text, "from": exp.frm, "to": exp.to, "piece": exp.piece,
-                        "side": exp.side, "captured": list(exp.captured), "lifted": False}
-                s = self._lifted
-                state = TrackerState.READY if s is None else TrackerState.LIFTED
-                spec.make_to = (exp.to,)
-                if s == exp.frm:
-                    data["lifted"] = True
-                else:
-                    spec.make_from = (exp.frm,)
-                    if s is not None:
-                        spec.setup = (s,)
-                        data["wrong"], data["wrong_piece"] = s, board.piece_at(s)
+                kind, state = G.LIFT_CAPTURED, TrackerState.CAPTURE_PENDING
+                data = self._pairs(pend)
+            elif expected is not None:
+                kind, state, data = self._make_move(spec, expected)
             elif self._lifted is not None:
                 s = self._lifted
-                if last is not None and s == last.to and board.side_of(s) != game.turn:
-                    kind, data = G.MOVING_AGAIN, {"square": s, "piece": board.piece_at(s)}
+                if last is not None and s == last.move.to and board.side_of(s) != game.turn:
+                    kind, data = G.MOVING_AGAIN, {"square": name(s), "piece": board.piece_at(s)}
                 else:
-                    spec.target = [board.name(i) for i in board.destinations(s)]
+                    spec.target = [name(i) for i in board.destinations(s)]
                     kind = G.LIFTED
-                    data = {"side": game.turn, "square": s, "piece": board.piece_at(s)}
+                    data = {"side": game.turn, "square": name(s), "piece": board.piece_at(s)}
                 state = TrackerState.LIFTED
             else:
                 kind, state, data = G.TO_MOVE, TrackerState.READY, {"side": game.turn}
-        frame = build_frame(spec)
-        guidance = Guidance(kind, data)
-        if guidance != self._guidance:
-            self._guidance = guidance
-            self._message = messages.guidance_text(guidance)
-        self._state = state
-        fault, self._new_fault = self._new_fault, None
+        return self._show(t, build_frame(spec), Guidance(kind, data), state)
+
+    def _make_move(self, spec: FrameSpec, exp: Expected
+                   ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+        """The guidance and LEDs for the move to make."""
+        grid, board = self._grid, self._model.board
+        frm, to = grid.name(exp.move.frm), grid.name(exp.move.to)
+        data: dict[str, Any] = {
+            "move": exp.text, "from": frm, "to": to, "piece": exp.piece, "side": exp.side,
+            "captured": grid.name_list(exp.captures), "lifted": False}
+        s = self._lifted
+        state = TrackerState.READY if s is None else TrackerState.LIFTED
+        spec.make_to = (to,)
+        if s == exp.move.frm:
+            data["lifted"] = True
+        else:
+            spec.make_from = (frm,)
+            if s is not None:
+                spec.setup = (grid.name(s),)
+                data["wrong"], data["wrong_piece"] = grid.name(s), board.piece_at(s)
+        return GuidanceKind.MAKE_MOVE, state, data
+
+    def _show(self, t: float, frame: dict[str, str], guidance: Guidance,
+              state: TrackerState) -> list[Event]:
+        out: list[Event] = []
+        if guidance != self.guidance:
+            self.guidance = guidance
+            self.message = messages.guidance_text(guidance)
+        self.state = state
+        fault = self._faults.take_new()
         if fault is not None:
-            if fault.kind == ev.ILLEGAL:
-                self._emit(ev.ILLEGAL, code=fault.code, reason=fault.reason, **fault.data,
-                           leds=frame)
-            else:
-                self._emit(ev.WARNING, code=fault.code, reason=fault.reason, **fault.data)
-        if frame != self._frame:
-            self._frame = frame
-            self._emit(ev.LEDS, leds=dict(frame))
+            size = self._grid.size
+            reason = messages.fault_reason(fault.code, fault.details(size))
+            leds = frame if fault.kind == ILLEGAL else None
+            out.append(FaultFlagged(t, fault, reason, leds, size))
+        if frame != self.frame:
+            self.frame = frame
+            out.append(LedsChanged(t, dict(frame)))
+        return out

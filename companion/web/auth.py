@@ -171,10 +171,15 @@ def announce(url: str, code: str, path: Path | None, *, generated: bool,
         print(f"Controls code: {grouped}\nOpen {url}#pin={code} to unlock the controls "
               "(this line is shown on this terminal only, never logged).", file=out, flush=True)
         return
-    where = f"in {path} (readable by the service's user only: sudo cat {path})" if path else \
-        "only in memory (the data directory cannot hold it): set pin in the config file"
-    log.info("controls: unlocked by a generated %d-digit code, kept %s; or set pin in the "
-             "config file", len(code), where)
+    if path is None:
+        log.info("controls: unlocked by a generated %d-digit code, kept only in memory (the data "
+                 "directory cannot hold it): set pin in the config file", len(code))
+        return
+    # under systemd the file belongs to the service's user; started by hand, to whoever did it
+    read = f"sudo cat {path}" if journal else f"cat {path}"
+    log.info("controls: unlocked by a %d-digit code made once and kept in %s (never logged; "
+             "read it with `%s` and type it under Controls on %s); or set pin in the config "
+             "file", len(code), path, read, url)
 
 
 # -- wrong PINs ----------------------------------------------------------------------------------

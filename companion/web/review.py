@@ -7,9 +7,10 @@
   with the pieces it captured (kind and square), escape threats, the times stored with the
   moves, and notable events (takebacks, draw offers, resignations, imports).
 - ``POST /api/import`` (owner only, like every control): an OpenTafl ``.otg`` file or records
-  in the CSV form (``{"name": "game.otg", "text": "...", "variant": "brandubh"}``; CSV needs the
-  variant). Every move is replayed and checked through the rules; the games are stored as
-  closed games (never resumed as the live game) and can then be reviewed and exported.
+  in the CSV form (``{"name": "game.otg", "text": "...", "variant": "brandubh"}``; for CSV
+  without ``variant`` it is found from the file: :mod:`companion.web.record_variant`). Every
+  move is replayed and checked through the rules; the games are stored as closed games (never
+  resumed as the live game) and can then be reviewed and exported.
 - ``GET /api/rules``: every preset's rules, for the page's rule cards.
 - ``GET /api/links`` and ``GET /api/qr.svg?text=URL``: the addresses a phone can use and a QR
   code of a link, for the owner view; ``GET /api/time``: the daemon's wall clock (the page counts
@@ -37,6 +38,8 @@ from companion.rules.game import Game
 from companion.rules.otg import OtgError, import_otg
 from companion.rules.records import RecordError, read_records, replay_record
 from companion.rules.threats import threat_json
+from companion.squares import parse_square
+from companion.web.record_variant import find_variant
 
 #: At most this many games from one CSV file.
 MAX_IMPORT_GAMES = 50
@@ -102,8 +105,8 @@ def review_json(store: Any, gid: int) -> dict:
     out_moves = []
     for m in moves:
         board = game.board
-        pieces = {sq: board.piece_at(sq) for sq in m["captured"]}
-        game.play(f"{m['from']}-{m['to']}")
+        pieces = {sq: board.piece_at(parse_square(sq, board.size)) for sq in m["captured"]}
+        game.play_text(f"{m['from']}-{m['to']}")
         out_moves.append({
             "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
             "text": m["text"], "t": m["t"], "left": m.get("left"),
@@ -161,9 +164,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
                 "of the presets can be stored")
         tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
         return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
-    if variant is None:
-        raise BadRequest('a CSV record needs "variant" (the file does not say it)')
-    if variant not in PRESETS:
+    if variant is not None and variant not in PRESETS:
         raise BadRequest(f"unknown variant {variant!r}")
     try:
         records = read_records(text)
@@ -174,13 +175,23 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
     if len(records) > MAX_IMPORT_GAMES:
         raise UnprocessableEntity(f"{name}: {len(records)} games; import at most "
                                   f"{MAX_IMPORT_GAMES} at a time")
+    found: dict = {}
+    if variant is None:  # the file does not say it: found from its header or its moves
+        fit = find_variant(text, records)
+        if fit.variant is None:
+            nearest = f" (nearest: {fit.nearest}, {fit.problem})" if fit.nearest else \
+                f" ({fit.problem})"
+            raise UnprocessableEntity(f"{name}: the moves fit no variant{nearest}; choose the "
+                                      "variant on the import form")
+        variant, found = fit.variant, {"found": fit.how, "fits": list(fit.fits)}
     rules = get_variant(variant)
     out = []
     for i, record in enumerate(records, 1):
         game, problem = replay_record(rules, record)
         if problem:
             raise UnprocessableEntity(f"{name}: game {i}, move {problem[0]}: {problem[1]}")
-        data: dict = {"format": "csv", "name": name, "record": i, "status": record.status}
+        data: dict = {"format": "csv", "name": name, "record": i, "status": record.status,
+                      "variant": variant, **found}
         ending: Ending = None
         if not game.is_over() and record.result in ("attackers", "defenders"):
             # the record says who won but the rules did not end the game: a loss on time
@@ -291,7 +302,9 @@ def blueprint(source: HasStore) -> Blueprint:
             tags = origin.get("tags", {})
             players = (tags.get("attackers", ""), tags.get("defenders", ""))
             ids.append(source.store.import_game(game, players, _started(tags), origin, ending))
-        return jsonify(games=ids)
+        first = games[0][1] if games else {}
+        return jsonify(games=ids, variant=games[0][0].rules.id if games else None,
+                       found=first.get("found"), fits=first.get("fits"))
 
     @bp.get("/api/time")
     def wall_time() -> Any:

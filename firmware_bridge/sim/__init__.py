@@ -38,13 +38,16 @@ def write_board(
     colours: dict[str, str] | None = None,
     stuck_cols=(),
     stuck_from_row: int | None = None,
+    pressed=(),
 ) -> None:
     """Set the virtual board: occupied squares, their colours, columns shorted to ground (from
-    the moment row ``stuck_from_row`` is next driven, when given: a short in mid-scan)."""
+    the moment row ``stuck_from_row`` is next driven, when given: a short in mid-scan), and the
+    board buttons held down."""
     state: dict = {
         "closed": sorted(closed),
         "colours": dict(colours or {}),
         "stuck_cols": list(stuck_cols),
+        "pressed": sorted(pressed),
     }
     if stuck_from_row is not None:
         state["stuck_from_row"] = stuck_from_row

@@ -5,13 +5,15 @@ no f-strings). The virtual board follows the firmware's own configuration (``loa
 the running firmware, else ``bridge_config.json``) and reads the pieces on it from
 ``$TAFL_FW_SIM_DIR/board.json``::
 
-    {"closed": ["e3", "f4"], "colours": {"e3": "a"}, "stuck_cols": [2], "stuck_from_row": 5}
+    {"closed": ["e3", "f4"], "colours": {"e3": "a"}, "stuck_cols": [2], "stuck_from_row": 5,
+     "pressed": ["hint"]}
 
 It models the electrical behaviour the firmware depends on: diode matrix (a column reads low while
 a row with a closed switch on it is driven low), 74HC165 chains (/PL latches, CLK shifts, QH is
 the first chip's output) and linear Hall sensors behind two levels of CD74HC4067 multiplexers.
 ``stuck_cols`` are columns shorted to ground; with ``stuck_from_row`` the short begins in the
-middle of a scan, at the moment that row (0 = rank 1) is next driven low.
+middle of a scan, at the moment that row (0 = rank 1) is next driven low. ``pressed`` are the
+board buttons held down (their pins, from the config's ``button_pins``, read low).
 """
 
 # ruff: noqa: UP031 - %-formatting: this file also runs under MicroPython
@@ -120,7 +122,7 @@ def _square_index(name, size):
     f = ord(name[0]) - ord("a")
     r = int(name[1:]) - 1
     if not (0 <= f < size and 0 <= r < size):
-        raise ValueError("square %r off a %dx%d board" % (name, size, size))
+        raise ValueError("square %r off the %dx%d board" % (name, size, size))
     return r * size + f
 
 
@@ -132,6 +134,7 @@ class _Board:
         self.closed = set()
         self.attackers = set()
         self.stuck_cols = set()
+        self.pressed_pins = set()
         self.pending_stuck = None  # (cols, row): a short that begins when that row is driven
         self.sr_bits = []
         self.row_index = {}
@@ -163,6 +166,8 @@ class _Board:
         self.closed = set([_square_index(s, size) for s in state.get("closed", [])])
         colours = state.get("colours", {})
         self.attackers = set([_square_index(s, size) for s in colours if colours[s] == "a"])
+        buttons = self.cfg.get("button_pins") or {}
+        self.pressed_pins = set([buttons[b] for b in state.get("pressed", []) if b in buttons])
         stuck = set(state.get("stuck_cols", []))
         from_row = state.get("stuck_from_row")
         if from_row is None or stuck == self.stuck_cols:
@@ -216,6 +221,8 @@ class _Board:
     def level(self, pin):
         self._refresh()
         cfg = self.cfg
+        if pin.id in self.pressed_pins:
+            return 0
         if self.mode == "matrix" and pin.id in cfg["col_pins"]:
             return 0 if self._column_low(cfg["col_pins"].index(pin.id)) else 1
         if self.mode in ("matrix165", "shift") and pin.id == cfg["sr_data"]:

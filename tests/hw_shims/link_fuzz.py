@@ -42,7 +42,9 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
     bridge = SerialBridge(size, port="fuzz", start=False, clock=lambda: now[0])
     port = _Port()
     bridge._ser = port  # type: ignore[assignment]
-    pico = {"boot": "", "seq": 0, "boots": 0}
+    # confirmed: the host has taken this boot's HELLO (the answer to its nonce); until then the
+    # host takes no line of the boot, so none of them can be counted as lost
+    pico = {"boot": "", "seq": 0, "boots": 0, "confirmed": False}
     occ = [False] * n
     states: dict[str, int] = {}  # bitmap -> the latest version of the board with it
     version = 0
@@ -59,9 +61,10 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
         history.append(line)
         return line
 
-    def hello() -> bytes:
-        return emit(P.HELLO, f"fw=1.1 proto=2 size={size} sensors=switch leds={n} "
-                             f"boot={pico['boot']}")
+    def hello(nonce: str = "") -> bytes:
+        answer = f" nonce={nonce}" if nonce else ""
+        return emit(P.HELLO, f"fw=1.2 proto={P.PROTO_VERSION} size={size} sensors=switch "
+                             f"leds={n} boot={pico['boot']}{answer}")
 
     def change() -> None:
         nonlocal version
@@ -85,6 +88,7 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
         pico["boots"] += 1
         pico["boot"] = f"{rng.randrange(1 << 16):04x}"
         pico["seq"] = 0
+        pico["confirmed"] = False
 
     boot()
     states[P.encode_bitmap(occ)] = version
@@ -96,8 +100,10 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
         bridge._pump()  # heartbeats, LED frames, SYNC and HOST requests
         asked = [w for w in port.written if b" HOST " in w]
         r = rng.random()
-        if asked:  # the Pico answers a HOST with HELLO and SNAP
-            deliver(hello())
+        if asked:  # the Pico answers a HOST with HELLO (echoing its nonce) and SNAP
+            nonce = P.decode_kv(P.decode_line(asked[-1][:-1], P.HOST_TYPES)[2]).get("nonce", "")
+            deliver(hello(nonce))
+            pico["confirmed"] = True
             line = emit(P.SNAP, P.encode_bitmap(occ))
         elif r < 0.0005:  # the Pico reboots (and the board may have changed meanwhile)
             boot()
@@ -114,7 +120,8 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
             line = emit(P.HB, "up=1 scans=1 bad=0 faults=-")
         fault = rng.random()
         if fault < 0.02:  # lost (some of them turn up later among the replays)
-            pending_lost += 1
+            if pico["confirmed"]:
+                pending_lost += 1
             continue
         lost += pending_lost
         pending_lost = 0

@@ -187,10 +187,15 @@ class FakePico:
         self.host_master: int | None = None  # where bytes for the host are written
         self.states: list[tuple[frozenset, frozenset | None]] = []
 
-    def place(self, occupied, colours=None, stuck_cols=(), stuck_from_row=None):
+    def place(self, occupied, colours=None, stuck_cols=(), stuck_from_row=None, pressed=()):
         occ = frozenset(occupied)
         self.states.append(state_key(occ, colours))
-        write_board(str(self.dir), occ, colours, stuck_cols, stuck_from_row)
+        self.occupied, self.colours = occ, colours
+        write_board(str(self.dir), occ, colours, stuck_cols, stuck_from_row, pressed)
+
+    def press(self, *buttons: str) -> None:
+        """Hold these board buttons down (none: release them all); the pieces stay."""
+        write_board(str(self.dir), self.occupied, self.colours, pressed=buttons)
 
     def plug(self):
         self.master, slave, path = open_pty()
@@ -333,6 +338,19 @@ class ScriptedDevice:
                 for line in self.rx.feed(os.read(self.master, 4096)):
                     self.lines.append(P.decode_line(line, P.HOST_TYPES))
         return self.lines
+
+    def host_nonce(self) -> str:
+        """The nonce of the latest HOST line the host sent ("" before any)."""
+        for _, kind, args in reversed(self.read_host(0.05)):
+            if kind == P.HOST:
+                return P.decode_kv(args).get("nonce", "")
+        return ""
+
+    def answer_hello(self, seq: int, size: int = 7, fw: str = "1.2") -> None:
+        """Wait for the host's HOST and answer it with a HELLO echoing its nonce."""
+        nonce = wait_for(self.host_nonce, what="hello request")
+        self.send(seq, P.HELLO, f"fw={fw} proto={P.PROTO_VERSION} size={size} sensors=switch "
+                                f"leds={size * size} boot={self.boot} nonce={nonce}")
 
     def close(self):
         os.close(self.master)

@@ -6,7 +6,7 @@
 "use strict";
 (function () {
   const T = window.T;
-  const { _, esc, sideName } = T;
+  const { _, esc, sideName, num, signed } = T;
   const $ = (id) => document.getElementById(id);
   const CAP = 10;        // soldiers: the graph's top and bottom (a forced result is drawn there)
   let A = null, game = null, go = null, timer = null;
@@ -44,33 +44,52 @@
   }
 
   const clip = (v) => Math.max(-CAP, Math.min(CAP, v));
-  const scoreText = (v) => (Math.abs(v) >= 900 ? (v > 0 ? _("attackers win") : _("defenders win"))
-    : (v > 0 ? "+" : "") + v.toFixed(1));
+  /* An evaluation (soldiers, from the attackers' point of view) for the list of swings. */
+  const scoreText = (v) => (Math.abs(v) >= 900 ? (v > 0 ? _("attackers win") : _("defenders win")) : signed(v, 1));
 
-  /* The graph: x = the position (0 = start), y = the evaluation for the attackers. */
+  /* The graph: x = the position (0 = start, then after each move), y = the evaluation in
+     soldiers from the attackers' point of view (clipped at ±10); labelled axes and a legend. */
+  const W = 300, H = 120;
   function draw() {
-    const ev = A.evaluations, n = Math.max(1, ev.length - 1), W = 300, H = 120, mid = H / 2;
+    const ev = A.evaluations, n = Math.max(1, ev.length - 1), mid = H / 2;
     const x = (i) => (i / n) * W, y = (v) => mid - (clip(v) / CAP) * (mid - 4);
     const pts = ev.map((v, i) => x(i).toFixed(1) + "," + y(v).toFixed(1)).join(" ");
     const swing = new Set(A.swings);
     const dots = A.plies.filter((p) => swing.has(p.ply)).map((p) =>
       `<circle class="swing" cx="${x(p.ply).toFixed(1)}" cy="${y(p.after).toFixed(1)}" r="4"/>`).join("");
     const title = _("Evaluation after each move: above the line the attackers stand better, below the defenders");
-    $("rvgraph").innerHTML = `<svg class="evgraph" viewBox="-2 0 ${W + 4} ${H}" role="img" aria-label="${esc(title)}">` +
+    const up = _("attackers better"), down = _("defenders better"), axis = _("move");
+    const legend = _("the engine's evaluation after each move, in soldiers (pieces), cut off at ±10");
+    const lost = _("the moves that lost most");
+    const text = (cls, tx, ty, words, anchor) => `<text class="${cls}" x="${tx}" y="${ty}" text-anchor="${anchor || "start"}">${esc(words)}</text>`;
+    const half = Math.round(n / 2);
+    $("rvgraph").innerHTML = `<svg class="evgraph" viewBox="-26 -2 ${W + 30} ${H + 18}" role="img" aria-label="${esc(title)}">` +
       `<title>${esc(title)}</title><rect class="evbg" x="0" y="0" width="${W}" height="${mid}"/>` +
       `<line class="evzero" x1="0" y1="${mid}" x2="${W}" y2="${mid}"/>` +
+      `<line class="evaxis" x1="0" y1="0" x2="0" y2="${H}"/><line class="evaxis" x1="0" y1="${H}" x2="${W}" y2="${H}"/>` +
       `<polygon class="evarea" points="0,${mid} ${pts} ${x(ev.length - 1).toFixed(1)},${mid}"/>` +
-      `<polyline class="evline" points="${pts}"/>${dots}<line id="evnow" class="evnow" y1="0" y2="${H}"/></svg>` +
+      `<polyline class="evline" points="${pts}"/>${dots}<line id="evnow" class="evnow" y1="0" y2="${H}"/>` +
+      text("evlabel", 4, 11, "▲ " + up) + text("evlabel", 4, H - 5, "▼ " + down) +
+      text("evtick", -3, 8, signed(CAP, 0), "end") + text("evtick", -3, mid + 3, num(0, 0), "end") +
+      text("evtick", -3, H - 1, num(-CAP, 0), "end") +
+      text("evtick", 0, H + 11, "0", "middle") + (half > 0 && half < n ? text("evtick", x(half), H + 11, String(half), "middle") : "") +
+      text("evtick", W, H + 11, String(n), "end") + text("evtick", W / 2 + 24, H + 11, axis, "start") + `</svg>` +
+      `<p class="small evlegend"><span><span class="evkey"></span> ${esc(legend)}</span>` +
+      `<span><span class="evkey dot"></span> ${esc(lost)}</span></p>` +
       `<p class="small">${esc(_("Tap the graph to go to that move."))}</p>`;
-    $("rvgraph").querySelector("svg").addEventListener("click", (e) => {
-      const box = e.currentTarget.getBoundingClientRect();
-      go(Math.round(((e.clientX - box.left) / box.width) * n));
+    const svg = $("rvgraph").querySelector("svg");
+    svg.addEventListener("click", (e) => {
+      const pt = svg.createSVGPoint();
+      pt.x = e.clientX;
+      pt.y = e.clientY;
+      const at = pt.matrixTransform(svg.getScreenCTM().inverse());
+      go(Math.max(0, Math.min(n, Math.round((at.x / W) * n))));
     });
     $("rvanalyse").hidden = true;
     const list = A.swings.map((ply) => A.plies[ply - 1]).filter(Boolean);
     $("rvswings").innerHTML = list.length ? list.map((p) => {
       const head = _("Move {n}, {side}: {move}", { n: p.ply, side: sideName(p.side), move: p.move });
-      const a = { loss: p.loss.toFixed(1), before: scoreText(p.before), after: scoreText(p.after) };
+      const a = { loss: num(p.loss, 1), before: scoreText(p.before), after: scoreText(p.after) };
       const lost = p.loss >= 500 ? _("a decisive mistake ({before} → {after})", a) : _("lost {loss} soldiers ({before} → {after})", a);
       const best = p.best_move ? _("better: {move}", { move: p.best_move }) : "";
       return `<li><button type="button" class="link" data-swing="${p.ply}">${esc(head)}</button> · ${esc(lost)}${best ? " · " + esc(best) : ""}</li>`;
@@ -87,7 +106,7 @@
   function mark(ply) {
     const line = $("evnow");
     if (!line || !A) return;
-    const n = Math.max(1, A.evaluations.length - 1), x = ((ply / n) * 300).toFixed(1);
+    const n = Math.max(1, A.evaluations.length - 1), x = ((ply / n) * W).toFixed(1);
     line.setAttribute("x1", x);
     line.setAttribute("x2", x);
   }

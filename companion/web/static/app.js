@@ -7,7 +7,7 @@
 "use strict";
 (function () {
   const T = window.T, P = T.play, A = T.announce;
-  const { _, esc, sideName, resultText, variantLabel, TO_MOVE, other } = T;
+  const { _, esc, sideName, resultText, variantLabel, TO_MOVE, other, playerName } = T;
   const $ = (id) => document.getElementById(id);
   const SIDES = P.SIDES;
   let S = null;            // latest state from the daemon
@@ -23,6 +23,7 @@
   let me = { role: "spectator", side: null };
   let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
   let results = {}, resultsKey = "", seenEvent = null;
+  let noteKey = "", noteTimer = null;   // the state a notice belongs to (see showNote)
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -48,7 +49,7 @@
     if (!board.connected && S.result === "ongoing") {
       return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
     }
-    const said = T.guidanceText(S.guidance);
+    const said = T.guidanceText(S.guidance, gameEvents());
     if (said) return said;
     const over = S.result !== "ongoing";
     const m = S.message || "";
@@ -69,7 +70,8 @@
     T.drawBoard($("board"), {
       size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
       pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
-      last: S.last, threat: show, pick: choice,
+      last: S.last, threat: show, pick: choice, back: T.carryBack(S.guidance, gameEvents()),
+      clear: S.guidance && S.guidance.kind === "setup" ? S.guidance.clear : [],
       taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });
     $("zoom").hidden = S.size < 13;
@@ -102,9 +104,9 @@
     const kind = S.guidance ? S.guidance.kind : "";
     msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
-    const res = $("result");
-    res.hidden = !over;
-    if (over) res.textContent = resultText(S.result, S.reason);
+    renderOver(over);
+    const quiet = over && S.guidance && S.guidance.kind === "game_over" && !(S.guidance.squares || []).length;
+    msg.hidden = reachable && board.connected && !!quiet;   // the banner says it (nothing to lift)
     const threat = $("threat");
     const t = A.settings.threats && !over ? S.threat : null;
     threat.hidden = !t;
@@ -121,6 +123,7 @@
     renderDrawBanner(over);
     renderYou();
     renderHelp(over);
+    if (noteKey && noteKey !== stateKey()) hideNote();
     renderEvents();
     const bs = $("boardstatus");
     if (!reachable) {
@@ -136,6 +139,7 @@
     renderMoves();
     if (T.owner) T.owner.render(S);
     $("analysebtn").hidden = !over || !S.moves.length;
+    document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
   }
 
@@ -144,7 +148,7 @@
     const m = S.move_to_make, el = $("tomake");
     el.hidden = !m;
     if (!m) return;
-    const p = playerOf(m.side), a = { name: p.name || sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
+    const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
@@ -162,7 +166,7 @@
         : T.ngettext("took {n} attacker", "took {n} attackers", n);
       const you = me.role === "player" && me.side === side ? " · " + _("you") : "";
       el.innerHTML = `<b>${esc(sideName(side))}${esc(you)}</b>` +
-        (p.name ? `<span class="pname">${esc(p.name)}</span>` : "") +
+        (p.name ? `<span class="pname">${esc(playerName(p.name))}</span>` : "") +
         `<span class="small">${esc(P.kindText(p))}</span><span class="small">${esc(took)}</span>` +
         (p.name ? `<span class="small res">${esc(P.resultsText(results[p.name]))}</span>` : "") +
         ((S.hints || {})[side] ? `<span class="small">${esc(T.ngettext("{n} hint used", "{n} hints used", S.hints[side]))}</span>` : "");
@@ -178,7 +182,7 @@
     const el = $("clocks");
     SIDES.forEach((side) => {
       const p = playerOf(side);
-      el.querySelector(`[data-side=${side}] .cname`).textContent = sideName(side) + (p.name ? " · " + p.name : "");
+      el.querySelector(`[data-side=${side}] .cname`).textContent = sideName(side) + (p.name ? " · " + playerName(p.name) : "");
     });
     const ticking = P.renderClocks(S, el);
     const pb = $("pausebtn");
@@ -212,18 +216,24 @@
     think.hidden = !th || over;
     if (!think.hidden) {
       let t = th.side === "attackers" ? _("The computer (attackers) is thinking…") : _("The computer (defenders) is thinking…");
-      if (A.settings.thoughts && (th.best || th.score !== undefined || th.mate !== undefined)) t += " " + P.thoughtText(th);
+      if (A.settings.thoughts && (th.best || th.score !== undefined || th.mate !== undefined) && advice()) t += " " + T.advice.thoughtText(th);
       think.textContent = t;
     }
     tb.hidden = think.hidden;
-    tb.textContent = A.settings.thoughts ? _("Hide its thoughts") : _("Show its best move and score");
+    tb.textContent = A.settings.thoughts ? _("Hide what the computer thinks") : _("Show what the computer thinks");
     ht.hidden = !(hint || pend) || over;
-    if (!ht.hidden) ht.textContent = hint ? P.hintText(hint) : _("The engine looks for a hint…");
+    if (!ht.hidden) ht.textContent = !hint ? _("The engine looks for a hint…") : advice() ? T.advice.hintText(hint) : "";
     hb.hidden = !canHint() || !!hint;
     const used = S.hints || {};
     hb.textContent = _("Hint");
     $("help").hidden = think.hidden && ht.hidden && hb.hidden;
-    if (used.attackers || used.defenders) hb.title = P.hintsUsedText(used);
+    if ((used.attackers || used.defenders) && advice()) hb.title = T.advice.hintsUsedText(used);
+  }
+
+  /* The words for the computer's thoughts and hints (advice.js): loaded when first needed. */
+  function advice() {
+    if (!T.advice) T.load("advice").then(() => render());
+    return !!T.advice;
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
@@ -237,10 +247,47 @@
     else T.load("remote").then(() => T.remote.render());
   }
 
+  /* ---- after the game: the result, the match and what to do next (over.js, loaded when a
+     game ends) ---- */
+  function renderOver(over) {
+    $("over").hidden = $("result").hidden = !over;
+    if (!over) return;
+    $("result").textContent = resultText(S.result, S.reason);
+    if (T.over) T.over.render(S, me);
+    else T.load("over").then(() => S && S.result !== "ongoing" && T.over.render(S, me));
+  }
+
   /* ---- the session's events: who did what ---- */
+  /* The events of the game on the board: those since its "Game N started" (an event that
+     names its game must name this one). */
+  function gameEvents() {
+    const evs = (S && S.events) || [];
+    let from = 0;
+    for (let i = evs.length - 1; i >= 0; i--) if (evs[i].kind === "new_game") { from = i; break; }
+    return evs.slice(from).filter((e) => e.game === undefined || e.game === S.game);
+  }
+
+  /* A notice belongs to the state it was shown in: the next move, a new game or the end of the
+     game (the banner then says what matters) put it away, and so does half a minute. */
+  const stateKey = () => S.game + ":" + S.moves.length + ":" + S.result;
+  function showNote(text, strong) {
+    const note = $("note");
+    note.textContent = text;
+    note.hidden = S.result !== "ongoing";
+    note.className = "note" + (strong ? " strong" : "");
+    noteKey = stateKey();
+    clearTimeout(noteTimer);
+    noteTimer = setTimeout(hideNote, 30000);
+  }
+  function hideNote() {
+    $("note").hidden = true;
+    noteKey = "";
+    clearTimeout(noteTimer);
+  }
+
   function renderEvents() {
     const evs = S.events || [];
-    const shown = evs.map((e) => [e, P.eventText(e, S)]).filter((x) => x[1]);
+    const shown = gameEvents().map((e) => [e, P.eventText(e, S)]).filter((x) => x[1]);
     $("happened").hidden = !shown.length;
     $("events").innerHTML = shown.slice(-8).reverse().map(([e, text]) =>
       `<li><span class="small">${esc(timeText(e.t))}</span> ${esc(text)}</li>`).join("");
@@ -252,15 +299,12 @@
     seenEvent = key;
     const fresh = [];
     for (let i = evs.length - 1; i >= 0 && evs[i].id + ":" + evs[i].t !== before; i--) fresh.unshift(evs[i]);
+    const mine = new Set(gameEvents());
     fresh.forEach((e) => {
       const text = P.eventText(e, S);
-      if (!text) return;
-      if (e.kind !== "move_to_make") {
-        const note = $("note");
-        note.textContent = text;
-        note.hidden = false;
-        note.className = "note" + (/^(resign|flag|takeback|draw)$/.test(e.kind) ? " strong" : "");
-      }
+      if (!text || !mine.has(e)) return;
+      // the move to make and a hint have their own boxes: no notice besides
+      if (e.kind !== "move_to_make" && e.kind !== "hint") showNote(text, /^(resign|flag|takeback|draw)$/.test(e.kind));
       A.announce(e.kind === "move_to_make" ? "move" : "event", text);
     });
   }
@@ -289,12 +333,14 @@
 
   function apply(state) {
     const prev = S;
+    const ended = prev && prev.game === state.game && prev.result === "ongoing" && state.result !== "ongoing";
     const moved = prev && state.moves.length > prev.moves.length && state.game === prev.game;
     if (T.remote && prev && (state.game !== prev.game || state.moves.length !== prev.moves.length)) T.remote.reset();
     S = state;
     render();
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
     A.onState(prev, S, message(), illegalNow());
+    if (ended && !(T.review && T.review.active())) $("over").scrollIntoView({ block: "nearest", behavior: "smooth" });
     if (prev && prev.game !== S.game && me.role === "player") whoami();   // a link may end with its game
   }
 
@@ -395,6 +441,7 @@
   function say(text, bad) {
     const msg = $("msg");
     msg.textContent = text;
+    msg.hidden = false;
     msg.className = "msg" + (bad ? " bad" : " act");
   }
 
@@ -496,22 +543,7 @@
   /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");
   $("games").addEventListener("toggle", () => { if ($("games").open) review().then(() => T.review.list()); });
-  $("importfile").addEventListener("change", () => {
-    const file = $("importfile").files[0];
-    if (!file) return;
-    const csv = !/\.otg$/i.test(file.name);
-    $("importmsg").hidden = true;
-    review().then(() => T.review.importFile(file, csv && S ? S.variant : undefined)).then(() => {
-      $("importfile").value = "";
-      T.review.list();
-    }).catch((e) => {
-      $("importfile").value = "";
-      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
-        $("importmsg").textContent = text;
-        $("importmsg").hidden = false;
-      });
-    });
-  });
+  $("importfile").addEventListener("change", () => review().then(() => T.review.importChosen()));
 
   /* /review/<id>[#ply] opens the review (a view of its own); "/" the live game. */
   function route() {

@@ -35,6 +35,25 @@
     return fmt(t, Object.assign({ n: n }, a));
   }
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
+
+  /* A number as the page's language writes it ("3.2", "3,2"), with a real minus sign;
+     `digits` decimals (default 1), at least `least` of them (default: as many). */
+  const NF = {};
+  function num(v, digits, least) {
+    const d = digits === undefined ? 1 : digits, l = least === undefined ? d : least, k = d + ":" + l;
+    if (!NF[k]) {
+      try { NF[k] = new Intl.NumberFormat(I.lang, { minimumFractionDigits: l, maximumFractionDigits: d }); }
+      catch (e) { NF[k] = { format: (x) => x.toFixed(d) }; }
+    }
+    const text = NF[k].format(+v);
+    return /^-0([.,]0*)?$/.test(text) ? text.slice(1) : text.replace(/^-/, "\u2212");
+  }
+  const signed = (v, digits) => (+v > 0 && num(v, digits) !== num(0, digits) ? "+" : "") + num(v, digits);
+
+  /* The names the daemon gives a side nobody named, in this page's language (a name a person
+     typed is shown as typed). */
+  const DEFAULT_NAME = { "Player 1": N_("Player 1"), "Player 2": N_("Player 2"), Computer: N_("Computer") };
+  const playerName = (name) => (DEFAULT_NAME[name] ? _(DEFAULT_NAME[name]) : name);
   const sqName = (f, r) => String.fromCharCode(97 + f) + (r + 1);
   const other = (side) => (side === "attackers" ? "defenders" : "attackers");
 
@@ -142,7 +161,9 @@
      g: {size, throne, corners, pos (square -> piece), occ (Set of sensed squares, live only),
          leds {square: role}, last {from, to}, taken [{square, piece}] (pieces the last move
          captured, drawn faded), threat {king, squares}, pick {from, to: [{to, captures}]} (a
-         chosen piece and its legal targets), flip} */
+         chosen piece and its legal targets), back [{piece, from, to}] (pieces a takeback
+         carries back: drawn where they stand, with an arrow home), clear [squares] (a set-up
+         asks to empty them: an unknown piece there is marked ×, not ?), flip} */
   function drawBoard(svg, g) {
     const n = g.size, flip = g.flip;
     const xy = (sq) => {
@@ -188,15 +209,22 @@
     }
     const squares = new Set(Object.keys(pos));
     if (occ) occ.forEach((s) => squares.add(s));
-    const taken = {};
+    const taken = {}, back = {}, clear = new Set(g.clear || []);
     (g.taken || []).forEach((c) => { taken[c.square] = c.piece; });
+    (g.back || []).forEach((b) => { back[b.from] = b; });
     squares.forEach((sq) => {
       const [x, y] = xy(sq), cx = x + .5, cy = y + .5;
       let piece = pos[sq];
       if (!piece && leds[sq] === "capture" && taken[sq]) {
         piece = taken[sq];          // captured, still standing on the board: lift it
+      } else if (!piece && back[sq]) {   // a takeback: this piece goes home
+        const [tx, ty] = xy(back[sq].to);
+        o.push(`<line class="backline" x1="${cx}" y1="${cy}" x2="${tx + .5}" y2="${ty + .5}"/>` +
+          `<circle class="p ${back[sq].piece} moving" cx="${cx}" cy="${cy}" r=".38"/>`);
+        if (back[sq].piece === "K") o.push(`<path class="kc" d="M${cx - .18} ${cy}H${cx + .18}M${cx} ${cy - .18}V${cy + .18}"/>`);
+        return;
       } else if (!piece) {          // the sensors see a piece where the game has none
-        o.push(`<circle class="p ghost" cx="${cx}" cy="${cy}" r=".36"/><text class="q" x="${cx}" y="${cy}">?</text>`);
+        o.push(`<circle class="p ghost" cx="${cx}" cy="${cy}" r=".36"/><text class="q" x="${cx}" y="${cy}">${clear.has(sq) ? "×" : "?"}</text>`);
         return;
       }
       const lifted = occ && !occ.has(sq) ? " lifted" : "";
@@ -294,7 +322,7 @@
   }
 
   window.T = {
-    I, _, N_, ngettext, pgettext, hash, fmt, esc, sqName, other, sideName, TO_MOVE, WIN, reasonText,
+    I, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, houseRulesText, PIECE, variantName, variantLabel, parseOtn,
     drawBoard, getJSON, store, dateText, load, flip: store.get("flip", false),
   };

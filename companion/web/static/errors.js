@@ -25,8 +25,8 @@
     storage: N_("Moves are not being saved (the store cannot write): try again once it writes."),
     pin_required: N_("The controls need the PIN."),
     bad_pin: N_("Wrong PIN."),
-    pin_locked: N_("Too many wrong PINs from this device: wait a while and try again."),
-    pin_paused: N_("Too many wrong PINs on the network: PIN entry is paused for a while."),
+    pin_locked: N_("Too many wrong PINs from this device: wait {seconds} s and try again."),
+    pin_paused: N_("Too many wrong PINs on the network: PIN entry is paused for {seconds} s."),
     session_expired: N_("This device's owner session has ended: enter the PIN again."),
     bad_players: N_("Check the players: each needs a name of 1 to 40 characters, and a match two different names."),
     bad_settings: N_("Check the game settings: {detail}"),
@@ -38,9 +38,19 @@
     not_found: N_("Not found."),
     import_refused: N_("The file was not imported, nothing was stored: {detail}"),
   };
+  /* How long a PIN lockout lasts: the daemon's answer says "wait 30 s" / "paused for 540 s"
+     (a number, whatever the language: the only part of its English that is read here). */
+  const WAIT = {
+    pin_locked: N_("Too many wrong PINs from this device: wait a while and try again."),
+    pin_paused: N_("Too many wrong PINs on the network: PIN entry is paused for a while."),
+  };
   window.T.errorText = function errorText(e) {
     const t = ERROR[e.code];
     if (!t) return e.message;
+    if (WAIT[e.code]) {
+      const secs = /(\d+) s\b/.exec(e.message || "");
+      return secs ? _(t, { seconds: secs[1] }) : _(WAIT[e.code]);
+    }
     return _(t, { detail: e.message });
   };
 })();

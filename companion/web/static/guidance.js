@@ -27,8 +27,34 @@
   /* "the defender on c3 and the attacker on d1" */
   const pieceList = (list) => listText(list.map(([s, p]) => _("{piece} on {square}", { piece: the(p), square: s })));
 
-  function setup(g) {
-    const parts = [], fill = g.fill || {}, clear = g.clear || [];
+  /* After a takeback, the pieces to carry back: [{piece, from, to}] (the piece stands on `from`
+     and goes back to `to`), for each undone move (latest first) whose squares the set-up asks
+     to clear and to fill. `events`: this game's session events. */
+  function carryBack(g, events) {
+    const fill = (g && g.fill) || {}, clear = (g && g.clear) || [], out = [];
+    if (!g || g.kind !== "setup") return out;
+    for (let i = (events || []).length - 1; i >= 0; i--) {
+      const e = events[i];
+      if (e.kind !== "takeback") continue;
+      (e.moves || (e.move ? [e.move] : [])).forEach((text) => {
+        const [to, rest] = String(text).split("-"), from = (rest || "").split("x")[0];
+        if (fill[to] && clear.includes(from) && !out.some((b) => b.from === from || b.to === to)) {
+          out.push({ piece: fill[to], from: from, to: to });
+        }
+      });
+      break;
+    }
+    return out;
+  }
+
+  function setup(g, events) {
+    const parts = [], back = carryBack(g, events);
+    const fill = Object.assign({}, g.fill || {});
+    back.forEach((b) => {
+      parts.push(_("move {piece} from {from} back to {to}", { piece: the(b.piece), from: b.from, to: b.to }));
+      delete fill[b.to];
+    });
+    const clear = (g.clear || []).filter((sq) => !back.some((b) => b.from === sq));
     const squares = Object.keys(fill).sort();
     if (squares.length > 6) {
       parts.push(_("place {pieces} on the lit squares", { pieces: T.piecesText(squares.map((s) => fill[s])) }));
@@ -47,7 +73,7 @@
         : ngettext("clear {n} lit square", "clear {n} lit squares", clear.length));
     }
     Object.keys(g.recolour || {}).sort().forEach((s) => parts.push(_(HOLD[g.recolour[s]], { square: s })));
-    return _("Setup: {steps}", { steps: parts.join("; ") });
+    return back.length ? _("Takeback: {steps}", { steps: parts.join("; ") }) : _("Setup: {steps}", { steps: parts.join("; ") });
   }
 
   const MOVE_REASON = {
@@ -115,12 +141,13 @@
   }
 
   /* The sentence for a guidance object; null when this page has no words for it (then the
-     daemon's English message is shown). */
-  function guidanceText(g) {
+     daemon's English message is shown). `events`: this game's session events (a takeback's
+     moves say which piece goes back where). */
+  function guidanceText(g, events) {
     if (!g || !g.kind) return null;
     switch (g.kind) {
       case "waiting": return _("Waiting for the board");
-      case "setup": return setup(g);
+      case "setup": return setup(g, events);
       case "setup_complete": return _("Setup complete");
       case "to_move": return _(TO_MOVE[g.side]);
       case "lifted": return _("{to_move}: {piece} from {square}", { to_move: _(TO_MOVE[g.side]), piece: _(T.PIECE[g.piece]), square: g.square });
@@ -147,4 +174,5 @@
   }
 
   T.guidanceText = guidanceText;
+  T.carryBack = carryBack;
 })();

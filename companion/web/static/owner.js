@@ -10,6 +10,7 @@
   const $ = (id) => document.getElementById(id);
   const SIDES = P.SIDES;
   let variants = null;
+  const DEFAULT_LEVEL = 6;   // the engine's default (companion/engine/levels.py; a browser test checks)
 
   /* House rules: their names and values in words. */
   const OPTION = {
@@ -40,7 +41,7 @@
         `<div class="row"><label for="${prefix}-kind-${side}">${esc(_("Plays"))}</label>` +
         sel(`${prefix}-kind-${side}`, kinds(), p.kind === "engine" ? "computer" : p.kind || "board") + "</div>" +
         `<div class="row" data-level="${side}"><label for="${prefix}-level-${side}">${esc(_("Strength"))}</label>` +
-        sel(`${prefix}-level-${side}`, levels(), p.level || 3) + "</div></fieldset>";
+        sel(`${prefix}-level-${side}`, levels(), p.level || DEFAULT_LEVEL) + "</div></fieldset>";
     }).join("");
   }
 
@@ -56,7 +57,7 @@
       `<div class="row"><label for="nf-you-name">${esc(_("Your name"))}</label><input id="nf-you-name" maxlength="40" value="${esc(me.name || "")}"></div>` +
       `<div class="row"><label for="nf-you-kind">${esc(_("Where you play"))}</label>` +
       sel("nf-you-kind", kinds().slice(0, 2), me.kind === "page" ? "page" : "board") + "</div>" +
-      `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || 3) + "</div>" +
+      `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || DEFAULT_LEVEL) + "</div>" +
       `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" +
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }

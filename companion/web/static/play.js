@@ -5,7 +5,7 @@
 "use strict";
 (function () {
   const T = window.T;
-  const { _, N_, ngettext, esc, sideName, listText } = T;
+  const { _, N_, ngettext, esc, sideName, listText, num, playerName } = T;
   const SIDES = ["attackers", "defenders"];
 
   /* ---- the daemon's wall clock (the clocks count from its readings) ---- */
@@ -41,7 +41,7 @@
   }
 
   function clockText(s) {
-    if (s < 10) return (Math.floor(s * 10) / 10).toFixed(1);
+    if (s < 10) return num(Math.floor(s * 10) / 10, 1);
     s = Math.floor(s);
     const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
     const two = (v) => (v < 10 ? "0" : "") + v;
@@ -50,7 +50,7 @@
 
   /* The time control in words: "5 min + 3 s", "10 min, then 3 × 30 s". */
   function controlText(ctl) {
-    const min = +(ctl.main / 60).toFixed(2);
+    const min = num(ctl.main / 60, 2, 0);
     let t = ctl.increment ? _("{main} min + {inc} s", { main: min, inc: ctl.increment }) : _("{main} min", { main: min });
     if (ctl.periods) t = _("{main}, then {periods} × {period} s", { main: t, periods: ctl.periods, period: ctl.period });
     return t;
@@ -98,36 +98,22 @@
     return _("at the board");
   }
 
-  /* "3 games · won 2 as attackers, 1 as defenders · 1 draw" */
+  /* "3 games · wins: 2 as attackers, 1 as defenders · 1 draw" */
   function resultsText(r) {
     if (!r || !r.games) return _("no finished games yet");
     const parts = [ngettext("{n} game", "{n} games", r.games),
-      _("won {a} as attackers, {d} as defenders", { a: r.wins_attackers, d: r.wins_defenders })];
+      _("wins: {a} as attackers, {d} as defenders", { a: r.wins_attackers, d: r.wins_defenders })];
     if (r.draws) parts.push(ngettext("{n} draw", "{n} draws", r.draws));
     return parts.join(" · ");
   }
 
-  /* ---- the computer's thinking and hints ---- */
-  const score = (v) => (v > 0 ? "+" : "") + (+v).toFixed(1);
-  function thoughtText(th) {
-    const a = { move: th.best || "?", score: th.mate !== undefined && th.mate !== null ? mateText(th.mate) : score(th.score || 0), depth: th.depth || "?" };
-    return _("Best move so far {move}, score {score} (depth {depth}).", a);
-  }
-  const mateText = (m) => (m > 0 ? ngettext("wins in {n} move", "wins in {n} moves", m) : ngettext("loses in {n} move", "loses in {n} moves", -m));
-  function hintText(h) {
-    const a = { from: h.from, to: h.to, score: h.score !== undefined && h.score !== null ? score(h.score) : "" };
-    if (h.side === "attackers") return a.score ? _("Hint for the attackers: {from} to {to} (score {score}).", a) : _("Hint for the attackers: {from} to {to}.", a);
-    return a.score ? _("Hint for the defenders: {from} to {to} (score {score}).", a) : _("Hint for the defenders: {from} to {to}.", a);
-  }
-  const hintsUsedText = (u) => _("Hints used: attackers {a}, defenders {d}", { a: u.attackers || 0, d: u.defenders || 0 });
-
   /* ---- the match ---- */
   function matchText(m) {
     const sc = m.score || {}, names = m.players || Object.keys(sc);
-    const score = names.map((n) => n + " " + scoreText(sc[n] || 0)).join(" – ");
+    const score = names.map((n) => playerName(n) + " " + scoreText(sc[n] || 0)).join(" – ");
     let head = _("Match, game {n} of {games}", { n: m.game, games: m.games });
     if (m.finished) {
-      head = m.winner ? _("Match over: {name} wins", { name: m.winner }) : _("Match over: drawn");
+      head = m.winner ? _("Match over: {name} wins", { name: playerName(m.winner) }) : _("Match over: drawn");
       const how = { moves: _("the quicker win in moves decided"), time: _("more time left decided") }[m.decided_by];
       if (how) head += " (" + how + ")";
     }
@@ -142,9 +128,10 @@
     if (by === "computer" || (e && e.computer)) return _("by the computer");
     if (by === "engine") return _("by the engine");
     if (by === "attackers" || by === "defenders") {
-      const name = S && S.players && S.players[by] ? S.players[by].name : "";
-      const role = by === "attackers" ? _("by the attackers' player") : _("by the defenders' player");
-      return name ? _("{role} {name}", { role: role, name: name }) : role;
+      // the name it had when it happened (kept with the event), else the side's name now
+      const name = e && e.name ? e.name : S && S.players && S.players[by] ? S.players[by].name : "";
+      if (name) return _("by {name}", { name: playerName(name) });
+      return by === "attackers" ? _("by the attackers' player") : _("by the defenders' player");
     }
     return "";
   }
@@ -182,12 +169,15 @@
       case "refused": return e.code === "not_the_move_to_make" ? _("{move} was not accepted: it is not the move to make", { move: e.move || "?" })
         : _("{move} was not accepted", { move: e.move || "?" });
       case "storage": return e.ok ? _("The store writes again: nothing was lost") : "";
-      case "match_over": return e.winner ? _("The match is over: {name} wins", { name: e.winner }) : _("The match is over: drawn");
+      case "match_over": return e.winner ? _("The match is over: {name} wins", { name: playerName(e.winner) }) : _("The match is over: drawn");
       case "player_error": {
         const a = { error: e.message || "" };
         return per(e.by, _("The attackers' computer player failed: {error}", a), _("The defenders' computer player failed: {error}", a));
       }
-      case "hint": return per(e.side, _("Hint for the attackers: {move}", { move: e.move || "" }), _("Hint for the defenders: {move}", { move: e.move || "" }));
+      case "hint": {
+        const a = { from: (e.move || "").split("-")[0], to: (e.move || "").split("-")[1] };
+        return per(e.side, _("Hint for the attackers: {from} to {to}", a), _("Hint for the defenders: {from} to {to}", a));
+      }
       case "hint_failed": return _("No hint: {error}", { error: e.message || "" });
     }
     return "";
@@ -203,5 +193,5 @@
   }
 
   T.play = { syncTime, serverNow, sideTime, clockText, controlText, renderClocks, kindText, levelName, LEVEL,
-    resultsText, matchText, scoreText, eventText, thoughtText, hintText, hintsUsedText, SIDES };
+    resultsText, matchText, scoreText, eventText, per, SIDES };
 })();

@@ -7,7 +7,7 @@
 "use strict";
 (function () {
   const T = window.T;
-  const { _, ngettext, esc, sideName, resultText, piecesText, variantLabel, dateText } = T;
+  const { _, ngettext, esc, sideName, resultText, piecesText, variantLabel, dateText, playerName } = T;
   const $ = (id) => document.getElementById(id);
   let R = null;        // the game under review
   let ply = 0;         // position shown: after this many moves
@@ -72,9 +72,14 @@
     const g = R, p = g.players;
     $("turntext").textContent = _("Review of game {id}", { id: g.id });
     $("turndot").className = "dot review";
-    const name = (side) => (p[side] ? esc(p[side]) : "<i>" + esc(_("unnamed")) + "</i>");
+    const name = (side) => (p[side] ? esc(playerName(p[side])) : "<i>" + esc(_("unnamed")) + "</i>");
     const result = g.result === "ongoing" && !g.reason ? _("unfinished") : resultText(g.result, g.reason);
-    const origin = g.imported ? _("imported from {file}", { file: g.imported.name || "?" }) : "";
+    let origin = g.imported ? _("imported from {file}", { file: g.imported.name || "?" }) : "";
+    if (g.imported && g.imported.found) {
+      const also = (g.imported.fits || []).filter((v) => v !== g.variant).map((v) => T.variantName(v));
+      origin += " · " + (also.length ? _("variant found from the moves; they fit {variants} as well", { variants: T.listText(also) })
+        : g.imported.found === "header" ? _("variant named in the file") : _("variant found from the moves"));
+    }
     const rules = _("Rules"), none = _("No moves.");
     const tc = g.time_control ? _("Clock: {control}", { control: g.time_control }) : "";
     const kinds = g.player_kinds || {};
@@ -85,7 +90,7 @@
       `<div><b>${esc(sideName("defenders"))}</b>${name("defenders")} ${kind("defenders")}</div>` +
       `<div class="wide">${esc(variantLabel(g.variant, g.size))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button>${tc ? " · " + esc(tc) : ""}</div>` +
       (house ? `<div class="wide">${esc(house)}</div>` : "") +
-      `<div class="wide">${esc(dateText(g.started))}${origin ? " · " + esc(origin) : ""}</div>` +
+      `<div class="wide">${esc(startedText(g))}${origin ? " · " + esc(origin) : ""}</div>` +
       `<div class="wide result-line">${esc(result)}</div>`;
     renderMatch();
     const first = g.first === "defenders" ? 1 : 0;
@@ -106,6 +111,17 @@
     $("rvanalyse").hidden = me.role !== "owner" || (g.result === "ongoing" && T.live && T.live.state() && T.live.state().game === g.id);
   }
 
+  /* When the game was played: date and time for a game played here; for an imported one the
+     date its file gives (a file has no time of day), or that it gives none. */
+  function startedText(g) {
+    if (!g.imported) return dateText(g.started);
+    const tags = g.imported.tags || (g.imported.data && g.imported.data.tags) || {};
+    if (!tags.date) return _("the file gives no date");
+    try {
+      return new Date(g.started * 1000).toLocaleDateString(T.I.lang, { dateStyle: "medium" });
+    } catch (e) { return new Date(g.started * 1000).toLocaleDateString(); }
+  }
+
   /* The match this game belongs to: both games (each opens here) and the score. */
   function renderMatch() {
     const m = R.match, box = $("rvmatch");
@@ -113,7 +129,7 @@
     if (!m) return;
     const games = m.games.map((g) => {
       const title = _("Game {n}", { n: g.match_game });
-      const who = _("{attackers} attacks, {defenders} defends", { attackers: g.players.attackers, defenders: g.players.defenders });
+      const who = _("{attackers} attacks, {defenders} defends", { attackers: playerName(g.players.attackers), defenders: playerName(g.players.defenders) });
       const res = g.result === "ongoing" ? _("unfinished") : resultText(g.result, g.reason);
       const link = g.id === R.id ? `<b>${esc(title)}</b>` : `<a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a>`;
       return `<li>${link}: ${esc(who)} · ${esc(res)}</li>`;
@@ -138,28 +154,28 @@
       leds: hint ? { [hint.from]: "hint_from", [hint.to]: "hint_to" } : {},
     });
     $("rvpos").textContent = _("Move {i} of {n}", { i: ply, n: n });
-    let text = _("Start position.");
+    /* whole sentences, each ending with its full stop */
+    const said = [];
     if (m) {
-      text = _("{side}: {move}", { side: sideName(m.side), move: m.text });
-      if (m.captured.length) {
-        text += " — " + _("captured {pieces}", { pieces: piecesText(m.captured.map((c) => c.piece)) });
-      }
+      said.push(_("{side}: {move}.", { side: sideName(m.side), move: m.text }));
+      if (m.captured.length) said.push(_("Captured: {pieces}.", { pieces: piecesText(m.captured.map((c) => c.piece)) }));
       if (!g.imported && m.t) {
         const before = ply > 1 ? g.moves[ply - 2].t : g.started;
-        text += " · " + _("{time} after the previous move", { time: duration(m.t - before) });
+        said.push(_("Played {time} after the previous move.", { time: duration(m.t - before) }));
       }
-    } else if (g.first === "defenders") {
-      text += " " + _("The defenders move first.");
+    } else {
+      said.push(_("Start position."));
+      if (g.first === "defenders") said.push(_("The defenders move first."));
     }
-    if (ply === n && g.result !== "ongoing") text += " " + resultText(g.result, g.reason);
+    if (ply === n && g.result !== "ongoing") said.push(resultText(g.result, g.reason) + ".");
     const threat = settings.threats && g.threats[ply];
-    if (threat && T.announce) text += " " + T.announce.threatWords(threat) + ".";
+    if (threat && T.announce) said.push(T.announce.threatWords(threat) + ".");
     if (hint) {
       const a = { from: hint.from, to: hint.to, played: hint.played || "" };
-      text += " — " + (hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
+      said.push(hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
         : _("Better for the defenders here: {from} to {to} instead of {played}.", a));
     }
-    $("rvmsg").textContent = text;
+    $("rvmsg").textContent = said.join(" ");
     const left = m && m.left;
     $("rvclock").hidden = !left;
     if (left) {
@@ -170,7 +186,8 @@
     g.moves.slice(0, ply).forEach((mv) => mv.captured.forEach((c) => taken[mv.side].push(c.piece)));
     const nothing = _("nothing");
     $("rvcaps").innerHTML = ["attackers", "defenders"].map((side) => {
-      const line = _("{side} captured: {pieces}", { side: sideName(side), pieces: piecesText(taken[side]) || nothing });
+      const line = side === "attackers" ? _("Taken by the attackers: {pieces}", { pieces: piecesText(taken[side]) || nothing })
+        : _("Taken by the defenders: {pieces}", { pieces: piecesText(taken[side]) || nothing });
       return `<div>${esc(line)}</div>`;
     }).join("");
     document.querySelectorAll("#rvmoves .mv").forEach((b) => {
@@ -235,11 +252,54 @@
   /* ---- import (the owner): an .otg file or CSV records, then review ---- */
   function importFile(file, variant) {
     return file.text().then((text) => T.api("/api/import", { name: file.name, text: text, variant: variant }))
-      .then((j) => { open(j.games[0]); return j.games; });
+      .then((j) => {
+        const a = { n: j.games.length, variant: j.variant ? T.variantName(j.variant) : "" };
+        const also = (j.fits || []).slice(1).map((v) => T.variantName(v)).filter((v) => v !== a.variant);
+        let text = j.found ? T.ngettext("Imported {n} game as {variant} (found from the file).", "Imported {n} games as {variant} (found from the file).", j.games.length, a)
+          : T.ngettext("Imported {n} game.", "Imported {n} games.", j.games.length, a);
+        if (also.length) text += " " + _("The moves fit {variants} as well: choose the variant on the form to import it as that.", { variants: T.listText(also) });
+        $("importmsg").textContent = text;
+        $("importmsg").className = "small";
+        $("importmsg").hidden = false;
+        open(j.games[0]);
+        return j.games;
+      });
+  }
+
+  /* The file chosen on the import form: a CSV file's variant is the one chosen there, else
+     found from the file (never the live game's: a record may come from any variant). */
+  function importChosen() {
+    const file = $("importfile").files[0];
+    if (!file) return Promise.resolve();
+    const csv = !/\.otg$/i.test(file.name);
+    $("importmsg").hidden = true;
+    return importFile(file, csv ? $("importvariant").value || undefined : undefined).then(() => {
+      $("importfile").value = "";
+      list();
+    }).catch((e) => {
+      $("importfile").value = "";
+      T.load("errors").then(() => T.errorText(e), () => e.message).then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").className = "small bad";
+        $("importmsg").hidden = false;
+      });
+    });
+  }
+
+  /* The variants a CSV file may be imported as (the import form's choice). */
+  function fillVariants() {
+    const sel = $("importvariant");
+    if (sel.dataset.ready) return;
+    sel.dataset.ready = "1";
+    T.getJSON("/api/variants").then((j) => {
+      sel.insertAdjacentHTML("beforeend", j.variants.map((v) =>
+        `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join(""));
+    }).catch(() => { delete sel.dataset.ready; });
   }
 
   /* ---- past games ---- */
   function list() {
+    fillVariants();
     T.getJSON("/api/games?limit=30").then((j) => {
       const none = _("No games yet.");
       $("gamelist").innerHTML = j.games.map((g) => {
@@ -250,10 +310,10 @@
         const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
         const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
         return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
-          `<span class="small">${esc(g.players.attackers)} – ${esc(g.players.defenders)} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+          `<span class="small">${esc(playerName(g.players.attackers))} – ${esc(playerName(g.players.defenders))} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
       }).join("") || `<li>${esc(none)}</li>`;
     });
   }
 
-  T.review = { open, close, active, importFile, list, go, redraw: () => R && show(), game: () => R };
+  T.review = { open, close, active, importFile, importChosen, list, go, redraw: () => R && show(), game: () => R };
 })();

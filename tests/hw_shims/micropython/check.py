@@ -34,8 +34,19 @@ def rejects(line, reason, key=""):
     raise AssertionError("accepted " + repr(line))
 
 
+# zlib.crc32 on CPython of these inputs (tests/test_hw_protocol.py checks it on the host side)
+CRC_VECTORS = [
+    (b"", 0, 0x00000000),
+    (b"123456789", 0, 0xCBF43926),
+    (b"17 SNAP 00ff", 0x5A1C47E2, 0x20AB3BF1),
+    (b"\x00\xff\x7f\x80 HELLO boot=3fa2", 0, 0x31BD194C),
+]
+
+
 def check_protocol():
-    assert P.crc32(b"123456789") == 0xCBF43926
+    assert P.line_crc32 is P.crc32  # the firmware's own: MicroPython has no zlib.crc32
+    for data, start, want in CRC_VECTORS:
+        assert P.crc32(data, start) == want, (data, start, P.crc32(data, start), want)
     flags = [i % 7 == 0 for i in range(121)]
     line = P.device_line(42, P.SNAP, P.encode_bitmap(flags), "3fa2")
     seq, kind, args = P.decode_line(line[:-1], P.DEVICE_TYPES, "3fa2")
@@ -121,10 +132,74 @@ def check_firmware():
     assert b.stopped
 
 
+def check_buttons():
+    """Short, long and stuck presses, bounce, and a button already down at start-up."""
+    import utime
+
+    cfg = M.load_config("no-such-file.json")
+    cfg.update(scan_ms=0, button_pins={"clock": 26, "hint": 27, "new": 28}, long_ms=60,
+               stuck_ms=200)
+    M.check_config(cfg)
+    machine.Pin.closed = set()
+    machine.Pin.grounded = {28}  # "new" is held down while the firmware starts
+    con = FakeConsole()
+    b = M.Bridge(cfg, con)
+    b.prime()
+    con.out = []
+
+    def run_for(ms, grounded):
+        machine.Pin.grounded = grounded
+        t0 = utime.ticks_ms()
+        while utime.ticks_diff(utime.ticks_ms(), t0) < ms:
+            b.step()
+            utime.sleep_ms(2)
+
+    def events():
+        got = [g for g in decoded(con, b.boot) if g[1] == "BTN"]
+        con.out = []
+        return [" ".join(g[2]) for g in got]
+
+    run_for(20, {28})
+    run_for(20, set())
+    assert events() == [], "a button down at start-up is no press"
+    run_for(20, {26})
+    run_for(20, set())
+    assert events() == ["clock short"]
+    run_for(100, {27})
+    assert events() == ["hint long"]
+    run_for(20, set())
+    assert events() == [], "a long press sends nothing on release"
+    for _ in range(30):  # contact bounce: never the same reading twice in a row
+        machine.Pin.grounded = {26} if not machine.Pin.grounded else set()
+        b.step()
+    machine.Pin.grounded = set()
+    b.step()
+    b.step()
+    assert events() == [], "bounce is no press"
+    run_for(260, {26})
+    assert events() == ["clock long", "clock stuck"]
+    run_for(20, set())
+    assert events() == ["clock free"]
+    bad = dict(cfg)
+    bad["button_pins"] = {"lever": 5}
+    try:
+        M.check_config(bad)
+        raise AssertionError("unknown button accepted")
+    except M.ConfigError as e:
+        assert "unknown button" in str(e), str(e)
+    bad["button_pins"] = {"clock": 22}  # the LED pin
+    try:
+        M.check_config(bad)
+        raise AssertionError("a pin with two jobs accepted")
+    except M.ConfigError as e:
+        assert "two jobs" in str(e), str(e)
+
+
 def run():
     assert sys.implementation.name == "micropython"
     check_protocol()
     check_firmware()
+    check_buttons()
     print("ALL OK")
 
 

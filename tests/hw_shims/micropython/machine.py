@@ -7,6 +7,7 @@ class Pin:
     PULL_UP = 1
     closed = set()  # (row_pin, col_pin) pairs with a closed switch
     shorted = set()  # column pins shorted to ground
+    grounded = set()  # input pins held low (pressed buttons)
     pins = {}
 
     def __init__(self, id, mode=-1, pull=-1, value=None):
@@ -19,7 +20,7 @@ class Pin:
         if v is None:
             if self.mode == Pin.OUT:
                 return self.out
-            if self.id in Pin.shorted:
+            if self.id in Pin.shorted or self.id in Pin.grounded:
                 return 0
             for r, c in Pin.closed:
                 if c == self.id and Pin.pins[r].out == 0:

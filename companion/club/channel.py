@@ -1,0 +1,164 @@
+"""A board-to-board game on the broker: what each board publishes for the other.
+
+Each board of a pair publishes ONE retained document on ``tafl/{club}/{me}/play/{peer}``
+(QoS 1), its whole side of the game, with a sequence number that only grows::
+
+    {"v": 1, "from": "table-1", "to": "table-2", "seq": 42,
+     "offer": null | {"id": "table-1/8f3a...", "terms": TERMS},     a proposal for a new game
+     "game": null | {"ref": "table-1/8f3a...", "terms": TERMS,      the agreed game
+                     "moves": ["d4-d2", ...],                        every move, in order
+                     "takebacks": 0,                                 takebacks made at this board
+                     "draw": null | {"n": 1, "side": "attackers", "action": "offer"},
+                     "resign": null | "defenders",
+                     "clock": null | {"attackers": 291.4, "defenders": 300.0,
+                                      "running": "defenders", "wall": 1700000000.0}}}
+    TERMS = {"variant": "brandubh", "options": {...house rules}, "time_control": "5+3"|"none",
+             "sides": {"table-1": "attackers", "table-2": "defenders"}}
+
+Because every document carries the whole game, a lost, repeated or late message changes
+nothing: the receiver keeps the one with the highest ``seq`` and compares the game with its
+own. The checks here are structural; the moves are checked by the rules in the club player.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from companion.club.topics import PayloadError, float_field, int_field, str_field
+from companion.rules import ATTACKERS, DEFENDERS
+from companion.session.remote import GameSettings, SettingsError, TimeControl
+
+SIDES = (ATTACKERS, DEFENDERS)
+MAX_MOVES = 2000
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What both boards agree on before the first move."""
+
+    settings: GameSettings
+    time_control: TimeControl | None
+    sides: tuple[tuple[str, str], ...]  # (board, side), sorted by board
+
+    def side_of(self, board: str) -> str:
+        return dict(self.sides)[board]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"variant": self.settings.variant, "options": dict(self.settings.options),
+                "time_control": self.time_control.text if self.time_control else "none",
+                "sides": dict(self.sides)}
+
+    def mirrors(self, other: Terms) -> bool:
+        return self == other
+
+
+def terms_from_json(doc: object, boards: tuple[str, str]) -> Terms:
+    """Checked terms between ``boards`` (PayloadError naming the problem)."""
+    if not isinstance(doc, Mapping):
+        raise PayloadError("terms must be an object")
+    options = doc.get("options") or {}
+    if not isinstance(options, Mapping) or len(options) > 20:
+        raise PayloadError("terms.options must be an object of house rules")
+    try:
+        settings = GameSettings.make(doc.get("variant"), dict(options), "terms: ")
+    except SettingsError as exc:
+        raise PayloadError(str(exc)) from None
+    tc_text = doc.get("time_control", "none")
+    if not isinstance(tc_text, str) or len(tc_text) > 40:
+        raise PayloadError("terms.time_control must be a text such as 5+3 or none")
+    try:
+        tc = TimeControl.parse(tc_text)
+    except ValueError as exc:
+        raise PayloadError(f"terms: {exc}") from None
+    sides = doc.get("sides")
+    if (not isinstance(sides, Mapping) or set(sides) != set(boards)
+            or sorted(str(v) for v in sides.values()) != sorted(SIDES)):
+        raise PayloadError(f"terms.sides must give {boards[0]} and {boards[1]} one side each")
+    return Terms(settings, tc, tuple(sorted((str(k), str(v)) for k, v in sides.items())))
+
+
+@dataclass(frozen=True)
+class Draw:
+    n: int
+    side: str
+    action: str
+
+
+@dataclass(frozen=True)
+class PeerGame:
+    ref: str
+    terms: Terms
+    moves: tuple[str, ...]
+    takebacks: int
+    draw: Draw | None
+    resign: str | None
+    clock: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class PeerDoc:
+    """A checked document of the other board."""
+
+    seq: int
+    offer: tuple[str, Terms] | None
+    game: PeerGame | None
+    accepts: bool = False  # the peer accepts this board's offers by itself
+
+
+def _side(value: object, what: str) -> str:
+    if value not in SIDES:
+        raise PayloadError(f"{what} must be attackers or defenders")
+    return str(value)
+
+
+def parse_peer_doc(doc: Mapping[str, Any], peer: str, me: str) -> PeerDoc:
+    """The other board's document, checked (PayloadError: ignored, nothing changes)."""
+    if doc.get("v") != 1:
+        raise PayloadError(f"unknown version {doc.get('v')!r} (this board speaks 1)")
+    if doc.get("from") != peer or doc.get("to") != me:
+        raise PayloadError(f"a document from {doc.get('from')!r} to {doc.get('to')!r} on the "
+                           f"topic of {peer} to {me}")
+    boards = (me, peer)
+    seq = int_field(doc, "seq", 1)
+    offer = None
+    raw = doc.get("offer")
+    if raw is not None:
+        if not isinstance(raw, Mapping):
+            raise PayloadError("offer must be an object")
+        oid = str_field(raw, "id", 80)
+        assert oid is not None
+        offer = (oid, terms_from_json(raw.get("terms"), boards))
+    game = None
+    raw = doc.get("game")
+    if raw is not None:
+        if not isinstance(raw, Mapping):
+            raise PayloadError("game must be an object")
+        ref = str_field(raw, "ref", 80)
+        assert ref is not None
+        moves = raw.get("moves")
+        if (not isinstance(moves, list) or len(moves) > MAX_MOVES
+                or not all(isinstance(m, str) and 0 < len(m) < 40 for m in moves)):
+            raise PayloadError(f"game.moves must be a list of at most {MAX_MOVES} move texts")
+        draw = None
+        if raw.get("draw") is not None:
+            d = raw["draw"]
+            if not isinstance(d, Mapping) or d.get("action") not in ("offer", "accept",
+                                                                     "decline"):
+                raise PayloadError("game.draw must be {n, side, action: offer|accept|decline}")
+            draw = Draw(int_field(d, "n", 1), _side(d.get("side"), "game.draw.side"),
+                        str(d["action"]))
+        resign = None if raw.get("resign") is None else _side(raw["resign"], "game.resign")
+        clock: dict[str, Any] | None = None
+        c = raw.get("clock")
+        if c is not None:
+            if not isinstance(c, Mapping):
+                raise PayloadError("game.clock must be an object")
+            clock = {s: max(0.0, float_field(c, s) or 0.0) for s in SIDES}
+            clock["wall"] = float_field(c, "wall")
+            clock["running"] = None if c.get("running") is None else _side(
+                c.get("running"), "game.clock.running")
+        game = PeerGame(ref, terms_from_json(raw.get("terms"), boards), tuple(moves),
+                        int_field(raw, "takebacks", 0, 10**6), draw, resign, clock)
+    return PeerDoc(seq, offer, game, doc.get("accepts") is True)

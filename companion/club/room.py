@@ -1,0 +1,189 @@
+"""The tournament room's view of the club: every board's latest public state, from the broker.
+
+:class:`ClubRoom` subscribes to ``tafl/{club}/+/state`` and ``tafl/{club}/+/status`` (retained:
+a room started late sees every board at once), checks every message (a bad one is logged and
+changes nothing), and keeps one entry per board. Two documents come out of it:
+
+- :meth:`document`: ``GET /api/club``, ``{"club", "boards": [{"board", "online", "state"}]}``
+  with each board's full public state (INTERFACES.md §4);
+- :meth:`summary`: what the room page's live stream carries (position, clocks, last move,
+  result, players, move count per board; small, so that a hundred viewers of fifty boards cost
+  little); a page showing one board fetches its full state when the summary changes.
+
+Changes are coalesced: the summary goes out at most every ``interval`` seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from companion.club import topics
+from companion.club.config import check_name
+from companion.club.link import ClubLink
+from companion.rules import PRESETS
+from companion.rules.game import Game
+
+log = logging.getLogger("companion.club")
+MAX_BOARDS = 500
+HOUSE_RULES = ("sheltered_king", "chain_capture", "king_armed", "escape", "repetition")
+SUMMARY_FIELDS = ("game", "variant", "variant_name", "size", "turn", "result", "reason",
+                  "reason_text", "position", "last", "players", "clock", "throne", "corners",
+                  "published", "move_to_make")
+
+
+class BadState(ValueError):
+    """A board state that cannot be shown."""
+
+
+def check_state(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """A board's public state, checked enough to be drawn (BadState otherwise)."""
+    if not isinstance(doc.get("game"), int) or isinstance(doc.get("game"), bool):
+        raise BadState("game must be a number")
+    if doc.get("variant") not in PRESETS:
+        raise BadState(f"unknown variant {str(doc.get('variant'))[:40]!r}")
+    moves = doc.get("moves")
+    if not isinstance(moves, list) or len(moves) > 2000 or not all(
+            isinstance(m, str) and len(m) < 40 for m in moves):
+        raise BadState("moves must be a list of move texts")
+    if not isinstance(doc.get("position"), str) or len(doc["position"]) > 800:
+        raise BadState("position must be an OTN text")
+    if doc.get("result") not in ("ongoing", "attackers", "defenders", "draw"):
+        raise BadState("result must be ongoing, attackers, defenders or draw")
+    if doc.get("turn") not in ("attackers", "defenders"):
+        raise BadState("turn must be attackers or defenders")
+    return dict(doc)
+
+
+class ClubRoom:
+    """Every board of ``club`` as the broker last told (see the module docstring)."""
+
+    def __init__(self, link: ClubLink, club: str, *, interval: float = 0.25,
+                 on_summary: Callable[[dict[str, Any]], object] = lambda doc: None) -> None:
+        self.link, self.club = link, club
+        self.interval = interval
+        self._on_summary = on_summary
+        self._lock = threading.Lock()
+        self._boards: dict[str, dict[str, Any]] = {}
+        self._dirty = threading.Event()
+        self._stop = False
+        self.rejected = 0
+        self._thread = threading.Thread(target=self._run, name="club-room", daemon=True)
+        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATE}", self._received)
+        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATUS}", self._received)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._dirty.set()
+
+    def close(self) -> None:
+        self._stop = True
+        self._dirty.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    # -- reading ---------------------------------------------------------------------------
+    def document(self) -> dict[str, Any]:
+        with self._lock:
+            return {"club": self.club, "link": self.link.state,
+                    "boards": [{"board": name, "online": b.get("online"),
+                                "state": b.get("state")}
+                               for name, b in sorted(self._boards.items())
+                               if b.get("state") is not None]}
+
+    def board(self, name: str) -> dict[str, Any] | None:
+        with self._lock:
+            entry = self._boards.get(name)
+            if entry is None or entry.get("state") is None:
+                return None
+            return {"board": name, "online": entry.get("online"), "state": entry["state"]}
+
+    def review(self, name: str) -> dict[str, Any] | None:
+        """The board's game move by move: the position after each move (for the review)."""
+        entry = self.board(name)
+        if entry is None:
+            return None
+        state = entry["state"]
+        rules = PRESETS[state["variant"]]
+        settings = state.get("settings")
+        options = settings.get("options") if isinstance(settings, dict) else None
+        if isinstance(options, dict):
+            known = {k: v for k, v in options.items()
+                     if k in HOUSE_RULES and isinstance(v, bool | str)}
+            with contextlib.suppress(TypeError, ValueError):  # else the preset's rules
+                rules = rules.with_options(**known)
+        game = Game(rules)
+        positions = [game.board.otn()]
+        for text in state["moves"]:
+            try:
+                game.play_text(text)
+            except ValueError:
+                break  # house rules the preset does not have: the review stops there
+            positions.append(game.board.otn())
+        return {"board": name, "game": state["game"], "variant": state["variant"],
+                "moves": state["moves"][:len(positions) - 1], "positions": positions,
+                "result": state["result"], "reason": state.get("reason")}
+
+    def summary(self) -> dict[str, Any]:
+        with self._lock:
+            boards = []
+            for name, b in sorted(self._boards.items()):
+                state = b.get("state")
+                if state is None:
+                    continue
+                small = {k: state[k] for k in SUMMARY_FIELDS if k in state}
+                small["plies"] = len(state["moves"])
+                boards.append({"board": name, "online": b.get("online"), "state": small})
+        return {"club": self.club, "link": self.link.state, "boards": boards}
+
+    # -- the broker's messages (network thread) --------------------------------------------
+    def _received(self, topic: str, payload: bytes) -> None:
+        where = topics.split(topic, self.club)
+        if where is None:
+            return
+        board, kind, _ = where
+        try:
+            check_name(board, "board")
+            with self._lock:
+                if board not in self._boards and len(self._boards) >= MAX_BOARDS:
+                    raise BadState(f"more than {MAX_BOARDS} boards")
+            if not payload:  # a cleared retained message: the board left the club
+                with self._lock:
+                    self._boards.pop(board, None)
+                self._dirty.set()
+                return
+            doc = topics.decode(payload)
+            if kind == topics.STATE:
+                state = check_state(doc)
+                with self._lock:
+                    self._boards.setdefault(board, {})["state"] = state
+            else:
+                with self._lock:
+                    self._boards.setdefault(board, {})["online"] = doc.get("online") is True
+        except ValueError as exc:  # PayloadError, BadState, a bad name
+            self.rejected += 1
+            if self.rejected <= 20 or self.rejected % 100 == 0:
+                log.warning("club room: ignored a message on %s: %s", topic[:120], exc)
+            return
+        self._dirty.set()
+
+    def _run(self) -> None:
+        while True:
+            self._dirty.wait()
+            if self._stop:
+                return
+            self._dirty.clear()
+            try:
+                self._on_summary(self.summary())
+            except Exception:
+                log.exception("club room: publishing the summary failed")
+            time.sleep(self.interval)
+
+
+def summary_text(doc: Mapping[str, Any]) -> str:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)

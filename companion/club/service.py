@@ -1,0 +1,88 @@
+"""What the daemon starts for a board of a club: the broker link, the outbox, the publisher,
+and a :class:`~companion.club.player.ClubPlayer` per other board it plays.
+
+Wiring (``companion.daemon``)::
+
+    club = ClubService(cfg.club, data_dir)
+    club.attach(hub)      # every state snapshot the session announces goes to the publisher
+    club.start()
+    ...                   # the session asks club.player("table-2") for ``club:table-2``
+    club.close()
+
+The hub's listener runs on the scan loop's thread and only hands over the snapshot's text; the
+work happens on the publisher's thread and the link's network thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from companion.club import topics
+from companion.club.config import ClubConfig, check_name
+from companion.club.link import ClubLink
+from companion.club.outbox import OUTBOX_NAME, Outbox
+from companion.club.player import ClubPlayer
+from companion.club.publisher import BoardPublisher
+
+
+class Hub(Protocol):
+    """What the service needs of the daemon's state hub (:class:`companion.web.hub.StateHub`)."""
+
+    def subscribe(self, listener: Any) -> None: ...
+
+    def unsubscribe(self, listener: Any) -> None: ...
+
+    def current(self) -> tuple[int, str]: ...
+
+
+class ClubService:
+    """One board's membership of a club (see the module docstring)."""
+
+    def __init__(self, cfg: ClubConfig, data_dir: Path) -> None:
+        self.cfg = cfg
+        offline = (topics.status_topic(cfg.club, cfg.board), topics.encode({"online": False}))
+        self.link = ClubLink(cfg.broker, f"tafl-{cfg.club}-{cfg.board}", will=offline)
+        self._offline = offline
+        self.outbox = Outbox(Path(data_dir) / OUTBOX_NAME)
+        self.publisher = BoardPublisher(self.link, self.outbox, cfg.club, cfg.board)
+        self.players: dict[str, ClubPlayer] = {}
+        self._hub: Hub | None = None
+
+    def attach(self, hub: Hub) -> None:
+        self._hub = hub
+        hub.subscribe(self._changed)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._hub is not None:
+            self.publisher.offer(self._hub.current()[1])
+
+    def start(self) -> None:
+        self.publisher.start()
+        self.link.start()
+
+    def player(self, peer: str) -> ClubPlayer:
+        """The player for ``club:PEER`` (one per other board; ValueError for a bad name)."""
+        check_name(peer, f"club:{peer}")
+        if peer not in self.players:
+            player = ClubPlayer(self.link, self.outbox, self.cfg.club, self.cfg.board, peer,
+                                accepts=peer in self.cfg.accept)
+            self.publisher.observers.append(player.observe)
+            self.players[peer] = player
+        return self.players[peer]
+
+    def status(self) -> dict[str, Any]:
+        """For the page: the link, and each club player's state."""
+        return {"broker": self.cfg.broker.url, "club": self.cfg.club, "board": self.cfg.board,
+                "link": self.link.state, "error": self.link.error,
+                "players": [p.status() for p in self.players.values()]}
+
+    def close(self) -> None:
+        if self._hub is not None:
+            self._hub.unsubscribe(self._changed)
+        self.publisher.close()
+        for player in self.players.values():
+            player.close()
+        self.link.close(final=self._offline)
+        self.outbox.close()

@@ -1,0 +1,442 @@
+"""The session's side of the seam for players at a distance (:mod:`companion.session.remote`).
+
+:class:`RemoteGames` is the part of the session that owns everything about them: the remote
+players attached to the session (at most one per kind: online, club), the game bound to one of
+them (its :class:`~companion.session.remote.RemoteTerms`), the link's status and chat for the
+page, and what is to be sent once it is stored.
+
+Events from a network thread arrive through the inbox each attached player is given
+(:meth:`RemoteGames.inbox_for`); the inbox only enqueues a command, and the loop thread applies
+it here (:meth:`RemoteGames.handle`), through the :class:`RemoteHost` the session implements.
+What this board did goes the other way once it is stored: the session tells this part
+(:meth:`moved`, :meth:`took_back`, :meth:`drew`, :meth:`resigned`) and calls :meth:`flush`
+after every successful write, which calls the player's ``send_*`` methods.
+
+Rules of the seam, as the session applies them (docs/session.md):
+
+* ``RemoteStart`` starts a game with the terms (or resumes the one stored with the same
+  ``ref``) and reconciles its moves with the other end's;
+* ``RemoteMove`` for the next ply becomes the move to make (``by``: the player's kind); one for a
+  ply already played is a duplicate (ignored when it is the same move); one further ahead, or a
+  different one, asks the player for a resync (``started`` again, at most every
+  :data:`RESYNC_EVERY` seconds);
+* ``RemoteRefused`` takes this board's move back and guides the piece back;
+* ``RemoteClock`` sets the clocks (the other end's are authoritative: no flag falls here);
+* ``RemoteDraw``, ``RemoteResign``, ``RemoteTakeback``, ``RemoteEnd`` act as the other end's
+  decisions; ``RemoteStatus`` and ``RemoteChat`` are shown on the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, TypedDict
+
+from companion.rules import other
+from companion.rules.board import Move
+from companion.rules.game import Game
+from companion.session.clock import TimeControl
+from companion.session.remote import (
+    Inbox,
+    RemoteChat,
+    RemoteClock,
+    RemoteDraw,
+    RemoteEnd,
+    RemoteEvent,
+    RemoteKind,
+    RemoteMove,
+    RemotePlayer,
+    RemoteRefused,
+    RemoteResign,
+    RemoteStart,
+    RemoteStatus,
+    RemoteTakeback,
+    RemoteTerms,
+)
+from companion.session.settings import GameSettings
+
+log = logging.getLogger("companion.session")
+
+RESYNC_EVERY = 2.0  # seconds between two resyncs asked of a player (a confused peer cannot loop)
+CHAT_KEPT = 20
+
+
+def played_moves(game: Game) -> tuple[Move, ...]:
+    """The moves of ``game`` as :class:`Move` objects (square ints)."""
+    return tuple(p.move for p in game.played)
+
+
+def move_text(game: Game, move: Move) -> str:
+    names = game.board.geo.names
+    return f"{names[move.frm]}-{names[move.to]}"
+
+
+class RemoteHost(Protocol):
+    """What :class:`RemoteGames` asks of the session (on the loop thread)."""
+
+    @property
+    def game(self) -> Game: ...
+
+    def monotonic(self) -> float: ...
+
+    def start_remote_game(self, terms: RemoteTerms, kind: RemoteKind) -> str | None:
+        """Start a game with these terms (the board plays ``terms.local_side``); None, or why it
+        cannot be played here (one sentence)."""
+        ...
+
+    def catch_up(self, moves: tuple[Move, ...], remote_side: str, by: str) -> None:
+        """Play the other end's record on from this game's: every move at once (the board is
+        guided to the new position), except a last move of the remote side, which becomes the
+        move to make."""
+        ...
+
+    def remote_move_to_make(self, move: Move, by: str) -> str | None:
+        """The remote side's move for the position now: the move to make; None, or why it is
+        refused."""
+        ...
+
+    def take_back_to(self, ply: int, reason: str | None, by: str) -> None:
+        """Take the game back to ``ply`` moves (``reason``: the other end refused this board's
+        move; the board is guided to put it back)."""
+        ...
+
+    def remote_draw(self, side: str, action: str, by: str) -> None: ...
+
+    def remote_resign(self, side: str, by: str) -> None: ...
+
+    def remote_end(self, result: str, reason: str, by: str) -> None: ...
+
+    def remote_clock(self, clock: RemoteClock, only: str | None) -> None:
+        """Set the clocks as the other end reads them (``only``: that side's time alone)."""
+        ...
+
+    def remote_changed(self) -> None:
+        """Publish (the link's status or chat changed)."""
+        ...
+
+
+class RemoteJSON(TypedDict):
+    """``remote`` in the page state: the game at a distance and the link's state."""
+
+    kind: str
+    ref: str | None
+    opponent: str | None
+    local_side: str | None
+    rated: bool | None
+    state: str | None
+    message: str | None
+    code: str | None
+    chat: list[dict[str, object]]
+
+
+def terms_json(kind: RemoteKind, terms: RemoteTerms) -> dict[str, object]:
+    """The terms as stored with the game (its settings and time control are the game's own)."""
+    return {"kind": kind.value, "ref": terms.ref, "local_side": terms.local_side,
+            "opponent": terms.opponent, "rating": terms.rating, "rated": terms.rated}
+
+
+def terms_from_json(data: Mapping[str, object], settings: GameSettings,
+                    time_control: TimeControl | None) -> tuple[RemoteKind, RemoteTerms] | None:
+    """The stored terms of a game (:func:`terms_json`), or None when they cannot be read."""
+    try:
+        kind = RemoteKind(str(data.get("kind")))
+    except ValueError:
+        return None
+    ref, side, opponent = data.get("ref"), data.get("local_side"), data.get("opponent")
+    rating, rated = data.get("rating"), data.get("rated")
+    if not isinstance(ref, str) or side not in ("attackers", "defenders"):
+        return None
+    return kind, RemoteTerms(settings, time_control, str(side), str(opponent or ""), ref,
+                             float(rating) if isinstance(rating, int | float) else None,
+                             rated if isinstance(rated, bool) else None)
+
+
+@dataclass
+class Binding:
+    """The current game's player at a distance: its terms and what the session knows of it."""
+
+    kind: RemoteKind
+    terms: RemoteTerms
+    player: RemotePlayer | None = None  # None until a player of this kind is attached
+    authoritative_clock: bool = False  # the other end sent its clocks: no flag falls here
+    resync_at: float = -1e9
+    ending: tuple[str, str] | None = None  # (result, reason) in the other end's words
+
+    @property
+    def remote_side(self) -> str:
+        return other(self.terms.local_side)
+
+
+@dataclass
+class _Link:
+    player: RemotePlayer
+    status: RemoteStatus | None = None
+    chat: deque[RemoteChat] = field(default_factory=lambda: deque(maxlen=CHAT_KEPT))
+
+
+class RemoteGames:
+    """Players at a distance and the game bound to one of them (see the module docstring)."""
+
+    def __init__(self, host: RemoteHost,
+                 post: Callable[[Callable[[], None], str], object]) -> None:
+        self._host = host
+        self._post = post  # enqueue a command for the loop thread (never blocks)
+        self._links: dict[RemoteKind, _Link] = {}
+        self.binding: Binding | None = None
+        self._outgoing: list[Callable[[], None]] = []
+
+    # -- attaching players (loop thread) ---------------------------------------------------
+    def inbox_for(self, player: RemotePlayer) -> Inbox:
+        """The inbox a player hands its events to (any thread; only enqueues)."""
+
+        def inbox(event: RemoteEvent) -> None:
+            self._post(lambda: self.handle(player, event), type(event).__name__)
+
+        return inbox
+
+    def attach(self, player: RemotePlayer) -> None:
+        """Play with ``player`` from now on (replacing one of its kind); the stored game with a
+        player of its kind goes on with it."""
+        kind = RemoteKind(player.kind)
+        old = self._links.get(kind)
+        if old is not None and old.player is not player:
+            old.player.close()
+        self._links[kind] = _Link(player)
+        player.connect(self.inbox_for(player))
+        b = self.binding
+        if b is not None and b.kind is kind:
+            b.player = player
+            player.started(b.terms, played_moves(self._host.game))
+
+    def close(self) -> None:
+        for link in self._links.values():
+            try:
+                link.player.close()
+            except Exception:  # noqa: BLE001 - closing must not stop the others
+                log.exception("closing the %s player failed", link.player.kind)
+        self._links.clear()
+
+    # -- the current game ------------------------------------------------------------------
+    def bind(self, kind: RemoteKind, terms: RemoteTerms, *, started: bool = True) -> None:
+        """The current game is played with the player of ``kind`` on these terms (a new game,
+        one restored from the store, or with ``terms.ref == ""`` one this board proposes:
+        the player answers with a ``RemoteStart`` once both ends agree); ``started``: tell the
+        player now."""
+        link = self._links.get(kind)
+        self.binding = Binding(kind, terms, link.player if link else None)
+        if started and link is not None:
+            link.player.started(terms, played_moves(self._host.game))
+
+    def unbind(self) -> None:
+        """The current game is no longer played with a player at a distance (a new game)."""
+        b, self.binding = self.binding, None
+        self._outgoing.clear()
+        if b is not None and b.player is not None:
+            b.player.stopped()
+
+    @property
+    def remote_side(self) -> str | None:
+        return self.binding.remote_side if self.binding else None
+
+    @property
+    def agreed(self) -> bool:
+        """False while a game this board proposed waits for the other end's ``RemoteStart``
+        (no move is accepted meanwhile)."""
+        return self.binding is None or self.binding.terms.ref != ""
+
+    @property
+    def local_side(self) -> str | None:
+        return self.binding.terms.local_side if self.binding else None
+
+    @property
+    def takebacks(self) -> bool:
+        """Whether a takeback may cross over (club), or is refused here (online, or no
+        player attached yet)."""
+        b = self.binding
+        return b is None or (b.player is not None and b.player.takebacks)
+
+    @property
+    def authoritative_clock(self) -> bool:
+        return self.binding is not None and self.binding.authoritative_clock
+
+    @property
+    def ending(self) -> tuple[str, str] | None:
+        """How the game ended in the other end's words, when they differ from the rules'."""
+        return self.binding.ending if self.binding else None
+
+    def attached(self) -> list[RemoteKind]:
+        return list(self._links)
+
+    # -- this board's actions, sent once stored -------------------------------------------
+    def moved(self, ply: int, move: Move) -> None:
+        self._send(lambda p: p.send_move(ply, move))
+
+    def took_back(self, ply: int) -> None:
+        self._send(lambda p: p.send_takeback(ply))
+
+    def drew(self, side: str, action: str) -> None:
+        self._send(lambda p: p.send_draw(side, action))
+
+    def resigned(self, side: str) -> None:
+        self._send(lambda p: p.send_resign(side))
+
+    def _send(self, call: Callable[[RemotePlayer], None]) -> None:
+        b = self.binding
+        if b is None:
+            return
+        self._outgoing.append(lambda: self._deliver(b, call))
+
+    @staticmethod
+    def _deliver(b: Binding, call: Callable[[RemotePlayer], None]) -> None:
+        if b.player is None:
+            return  # attached later: started() hands it the stored game
+        try:
+            call(b.player)
+        except Exception:  # noqa: BLE001 - a client's bug must not stop the loop
+            log.exception("the %s player failed to take a message", b.kind)
+
+    def flush(self) -> None:
+        """Send what was stored (called after every successful write)."""
+        outgoing, self._outgoing = self._outgoing, []
+        for send in outgoing:
+            send()
+
+    # -- events from the other end (loop thread) ---------------------------------------------
+    def handle(self, player: RemotePlayer, event: RemoteEvent) -> None:
+        kind = RemoteKind(player.kind)
+        link = self._links.get(kind)
+        if link is None or link.player is not player:
+            log.info("an event from a %s player no longer attached: %s", kind, event)
+            return
+        if isinstance(event, RemoteStatus):
+            link.status = event
+            self._host.remote_changed()
+            return
+        if isinstance(event, RemoteChat):
+            link.chat.append(event)
+            self._host.remote_changed()
+            return
+        if isinstance(event, RemoteStart):
+            self._start(kind, player, event)
+            return
+        b = self.binding
+        if b is None or b.player is not player:
+            log.info("%s: not the current game's player: %s ignored", kind, event)
+            return
+        by = kind.value
+        if isinstance(event, RemoteMove):
+            self._move(b, event)
+        elif isinstance(event, RemoteRefused):
+            self._refused(b, event)
+        elif isinstance(event, RemoteClock):
+            if kind is RemoteKind.ONLINE:  # the server's clocks: both sides', and its flag
+                b.authoritative_clock = True
+                self._host.remote_clock(event, None)
+            else:  # another board's: its own side's time is its word, this board's is ours
+                self._host.remote_clock(event, b.remote_side)
+        elif isinstance(event, RemoteDraw):
+            self._host.remote_draw(event.side, event.action, by)
+        elif isinstance(event, RemoteResign):
+            self._host.remote_resign(event.side, by)
+        elif isinstance(event, RemoteTakeback):
+            if not player.takebacks:
+                log.warning("%s: a takeback from a player without takebacks ignored", kind)
+            elif event.ply < len(self._host.game.played):
+                self._host.take_back_to(max(0, event.ply), None, by)
+        elif isinstance(event, RemoteEnd):
+            self._host.remote_end(event.result, event.reason, by)
+
+    def _start(self, kind: RemoteKind, player: RemotePlayer, event: RemoteStart) -> None:
+        terms = event.terms
+        b = self.binding
+        if b is not None and b.kind is kind and b.terms.ref == terms.ref:
+            b.player = player  # the same game goes on (a reconnect, a restart)
+            b.terms = terms
+        else:
+            self.binding = None  # a new game replaces the one bound (told below if another's)
+            self._outgoing.clear()
+            if b is not None and b.player is not None and b.player is not player:
+                b.player.stopped()
+            problem = self._host.start_remote_game(terms, kind)
+            if problem is not None:
+                log.warning("%s game %s cannot be played here: %s", kind, terms.ref, problem)
+                self._links[kind].status = RemoteStatus("error", problem, "cannot_play")
+                player.stopped()
+                self._host.remote_changed()
+                return
+            b = self.binding = Binding(kind, terms, player)
+        self._reconcile(b, event.moves)
+
+    def _reconcile(self, b: Binding, theirs: tuple[Move, ...]) -> None:
+        """Make the game follow the other end's record: the common start stays; moves of this
+        board the other end lacks are for the client to resend (its ``started`` tells it);
+        a record that differs is the other end's word."""
+        game = self._host.game
+        ours = played_moves(game)
+        common = 0
+        while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
+            common += 1
+        if common < len(ours) and common < len(theirs):
+            log.warning("the %s game %s differs from ply %d: the other end's record is kept",
+                        b.kind, b.terms.ref, common + 1)
+            self._host.take_back_to(common, None, b.kind.value)
+        if len(theirs) > common:
+            self._host.catch_up(theirs[common:], b.remote_side, b.kind.value)
+        if b.player is not None:
+            b.player.started(b.terms, played_moves(self._host.game))
+
+    def _move(self, b: Binding, event: RemoteMove) -> None:
+        game = self._host.game
+        ours = played_moves(game)
+        if event.ply < len(ours):
+            if ours[event.ply] != event.move:
+                self._resync(b, f"ply {event.ply + 1} differs")
+            return  # a duplicate
+        if event.ply > len(ours):
+            self._resync(b, f"a gap before ply {event.ply + 1}")
+            return
+        if game.turn != b.remote_side:
+            self._resync(b, f"ply {event.ply + 1} is this board's")
+            return
+        problem = self._host.remote_move_to_make(event.move, b.kind.value)
+        if problem is not None:
+            log.warning("%s move %s refused: %s", b.kind, move_text(game, event.move), problem)
+
+    def _refused(self, b: Binding, event: RemoteRefused) -> None:
+        game = self._host.game
+        if event.ply != len(game.played) - 1 or game.played[-1].side != b.terms.local_side:
+            log.info("%s refused ply %d, which is not this board's last move", b.kind,
+                     event.ply + 1)
+            return
+        self._host.take_back_to(event.ply, event.reason, b.kind.value)
+
+    def _resync(self, b: Binding, why: str) -> None:
+        now = self._host.monotonic()
+        if b.player is None or now - b.resync_at < RESYNC_EVERY:
+            return
+        b.resync_at = now
+        log.info("%s game %s: %s; asking the other end to resync", b.kind, b.terms.ref, why)
+        b.player.started(b.terms, played_moves(self._host.game))
+
+    # -- the page --------------------------------------------------------------------------
+    def to_json(self) -> RemoteJSON | None:
+        b = self.binding
+        kind = b.kind if b else next(iter(self._links), None)
+        if kind is None:
+            return None
+        link = self._links.get(kind)
+        status = link.status if link else None
+        return {
+            "kind": kind.value,
+            "ref": b.terms.ref if b else None,
+            "opponent": b.terms.opponent if b else None,
+            "local_side": b.terms.local_side if b else None,
+            "rated": b.terms.rated if b else None,
+            "state": status.state if status else None,
+            "message": status.message if status else None,
+            "code": status.code if status else None,
+            "chat": [{"by": c.by, "text": c.text, "wall": c.wall}
+                     for c in (link.chat if link else ())],
+        }
