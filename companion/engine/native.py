@@ -389,7 +389,7 @@ class NativeSearcher:
         stop = limits.stop
 
         def info(depth: int, score: int, nodes: int, seconds: float,
-                 pv: ctypes._Pointer, pvlen: int) -> None:  # type: ignore[type-arg]
+                 pv: ctypes._Pointer[ctypes.c_int32], pvlen: int) -> None:
             if on_info is not None:
                 line = [pv[i] for i in range(pvlen)]
                 on_info(Info(depth, score, line, nodes, seconds,
