@@ -136,8 +136,8 @@ def test_a_game_both_ways_with_unannounced_captures_clocks_and_resignation(serve
     bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
     bob.send(f"game {game_id} play attacker g1 g4")          # captures f4: not announced
     assert inbox.wait_for(RemoteMove) == RemoteMove(2, mv(11, "g1", "g4"))
-    wait_until(lambda: service.table.game.plies == 3)
-    assert service.table.game.game.played[-1].text == "g1-g4xf4"
+    wait_until(lambda: service.table.play.game.plies == 3)
+    assert service.table.play.game.game.played[-1].text == "g1-g4xf4"
     bob.send(f"game {game_id} play attacker resigns _")    # only on one's own turn: refused
     bob.expect(lambda line: line == "? game play: you can't resign for the other player")
     player.send_move(3, mv(11, "h9", "h10"))
@@ -364,7 +364,7 @@ def test_hostile_lines_are_dropped_and_lose_nothing(server, client):
     assert inbox.wait_for(RemoteMove) == RemoteMove(0, mv(11, "e1", "e4"))
     wait_until(lambda: service.table.ignored >= 9, what="the ignored lines counted")
     assert not inbox.of(RemoteMove) and service.status()["status"] == "playing"
-    assert service.table.game.plies == 1
+    assert service.table.play.game.plies == 1
     player.send_move(1, mv(11, "h6", "h9"))
     bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
 
