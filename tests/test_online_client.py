@@ -461,3 +461,31 @@ def test_retried_too_soon_waits_until_the_servers_time(tmp_path):
             service.close()
     finally:
         double.stop()
+
+
+def test_a_game_the_board_does_not_know_is_adopted(server, tmp_path):
+    """A game of this account that the board has no record of (a tournament game, or one
+    whose store was lost): the login burst lists it, the client resumes it and starts it on
+    the board with the server's record."""
+    alice = Opponent(server.address, "alice", "secret pw")
+    bob = Opponent(server.address, "bob")
+    alice.send('new_game {"role":"Defender","rated":false,"time_settings":"UnTimed",'
+               '"board_size":11}')
+    game_id = int(alice.expect(lambda line: line.startswith("= new_game")).split()[2])
+    bob.send(f"join_game_pending {game_id}")
+    alice.expect(lambda line: line.startswith("= challenge_requested"))
+    alice.send(f"join_game {game_id}")
+    bob.expect(lambda line: line.startswith("= join_game "))
+    bob.send(f"game {game_id} play attacker e1 e4")
+    bob.expect(lambda line: line == "= game")
+    alice.close()
+    wait_until(lambda: "alice" not in server.online)
+    service, _player, inbox = start_client(server, tmp_path)
+    try:
+        start = inbox.wait_for(RemoteStart)
+        assert start.terms.ref == f"{server.address}/{game_id}"
+        assert start.terms.local_side == "defenders" and start.terms.opponent == "bob"
+        assert start.moves == (mv(11, "e1", "e4"),)
+        assert service.status()["status"] == "playing"
+    finally:
+        service.close()
