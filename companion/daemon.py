@@ -169,7 +169,12 @@ class Daemon:
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
         self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
         online_player = OnlinePlayer(self.online)
-        self.remote_players.setdefault(PlayerKind.ONLINE, lambda spec: online_player)
+
+        def own_online(spec: PlayerSpec) -> RemotePlayer:
+            return online_player
+
+        # the online client's player, unless the caller brought its own (tests)
+        own = self.remote_players.setdefault(PlayerKind.ONLINE, own_online) is own_online
         flask_app = create_app(self.session, self.hub, self.pin, cfg.host,
                                secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
         if self.panel is not None:
@@ -180,8 +185,8 @@ class Daemon:
         self._start_club(app)
         try:
             self._attach_remote_players()
-            # always attached: a game opened or joined on the page starts on the board
-            self.session.attach_remote(online_player)
+            if own:  # always attached: a game opened or joined on the page starts here
+                self.session.attach_remote(online_player)
         except BaseException:
             self.stop()
             raise

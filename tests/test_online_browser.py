@@ -80,3 +80,14 @@ def test_log_in_see_the_lobby_join_and_chat(browser, daemon, server):  # noqa: F
     assert server.games[game_id].texts == ["e1-e4", "h6-h9", "g1-g4xf4"]
     assert "my pw" not in page.content()
     assert not page.errors
+
+
+def test_the_panel_in_german(browser, daemon):  # noqa: F811
+    page = open_page(browser, daemon + f"?lang=de#pin={PIN}")
+    page.click("#online summary")
+    page.wait_for_selector("#onlinelogin")
+    text = page.inner_text("#onlinepanel")
+    assert "unverschlüsselt" in text and "Anmelden" in page.inner_text("#onlinelogin")
+    assert "So funktioniert Online-Spielen" in text
+    assert "Online spielen" in page.inner_text("#online summary")
+    assert not page.errors

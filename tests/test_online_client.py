@@ -136,8 +136,8 @@ def test_a_game_both_ways_with_unannounced_captures_clocks_and_resignation(serve
     bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
     bob.send(f"game {game_id} play attacker g1 g4")          # captures f4: not announced
     assert inbox.wait_for(RemoteMove) == RemoteMove(2, mv(11, "g1", "g4"))
-    wait_until(lambda: service.table.game.plies == 3)
-    assert service.table.game.game.played[-1].text == "g1-g4xf4"
+    wait_until(lambda: service.table.play.game.plies == 3)
+    assert service.table.play.game.game.played[-1].text == "g1-g4xf4"
     bob.send(f"game {game_id} play attacker resigns _")    # only on one's own turn: refused
     bob.expect(lambda line: line == "? game play: you can't resign for the other player")
     player.send_move(3, mv(11, "h9", "h10"))
@@ -364,7 +364,7 @@ def test_hostile_lines_are_dropped_and_lose_nothing(server, client):
     assert inbox.wait_for(RemoteMove) == RemoteMove(0, mv(11, "e1", "e4"))
     wait_until(lambda: service.table.ignored >= 9, what="the ignored lines counted")
     assert not inbox.of(RemoteMove) and service.status()["status"] == "playing"
-    assert service.table.game.plies == 1
+    assert service.table.play.game.plies == 1
     player.send_move(1, mv(11, "h6", "h9"))
     bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
 
@@ -461,3 +461,31 @@ def test_retried_too_soon_waits_until_the_servers_time(tmp_path):
             service.close()
     finally:
         double.stop()
+
+
+def test_a_game_the_board_does_not_know_is_adopted(server, tmp_path):
+    """A game of this account that the board has no record of (a tournament game, or one
+    whose store was lost): the login burst lists it, the client resumes it and starts it on
+    the board with the server's record."""
+    alice = Opponent(server.address, "alice", "secret pw")
+    bob = Opponent(server.address, "bob")
+    alice.send('new_game {"role":"Defender","rated":false,"time_settings":"UnTimed",'
+               '"board_size":11}')
+    game_id = int(alice.expect(lambda line: line.startswith("= new_game")).split()[2])
+    bob.send(f"join_game_pending {game_id}")
+    alice.expect(lambda line: line.startswith("= challenge_requested"))
+    alice.send(f"join_game {game_id}")
+    bob.expect(lambda line: line.startswith("= join_game "))
+    bob.send(f"game {game_id} play attacker e1 e4")
+    bob.expect(lambda line: line == "= game")
+    alice.close()
+    wait_until(lambda: "alice" not in server.online)
+    service, _player, inbox = start_client(server, tmp_path)
+    try:
+        start = inbox.wait_for(RemoteStart)
+        assert start.terms.ref == f"{server.address}/{game_id}"
+        assert start.terms.local_side == "defenders" and start.terms.opponent == "bob"
+        assert start.moves == (mv(11, "e1", "e4"),)
+        assert service.status()["status"] == "playing"
+    finally:
+        service.close()

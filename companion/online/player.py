@@ -30,25 +30,25 @@ class OnlinePlayer:
         self.service.connect_inbox(inbox)
 
     def started(self, terms: RemoteTerms, moves: tuple[Move, ...]) -> None:
-        table = self.service.table
-        self.service.call(lambda: table.started(terms, moves))
+        play = self.service.table.play
+        self.service.call(lambda: play.started(terms, moves))
 
     def send_move(self, ply: int, move: Move) -> None:
-        table = self.service.table
-        self.service.call(lambda: table.send_move(ply, move))
+        play = self.service.table.play
+        self.service.call(lambda: play.send_move(ply, move))
 
     def send_draw(self, side: str, action: str) -> None:
-        table = self.service.table
-        self.service.call(lambda: table.send_draw(action))
+        play = self.service.table.play
+        self.service.call(lambda: play.send_draw(action))
 
     def send_resign(self, side: str) -> None:
-        self.service.call(self.service.table.send_resign)
+        self.service.call(self.service.table.play.send_resign)
 
     def send_takeback(self, ply: int) -> None:
         """Never called (``takebacks`` is False): the server cannot take a move back."""
 
     def stopped(self) -> None:
-        self.service.call(self.service.table.stopped)
+        self.service.call(self.service.table.play.stopped)
 
     def close(self) -> None:
         """The service outlives a game (the lobby stays): the daemon closes it."""

@@ -156,7 +156,7 @@ class OnlineService:
         """Say something in the game's chat."""
         message = clean_chat(text)
         if message:
-            self.call(lambda: self.table.send_chat(message))
+            self.call(lambda: self.table.play.send_chat(message))
 
     def _need_login(self) -> None:
         if self.status().get("status") not in ("lobby", "seeking"):

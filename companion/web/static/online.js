@@ -119,6 +119,13 @@
         if (isOwner()) html += seeking ? `<button type="button" data-online="leave">${esc(leave)}</button>` : seekForm();
       }
       const about = _("Moves, clocks and results of an online game are the server's; the board stores every move first. See docs/online.md.");
+      const how = _("How online play works");
+      const help = [
+        _("Join an open game, or open one of your own: when the game starts on the server it starts on the board, and you play the board's side with the real pieces."),
+        _("Your opponent's moves appear as moves to make: make them on the board and lift the pieces the lights show as captured. Your own moves are sent as soon as the board accepts them."),
+        _("To decline a draw offer, just play on. A resignation is sent when it is your turn. If the network or the power goes, the board logs in again by itself and continues the game; your clock runs on the server meanwhile."),
+      ].map((t) => `<p class="small">${esc(t)}</p>`).join("");
+      html += `<details class="onlinehelp"><summary>${esc(how)}</summary>${help}</details>`;
       html += `<p class="small">${esc(about)}</p><p id="onlinemsg" class="small" role="status"></p>`;
       box.innerHTML = html;
     }
