@@ -24,6 +24,7 @@
   let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
   let results = {}, resultsKey = "", seenEvent = null;
   let noteKey = "", noteTimer = null;   // the state a notice belongs to (see showNote)
+  let linkEnded = "";   // why this page's player link no longer works
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -115,7 +116,7 @@
     renderSides(over);
     renderClocks();
     const m = S.match;
-    $("matchline").hidden = !m;
+    $("matchline").hidden = !m || over;   // after the game the banner has it
     if (m) $("matchline").textContent = P.matchText(m);
     const house = T.houseRulesText(S.settings && S.settings.options);
     $("houserules").hidden = !house;
@@ -243,8 +244,11 @@
 
   /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
   function renderYou() {
-    $("you").hidden = me.role !== "player";
-    if (me.role !== "player") return;
+    $("you").hidden = me.role !== "player" && !linkEnded;
+    if (me.role !== "player") {   // a link that ended says so until the page is left
+      if (linkEnded) { $("youtext").textContent = linkEnded; $("yourow").innerHTML = ""; $("yourow").dataset.key = ""; }
+      return;
+    }
     if (T.remote) T.remote.render();
     else T.load("remote").then(() => T.remote.render());
   }
@@ -423,7 +427,7 @@
       if (j.code === "bad_link" && player) {
         player = "";
         localStorage.removeItem("tafl-player");
-        refused({ code: "bad_link", status: 403, message: j.error });
+        T.load("errors").then(() => { linkEnded = T.errorText({ code: "bad_link", message: j.error }); render(); }, () => {});
         return whoami();
       }
       if (j.code === "session_expired") {   // said at once, not only at the next control
