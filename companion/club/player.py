@@ -42,6 +42,7 @@ from companion.session.remote import (
     Inbox,
     RemoteClock,
     RemoteDraw,
+    RemoteEnd,
     RemoteEvent,
     RemoteKind,
     RemoteMove,
@@ -62,7 +63,8 @@ class ClubPlayer:
 
     def __init__(self, link: ClubLink, outbox: Outbox, club: str, me: str, peer: str, *,
                  accepts: bool = False, monotonic: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time) -> None:
+                 wall: Callable[[], float] = time.time, subscribe: bool = True,
+                 busy: Callable[[], bool] = lambda: False) -> None:
         if peer == me:
             raise ValueError(f"club:{peer} is this board itself")
         self.link, self.outbox = link, outbox
@@ -85,10 +87,16 @@ class ClubPlayer:
         self._deferred: PeerDoc | None = None
         self._timer: threading.Timer | None = None
         self._my_clock: dict[str, Any] | None = None
+        self._busy = busy  # this board plays an agreed game with another board now
+        self._declined: str | None = None  # the peer's offer the owner declined
         self._in = topics.play_topic(club, peer, me)
         self._out = topics.play_topic(club, me, peer)
-        link.on_connect(self._publish)
-        link.subscribe(self._in, self._received)
+        self._subscribed = subscribe  # else the owner of the link hands ``received`` the
+        link.on_connect(self._publish)  # messages of ``play_topic(club, peer, me)``
+        if subscribe:
+            link.subscribe(self._in, self._received)
+        self.phase, self.finished, self.ref = "idle", True, None
+        self._mark()
 
     # -- RemotePlayer ----------------------------------------------------------------------
     @property
@@ -175,25 +183,38 @@ class ClubPlayer:
             self._save_publish()
 
     def close(self) -> None:
-        self.link.unsubscribe(self._in)
+        if self._subscribed:
+            self.link.unsubscribe(self._in)
         if self._timer is not None:
             self._timer.cancel()
 
     # -- for the daemon and the page -------------------------------------------------------
     def observe(self, state: dict[str, Any]) -> None:
         """This board's latest state snapshot: its clock goes to the peer (each board is the
-        authority on the time of the side played there)."""
+        authority on the time of the side played there), and the end of the game here (a
+        flag of this board's side is this board's word)."""
         clock = state.get("clock")
-        if not isinstance(clock, dict):
-            return
-        mine = {"attackers": clock.get("attackers"), "defenders": clock.get("defenders"),
-                "running": clock.get("running"), "wall": clock.get("at") or self.wall()}
         with self._lock:
-            before = self._my_clock
-            self._my_clock = mine
             game = self.doc.get("game")
-            if game and (before is None or before.get("running") != mine["running"]):
-                game["clock"] = mine
+            changed = False
+            if isinstance(clock, dict):
+                mine = {"attackers": clock.get("attackers"),
+                        "defenders": clock.get("defenders"),
+                        "running": clock.get("running"), "wall": clock.get("at") or self.wall()}
+                before, self._my_clock = self._my_clock, mine
+                if game and (before is None or before.get("running") != mine["running"]):
+                    game["clock"] = mine
+                    changed = True
+            remote, result = state.get("remote"), state.get("result")
+            if (game and not game.get("ended") and isinstance(remote, dict)
+                    and remote.get("ref") == f"club:{self.club}/{game['ref']}"
+                    and result in ("attackers", "defenders", "draw")):
+                game["ended"] = {"result": result, "reason": state.get("reason")}
+                mine_side = terms_from_json(game["terms"], (self.me, self.peer)).side_of(self.me)
+                if state.get("reason") == "time" and result == other(mine_side):
+                    game["flag"] = mine_side
+                changed = True
+            if changed:
                 self._save_publish()
 
     def accept(self) -> bool:
@@ -204,12 +225,31 @@ class ClubPlayer:
             self._adopt(*self.proposal)
             return True
 
+    def decline(self) -> bool:
+        """The owner declines the peer's proposal (it is not shown again); False when there
+        is none."""
+        with self._lock:
+            if self.proposal is None:
+                return False
+            self._declined, self.proposal = self.proposal[0], None
+            self._mark()
+            return True
+
+    def _mark(self) -> None:
+        """Copies the other boards' players read without this player's lock: ``phase``
+        ("idle", "offering", "proposal", "playing"), ``finished`` (no agreed game goes on) and
+        the agreed game's ``ref``."""
+        game = self.doc.get("game")
+        self.phase = ("playing" if game else "proposal" if self.proposal
+                      else "offering" if self.doc.get("offer") else "idle")
+        self.finished = not game or self._over()
+        self.ref = game.get("ref") if game else None
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             game = self.doc.get("game")
             return {"peer": self.peer, "link": self.link.state,
-                    "state": "playing" if game else "proposal" if self.proposal
-                    else "offering" if self.doc.get("offer") else "idle",
+                    "state": self.phase,
                     "proposal": {"id": self.proposal[0], "terms": self.proposal[1].to_json()}
                     if self.proposal else None,
                     "ref": game.get("ref") if game else None,
@@ -217,6 +257,7 @@ class ClubPlayer:
 
     # -- this board's document -------------------------------------------------------------
     def _save_publish(self) -> None:
+        self._mark()
         self.doc["seq"] = int(self.doc["seq"]) + 1
         self.outbox.save(self._key, {**self.doc, "seen": self.seen})
         self._publish()
@@ -242,6 +283,10 @@ class ClubPlayer:
         return game
 
     # -- the peer's document (network thread) ----------------------------------------------
+    def received(self, topic: str, payload: bytes) -> None:
+        """A message on the peer's topic to this board (when the link's owner subscribes)."""
+        self._received(topic, payload)
+
     def _received(self, topic: str, payload: bytes) -> None:
         if not payload:
             return  # a cleared retained message
@@ -295,6 +340,9 @@ class ClubPlayer:
 
     def _negotiate(self, doc: PeerDoc) -> None:
         game, offer = self.doc.get("game"), self.doc.get("offer")
+        if self.proposal and (doc.offer is None or doc.offer[0] != self.proposal[0]):
+            self.proposal = None  # withdrawn by the peer
+            self._mark()
         if game and doc.game and doc.game.ref == game.get("ref"):
             self._sync(doc)
             return
@@ -304,15 +352,17 @@ class ClubPlayer:
                 self._agree(offer["id"], mine)
                 self._sync(doc)
             return
-        if doc.offer is None or (game and not self._over()):
+        if doc.offer is None or (game and not self._over()) or doc.offer[0] == self._declined:
             return
         oid, terms = doc.offer
-        if offer and terms_from_json(offer["terms"], (self.me, self.peer)) == terms:
+        busy = self._busy()  # playing another board: the owner decides
+        if not busy and offer and terms_from_json(offer["terms"], (self.me, self.peer)) == terms:
             self._agree(min(oid, offer["id"]), terms)  # the same terms: agreed by both
-        elif self.accepts and (not offer or not doc.accepts or oid < offer["id"]):
+        elif not busy and self.accepts and (not offer or not doc.accepts or oid < offer["id"]):
             self._adopt(oid, terms)
-        else:
+        elif self.proposal is None or self.proposal[0] != oid:
             self.proposal = (oid, terms)
+            self._mark()
             self._hand(RemoteStatus(self.link.state, f"{self.peer} proposes a game",
                                     "proposal", {"peer": self.peer, "id": oid,
                                                  "terms": terms.to_json()}))
@@ -338,7 +388,7 @@ class ClubPlayer:
 
     def _over(self) -> bool:
         game = self.doc.get("game")
-        return bool(game and (game.get("resign") or self._game is None
+        return bool(game and (game.get("resign") or game.get("ended") or self._game is None
                               or self._game.is_over()))
 
     def _sync(self, doc: PeerDoc, resumed: bool = False) -> None:
@@ -390,6 +440,9 @@ class ClubPlayer:
             self.seen["resign"] = peer.resign
             changed = True
             self._hand(RemoteResign(peer.resign))
+        if peer.flag == peer_side and self.seen.get("flag") != peer.flag:
+            self.seen["flag"] = peer.flag  # the peer's side lost on time there
+            self._hand(RemoteEnd(other(peer_side), "time"))
         if peer.clock is not None and peer.clock.get("wall") != self.seen.get("clock"):
             self.seen["clock"] = peer.clock.get("wall")
             self._hand(self._clock(peer_side, peer.clock))
