@@ -38,6 +38,8 @@ def click(base: str, square: str) -> None:
 def play(base: str, move: str, timeout: float = 10) -> None:
     """Make ``move`` on the simulated board as a hand would (lift, place, lift the captured)
     and wait until the board accepted it."""
+    wait_for(lambda: state(base)["tracking"] == "ready", timeout=timeout,
+             what=f"the board at {base} set up")
     n = len(state(base)["moves"])
     frm, to = move.split("x")[0].split("-")
     click(base, frm)

@@ -141,6 +141,14 @@
     $("analysebtn").hidden = !over || !S.moves.length;
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
+    renderClub();
+  }
+
+  /* ---- a board of a club: the broker link, the game with another board, proposals
+     (club.js, loaded when the board is in a club) ---- */
+  function renderClub() {
+    if (T.club) T.club.render(S, me);
+    else if (S.remote && S.remote.kind === "club") T.load("club").catch(() => {});
   }
 
   /* The move chosen off the board (a phone player, the computer), to be made at the board. */
@@ -150,7 +158,8 @@
     if (!m) return;
     const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
-      : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
+      : m.by === "club" ? (att ? _("{name} (attackers, at another board) plays {from} to {to}.", a) : _("{name} (defenders, at another board) plays {from} to {to}.", a))
+        : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
     if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });
@@ -186,7 +195,8 @@
     });
     const ticking = P.renderClocks(S, el);
     const pb = $("pausebtn");
-    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused);
+    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused) ||
+      !!(S.remote && S.remote.ref);   // a game at a distance: the clocks are not paused at one end
     pb.textContent = S.clock && S.clock.paused ? _("Resume the clocks") : _("Pause the clocks");
     if (ticking && !ticker) ticker = setInterval(() => { if (S && P.renderClocks(S, el) === false) stopTicker(); }, 100);
     else if (!ticking) stopTicker();
@@ -207,6 +217,7 @@
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
   function canHint() {
     if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    if (S.remote && S.remote.ref) return false;   // no hints against a player at a distance
     return isOwner() || (me.role === "player" && me.side === S.turn);
   }
 
