@@ -26,7 +26,9 @@ WORDS = {
                      "the board.",
            "kind": "at another board of the club (table-1)", "mode": "a board of the club",
            "seen": "Boards on the broker: table-1 (online)",
-           "offering": "Proposed to table-1: the game starts when table-1 agrees."},
+           "offering": "Proposed to table-1: the game starts when table-1 agrees.",
+           "waiting": "Waiting for table-1 to agree on the game: no move counts before.",
+           "far": "The attackers (table-1) play at a distance: waiting for their move."},
     "de": {"link": "Verein oslo, dieses Brett: table-2 · mit dem Broker des Vereins verbunden",
            "proposal": "table-1 schlägt Brandubh vor (5+3); dieses Brett spielt die Verteidiger.",
            "accept": "Annehmen und spielen",
@@ -34,7 +36,9 @@ WORDS = {
            "tomake": "table-1 (Angreifer, an einem anderen Brett) zieht von d1 nach e1.",
            "kind": "an einem anderen Brett des Vereins (table-1)", "mode": "ein Brett des Vereins",
            "seen": "Bretter am Broker: table-1 (online)",
-           "offering": "table-1 vorgeschlagen: die Partie beginnt, sobald table-1 zustimmt."},
+           "offering": "table-1 vorgeschlagen: die Partie beginnt, sobald table-1 zustimmt.",
+           "waiting": "Warte, bis table-1 der Partie zustimmt: bis dahin zählt kein Zug.",
+           "far": "Die Angreifer (table-1) spielen aus der Ferne: warte auf ihren Zug."},
 }
 
 
@@ -59,6 +63,7 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
                  == state(t2)["remote"]["ref"], timeout=20, what="agreement")
         wait_text(page, "#clubgame", w["playing"], timeout=10000)
         page.wait_for_selector("#clubprops button", state="detached")
+        wait_text(page, "#msg", w["far"], timeout=10000)
         assert w["kind"] in page.inner_text("#side-attackers")
         # the other board's move is the move to make here; the owner makes it on the page
         play(t1, "d1-e1")
@@ -88,6 +93,7 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
         page.select_option("#nf-tc", "none")
         page.click("#newform [data-act=new]")
         wait_text(page, "#clubgame", w["offering"], timeout=10000)
+        wait_text(page, "#msg", w["waiting"], timeout=10000)
         s2 = state(t2)
         assert s2["players"]["attackers"]["name"] == "Ann"
         assert s2["players"]["defenders"] == {"name": "table-1", "kind": "club",

@@ -49,6 +49,8 @@
     if (!board.connected && S.result === "ongoing") {
       return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
     }
+    const far = T.club && T.club.message(S);   // a game with another board of the club
+    if (far) return far;
     const said = T.guidanceText(S.guidance, gameEvents());
     if (said) return said;
     const over = S.result !== "ongoing";
@@ -158,7 +160,7 @@
     if (!m) return;
     const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
-      : m.by === "club" ? (att ? _("{name} (attackers, at another board) plays {from} to {to}.", a) : _("{name} (defenders, at another board) plays {from} to {to}.", a))
+      : m.by === "club" && T.club ? T.club.toMake(m, a)
         : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));

@@ -160,6 +160,23 @@
     });
   }
 
-  T.club = { render, formRows, players, refreshForm };
-  render(T.live.state(), T.live.me());
+  /* ---- the words of the live page for a game with another board (app.js, play.js) ---- */
+  /* #msg: waiting for the agreement, or for the other board's move */
+  function message(S) {
+    const r = S && S.remote;
+    if (!r || r.kind !== "club" || S.result !== "ongoing") return "";
+    if (r.ref === "") return _("Waiting for {name} to agree on the game: no move counts before.", { name: r.opponent || "?" });
+    if (!r.ref || S.turn === r.local_side || S.move_to_make || !S.guidance || S.guidance.kind !== "to_move") return "";
+    const a = { name: (S.players[S.turn] || {}).name || "?" };
+    return S.turn === "attackers" ? _("The attackers ({name}) play at a distance: waiting for their move.", a)
+      : _("The defenders ({name}) play at a distance: waiting for their move.", a);
+  }
+  /* the move to make chosen at the other board */
+  const toMake = (m, a) => (m.side === "attackers" ? _("{name} (attackers, at another board) plays {from} to {to}.", a)
+    : _("{name} (defenders, at another board) plays {from} to {to}.", a));
+  const kindText = (p) => _("at another board of the club ({board})", { board: p.board || p.name || "?" });
+  const who = () => _("at the other board");
+
+  T.club = { render, formRows, players, refreshForm, message, toMake, kindText, who };
+  T.live.render();   // the live page again, with these words
 })();

@@ -95,7 +95,7 @@
     if (p.kind === "page") return _("on a phone");
     if (p.kind === "computer") return _("computer, level {n} ({name})", { n: p.level, name: levelName(p.level) });
     if (p.kind === "engine") return _("engine: {command}", { command: p.command || "" });
-    if (p.kind === "club") return _("at another board of the club ({board})", { board: p.board || p.name || "?" });
+    if (p.kind === "club") return T.club ? T.club.kindText(p) : p.board || p.name || "";
     return _("at the board");
   }
 
@@ -128,7 +128,7 @@
     if (by === "board") return _("at the board");
     if (by === "computer" || (e && e.computer)) return _("by the computer");
     if (by === "engine") return _("by the engine");
-    if (by === "club") return _("at the other board");
+    if (by === "club") return T.club ? T.club.who() : "";
     if (by === "attackers" || by === "defenders") {
       // the name it had when it happened (kept with the event), else the side's name now
       const name = e && e.name ? e.name : S && S.players && S.players[by] ? S.players[by].name : "";
