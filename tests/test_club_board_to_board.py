@@ -70,7 +70,13 @@ def test_two_boards_play_a_brandubh_game_through_the_broker(tmp_path: Path) -> N
                        "club:table-2", "--time-control", "5+3")
         assert state(t1)["moves"] == GAME[:3]  # stored before the kill
         carry_out(t2, GAME[2], timeout=30)
-        both_ways(t2, t1, GAME[3])
+        # and once more while the other board's move waits to be made there: shown again
+        play(t2, GAME[3])
+        move_to_make(t1, GAME[3])
+        d1.stop(signal.SIGKILL)
+        d1, t1 = board(tmp_path, broker.url, "oslo", "table-1", "--defenders",
+                       "club:table-2", "--time-control", "5+3")
+        carry_out(t1, GAME[3], timeout=30)
         both_ways(t1, t2, GAME[4])
         both_ways(t2, t1, GAME[5])
         for base in (t1, t2):
