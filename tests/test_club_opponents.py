@@ -152,6 +152,35 @@ def test_a_flag_at_one_board_ends_the_game_at_the_other(broker_url: str, tmp_pat
         two.close()
 
 
+def test_the_next_game_proposed_before_this_board_saw_the_end_is_shown(
+        broker_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    club = club_name(request)
+    one = Board(broker_url, tmp_path, club, "table-1")
+    two = Board(broker_url, tmp_path, club, "table-2")
+    pumps = (one.session, two.session)
+    try:
+        one.propose("table-2", "attackers")
+        two.propose("table-1", "defenders")
+        wait_for(lambda: one.session.game is not None and two.session.game is not None,
+                 pumps=pumps)
+        assert one.session.terms is not None
+        ref = one.session.terms.ref
+        # the draw is agreed; table-2 proposes the next game at once, before table-1's own
+        # state says the game is over: it waits ...
+        two.propose("table-1", "attackers", "tablut")
+        wait_for(lambda: one.player.peers["table-2"].status()["rejected"] == 0
+                 and one.player.peers["table-2"]._peer is not None
+                 and one.player.peers["table-2"]._peer.offer is not None, pumps=pumps)
+        assert "proposal" not in one.statuses()
+        # ... and shows once it is
+        one.player.observe({"result": "draw", "reason": "agreement", "remote": {"ref": ref}})
+        wait_for(lambda: "proposal" in one.statuses(), pumps=pumps)
+        assert one.player.status()["proposals"][0]["terms"]["variant"] == "tablut"
+    finally:
+        one.close()
+        two.close()
+
+
 def test_events_before_the_session_connects_wait_and_a_flood_of_boards_is_bounded(
         broker_url: str, tmp_path: Path, request: pytest.FixtureRequest,
         monkeypatch: pytest.MonkeyPatch) -> None:

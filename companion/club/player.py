@@ -178,8 +178,12 @@ class ClubPlayer:
                 before, self._my_clock = self._my_clock, mine
                 if before is None or before.get("running") != mine["running"]:
                     send = mine  # with every move, and when the clocks stop
+            was_over = self.own.over()
             if self.own.note_state(state, send):
                 self._changed()
+                peer = self._peer
+                if not was_over and self.own.over() and peer is not None and peer.offer:
+                    self._negotiate(peer)  # the peer proposed the next game before this end
 
     def accept(self) -> bool:
         """The owner accepts the peer's proposal; False when there is none."""
