@@ -67,6 +67,8 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
         }
         for side, spec in players.items():
             check_move_player(spec, side)
+            if spec.kind is PlayerKind.CLUB and spec.name in DaemonConfig.names:
+                players[side] = spec.named(spec.peer or spec.name)  # called by its board
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if all(spec.is_remote for spec in players.values()):
@@ -214,12 +216,18 @@ class Daemon:
         self.club.attach(self.hub)
         self.club.start()
         club = self.club
+        # the session's one club player is every other board (club:BOARD names the board)
         self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
 
     def _attach_remote_players(self) -> None:
         """Hand the session the players at a distance of the ``run`` players (``online``,
         ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
         assert self.session is not None
+        kinds = {spec.kind for spec in self.defaults.players.values() if spec.is_remote}
+        if self.club is not None and PlayerKind.CLUB not in kinds:
+            # a board of a club always hears the other boards: their proposals, a game
+            # chosen on the page, a stored game with one of them
+            self.session.attach_remote(self.club.opponents)
         for spec in self.defaults.players.values():
             if not spec.is_remote:
                 continue

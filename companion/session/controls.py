@@ -123,8 +123,12 @@ class GameSession(SessionCore):
         if playing and self.game.is_over():
             raise ControlError(409, "game_over", "the game is over")
 
-    def _check_no_remote_game(self) -> None:
+    def _check_no_remote_game(self, proposal_ok: bool = False) -> None:
+        """409 during a game at a distance (``proposal_ok``: not while a game proposed here
+        still waits for the other end's agreement: a new game withdraws it)."""
         b = self.remote.binding
+        if proposal_ok and not self.remote.agreed:
+            return
         if b is not None and not self.game.is_over():
             raise ControlError(409, "remote_game", f"this game is played with "
                                f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
@@ -390,7 +394,7 @@ class GameSession(SessionCore):
         if action not in ("pause", "resume", "start"):
             raise ControlError(400, "bad_action", '"action" must be pause, resume or start')
         self._ready()
-        if self.remote.authoritative_clock:
+        if self.remote.authoritative_clock or self.remote.binding is not None:
             raise ControlError(409, "remote_clock", "the clocks are the other end's in this "
                                                     "game: they cannot be paused here")
         if self.clock is None:
@@ -529,11 +533,14 @@ class GameSession(SessionCore):
             raise _storage_error() from None
         return {"links": out, "match": m.id if m else None, "game": self.gid}
 
-    def _player_from(self, value: Mapping, base: PlayerSpec, side: str) -> PlayerSpec:
-        """A side's player from the API (owner only; an engine command must be allowed)."""
+    def _player_from(self, value: Mapping, base: PlayerSpec, side: str,
+                     new_game: bool = False) -> PlayerSpec:
+        """A side's player from the API (owner only; an engine command must be allowed; a
+        board of the club only for a new game: proposed to it)."""
         try:
             spec = spec_from_json(value, base, side,
-                                  lambda command: check_engine_allowed(self, command))
+                                  lambda command: check_engine_allowed(self, command),
+                                  club_ok=new_game)
             check_move_player(spec, side)
             return spec
         except EngineNotAllowed as exc:
@@ -592,7 +599,7 @@ class GameSession(SessionCore):
             raise ControlError(400, "bad_field", f"unknown field {unknown[0]!r}; a new game "
                                                  f"takes {', '.join(sorted(NEW_GAME_FIELDS))}")
         self._ready(playing=False)
-        self._check_no_remote_game()
+        self._check_no_remote_game(proposal_ok=True)
         variant = request.get("variant") or self.settings.variant
         raw_opts = request.get("options")
         try:
@@ -625,10 +632,11 @@ class GameSession(SessionCore):
                 if side not in SIDES or not isinstance(value, Mapping):
                     raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                            "{name?, kind?}}")
-                players[side] = self._player_from(value, players[side], side)
+                players[side] = self._player_from(value, players[side], side, new_game=True)
         elif wanted is not None:
             raise ControlError(400, "bad_players", "players: {attackers|defenders: "
                                                    "{name?, kind?}}")
+        self._check_remote_players(players, request.get("match") is True)
         new_match = None
         if request.get("match") is True:
             if players["attackers"].name == players["defenders"].name:
@@ -640,7 +648,27 @@ class GameSession(SessionCore):
         elif request.get("match") not in (None, False):
             raise ControlError(400, "bad_match", '"match" must be true or false')
         self._start_game(settings, tc, players, None, actor, new_match)
+        # a board of the club plays a side: the game is proposed to it (its answer starts it)
+        self._propose_remote(only=PlayerKind.CLUB)
+        self.publish(force=True)
         return {"game": self.gid, "match": self.match.id if self.match else None}
+
+    def _check_remote_players(self, players: Mapping[str, PlayerSpec], match: bool) -> None:
+        """A new game with a player at a distance (a board of the club): one side at most,
+        no match, and that kind's client running."""
+        far = [s for s in SIDES if players[s].is_remote]
+        if not far:
+            return
+        if len(far) > 1:
+            raise ControlError(400, "bad_players", "at most one side plays at a distance; the "
+                                                   "other is played at this board")
+        if match:
+            raise ControlError(400, "bad_players", "a match is played at one board: play a "
+                                                   "game at a distance as single games")
+        kind = players[far[0]].kind.value
+        if RemoteKind(kind) not in self.remote.attached():
+            raise ControlError(409, f"no_{kind}", f"playing {kind} needs the [{kind}] "
+                                                  "settings in the config")
 
     @on_loop
     def next_game(self, actor: Actor) -> dict:
@@ -738,7 +766,8 @@ class GameSession(SessionCore):
         except PlayerError:
             opponent = "Opponent"
         players = {local: PlayerSpec(PlayerKind.BOARD, name),
-                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating)}
+                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating,
+                                   peer=terms.opponent if kind is RemoteKind.CLUB else None)}
         try:
             self._ready(playing=False)
             self._start_game(terms.settings, terms.time_control, players, None,
@@ -796,6 +825,15 @@ class GameSession(SessionCore):
 
     def take_back_to(self, ply: int, reason: str | None, by: str) -> None:
         plies = len(self.game.played) - ply
+        m = self.move_to_make
+        if plies == 0 and m is not None and m.get("by") == by:
+            # the other end took back the move it sent, not yet made here: it is withdrawn
+            choice.withdraw(self)
+            self._expect_current()
+            self._write()
+            self._note("takeback", by, move=m.get("move"))
+            self._after_control()
+            return
         if plies <= 0:
             return
         undone = [p.text for p in reversed(self.game.played[-plies:])]  # latest first

@@ -182,17 +182,18 @@ class SessionCore:
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
 
-    def _propose_remote(self) -> None:
+    def _propose_remote(self, only: PlayerKind | None = None) -> None:
         """A game whose side is played at a distance but not yet agreed with the other end
         (``run --defenders club:table-2``): propose it to that player (no move is accepted
-        until its ``RemoteStart``)."""
+        until its ``RemoteStart``); ``only``: players of that kind."""
         if self.remote.binding is not None:
             return
         for side in SIDES:
             spec = self.players[side]
-            if spec.is_remote:
+            if spec.is_remote and only in (None, spec.kind):
+                # a club board is found by its name in the club (the peer), not a display name
                 terms = RemoteTerms(self.settings, self.tc, other(side),
-                                    spec.name or spec.peer or "", "")
+                                    spec.peer or spec.name or "", "")
                 self.remote.bind(RemoteKind(spec.kind.value), terms)
 
     # -- the loop ----------------------------------------------------------------------------
@@ -325,7 +326,8 @@ class SessionCore:
             return "storage", "moves are not being saved: the move is not accepted"
         if not self.remote.agreed:
             b = self.remote.binding
-            return "waiting", f"waiting for {b.terms.opponent if b else 'the other end'} to agree"
+            who = self.players[b.remote_side].name or b.terms.opponent if b else ""
+            return "waiting", f"waiting for {who or 'the other end'} to agree"
         last = self.game.played[-1] if self.game.played else None
         if revision and last is not None and self.remote.binding is not None:
             if last.side == self.remote.remote_side:
@@ -498,8 +500,8 @@ class SessionCore:
         if self.remote.authoritative_clock:
             return  # the other end's clocks: its word ends the game on time
         side = clock.flag_due(t)
-        if side is None:
-            return
+        if side is None or side == self.remote.remote_side:
+            return  # (a side played at a distance: its flag is the other end's word)
         at = clock.flag_at() or t
         self.flag_fall(side, at)
 
@@ -681,6 +683,8 @@ class SessionCore:
         for e in events:
             if e.kind not in NOT_STORED and e.kind not in ("move", "revised", "takeback"):
                 self.rows.append((e.kind, {**e.data, "board_t": round(e.t, 3)}, wall))
+            if e.kind == "ready":  # a new game on a board already set up: its clock starts
+                self._start_clock(e.t)
 
 
 def _brief(data: dict) -> str:

@@ -87,7 +87,8 @@ def _message(s: SessionCore) -> str:
     far = s.remote.remote_side
     b = s.remote.binding
     if b is not None and not s.remote.agreed and not s.game.played:
-        return f"Waiting for {b.terms.opponent} to agree on the game."
+        return (f"Waiting for {s.players[b.remote_side].name or b.terms.opponent} to agree on "
+                "the game.")
     if (far is not None and not m and tracking == "ready" and s.game.turn == far
             and not s.game.is_over()):
         return (f"{far.capitalize()} ({s.players[far].name}, at a distance) to move: waiting "

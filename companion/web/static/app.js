@@ -50,6 +50,8 @@
     if (!board.connected && S.result === "ongoing") {
       return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
     }
+    const far = T.club && T.club.message(S);   // a game with another board of the club
+    if (far) return far;
     const said = T.guidanceText(S.guidance, gameEvents());
     if (said) return said;
     const over = S.result !== "ongoing";
@@ -143,6 +145,14 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    renderClub();
+  }
+
+  /* ---- a board of a club: the broker link, the game with another board, proposals
+     (club.js, loaded when the board is in a club) ---- */
+  function renderClub() {
+    if (T.club) T.club.render(S, me);
+    else if (S.remote && S.remote.kind === "club") T.load("club").catch(() => {});
   }
 
   /* The move chosen off the board (a phone player, the computer), to be made at the board. */
@@ -153,6 +163,7 @@
     const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
       : m.by === "online" ? (att ? _("{name} (attackers, online) plays {from} to {to}.", a) : _("{name} (defenders, online) plays {from} to {to}.", a))
+      : m.by === "club" && T.club ? T.club.toMake(m, a)
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
@@ -189,7 +200,8 @@
     });
     const ticking = P.renderClocks(S, el);
     const pb = $("pausebtn");
-    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused);
+    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused) ||
+      !!(S.remote && S.remote.ref);   // a game at a distance: the clocks are not paused at one end
     pb.textContent = S.clock && S.clock.paused ? _("Resume the clocks") : _("Pause the clocks");
     if (ticking && !ticker) ticker = setInterval(() => { if (S && P.renderClocks(S, el) === false) stopTicker(); }, 100);
     else if (!ticking) stopTicker();
@@ -210,6 +222,7 @@
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
   function canHint() {
     if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    if (S.remote && S.remote.ref) return false;   // no hints against a player at a distance
     return isOwner() || (me.role === "player" && me.side === S.turn);
   }
 
