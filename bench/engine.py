@@ -67,6 +67,9 @@ def engine_start_cpu(level: int) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+NATIVE: bool | None = None  # --native: the native core, pure Python, or where available
+
+
 def level_times(level: int, variants: list[str], slowdown: float) -> float:
     """The time per move of ``level`` in every position of ``variants`` on a machine
     ``slowdown`` times slower than one core here, emulated: the engine's clock is this process's
@@ -86,8 +89,8 @@ def level_times(level: int, variants: list[str], slowdown: float) -> float:
         geometry_for.cache_clear()
         for i, (label, board) in enumerate(boards):
             cpu0 = time.process_time()
-            engine = Engine(rules, level)
-            engine.searcher.clock = lambda: time.process_time() * slowdown
+            engine = Engine(rules, level, native=NATIVE)
+            engine.searcher.use_cpu_clock(slowdown)
             setup = (time.process_time() - cpu0) * slowdown if i == 0 else 0.0
             cpu1 = time.process_time()
             choice = engine.choose(board)
@@ -112,7 +115,11 @@ def main() -> None:
     ap.add_argument("--slowdown", type=float, default=1.0,
                     help="with --level: emulate a machine this many times slower (a Pi Zero 2 W: "
                          "10)")
+    ap.add_argument("--native", choices=("auto", "on", "off"), default="auto",
+                    help="the native core (default: where it is available) or pure Python")
     args = ap.parse_args()
+    global NATIVE
+    NATIVE = {"auto": None, "on": True, "off": False}[args.native]
     if args.level:
         level_times(args.level, sorted(PRESETS) if args.variants == list(VARIANTS)
                     else args.variants, args.slowdown)
@@ -123,9 +130,9 @@ def main() -> None:
         rules = PRESETS[variant]
         for label, board in positions(variant):
             for budget in args.times:
-                engine = Engine(rules, 10)
+                engine = Engine(rules, 10, native=NATIVE)
                 if args.cpu:
-                    engine.searcher.clock = time.process_time
+                    engine.searcher.use_cpu_clock()
                 start, cpu0 = time.monotonic(), time.process_time()
                 choice = engine.choose(board, seconds=budget)
                 used, cpu = time.monotonic() - start, time.process_time() - cpu0

@@ -9,8 +9,10 @@ A player is the built-in engine in this process: ``level=N`` (its limits), optio
 the level on nodes alone (its node limit times F; levels 9 and 10 their seconds times ``,nps=N``
 — 80,000 unless given — times F: a fixed amount of work, fair on a busy machine), ``,cpu=1`` to
 measure its time in CPU seconds, evaluation weights changed with ``,w.NAME=VALUE`` (e.g.
-``,w.king_threats=80``), search switches with ``,s.NAME=on|off|N`` (``s.lmp``, ``s.futility``,
-``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``, ``s.aspiration=50``, …); or
+``,w.king_threats=80``) or read from ``,wfile=WEIGHTS.json`` (as bench/train_eval.py writes
+them), ``,native=0`` for the pure-Python engine, search switches with ``,s.NAME=on|off|N``
+(``s.lmp``, ``s.futility``, ``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``,
+``s.aspiration=50``, …); or
 ``otep=COMMAND``, any OTEP engine, driven through companion.engine.otep_host.
 
 Every opening (a few seeded random plies, or with ``--book GAMES.csv`` the first
@@ -25,21 +27,25 @@ observation).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
+import os
 import random
 import shlex
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.engine.evaluate import Weights, default_weights  # noqa: E402
 from companion.engine.levels import Level, get_level  # noqa: E402
-from companion.engine.otep_host import OtepHost  # noqa: E402
+from companion.engine.otep_host import EngineClock, OtepHost  # noqa: E402
+from companion.engine.otep_process import EngineError  # noqa: E402
 from companion.engine.player import Engine  # noqa: E402
+from companion.engine.timing import from_clock  # noqa: E402
 from companion.rules import PRESETS, Board, RuleSet  # noqa: E402
 
 
@@ -57,6 +63,8 @@ class Spec:
     command: list[str] | None = None
     scale: float | None = None
     nps: int = 80_000
+    weights_file: str | None = None
+    native: bool | None = None
 
 
 def parse_spec(text: str) -> Spec:
@@ -78,6 +86,10 @@ def parse_spec(text: str) -> Spec:
             spec.scale = float(value)
         elif key == "nps":
             spec.nps = int(value)
+        elif key == "wfile":
+            spec.weights_file = value
+        elif key == "native":
+            spec.native = value not in ("0", "no", "off")
         elif key.startswith("s."):
             spec.switches = {**(spec.switches or {}), key[2:]: value}
         elif key.startswith("w."):
@@ -102,24 +114,31 @@ def node_level(number: int, scale: float, nps: int) -> Level:
 
 
 class Player:
-    """One side's engine for a game."""
+    """One side's engine for a game. ``byoyomi``: every move gets an overtime period of that
+    many seconds (OTEP ``clock S* S* S 99 99``; the in-process engine the same budget)."""
 
-    def __init__(self, spec: Spec, rules: RuleSet, seed: int) -> None:
+    def __init__(self, spec: Spec, rules: RuleSet, seed: int,
+                 byoyomi: float | None = None) -> None:
         self.spec = spec
+        self.byoyomi = byoyomi
+        self.times: list[float] = []
         self.host: OtepHost | None = None
         self.engine: Engine | None = None
         if spec.command:
             self.host = OtepHost(spec.command, name=spec.text)
         else:
             weights: Weights | None = None
+            if spec.weights_file:  # weights as bench/train_eval.py writes them
+                data = json.loads(Path(spec.weights_file).read_text())
+                weights = Weights(**data["weights"], pst=tuple(data.get("pst", ())))
             if spec.weights:
-                weights = default_weights(rules).scaled(**spec.weights)
+                weights = (weights or default_weights(rules)).scaled(**spec.weights)
             level: int | Level = spec.level
             if spec.nodes:
                 level = Level(0, "nodes", None, spec.nodes, 120.0)
             elif spec.scale:
                 level = node_level(spec.level, spec.scale, spec.nps)
-            self.engine = Engine(rules, level, seed=seed, weights=weights)
+            self.engine = Engine(rules, level, seed=seed, weights=weights, native=spec.native)
             if spec.cpu:
                 self.engine.searcher.clock = time.process_time
             for name, value in (spec.switches or {}).items():
@@ -138,13 +157,26 @@ class Player:
                     setattr(self.engine.searcher, attr, True)
 
     def move(self, board: Board) -> str:
-        if self.engine is not None:
-            return self.engine.choose(board, self.spec.seconds).move
-        assert self.host is not None
-        answer = self.host.request_move(board, self.spec.seconds).result(timeout=120)
-        if answer.resigned or answer.move is None:
-            return "resign"
-        return answer.move
+        started = time.monotonic()
+        try:
+            if self.engine is not None:
+                budget = None if self.byoyomi is None else from_clock(
+                    self.byoyomi, True, self.byoyomi, 99)
+                return self.engine.choose(board, self.spec.seconds, budget=budget).move
+            assert self.host is not None
+            clock = None if self.byoyomi is None else EngineClock(
+                self.byoyomi, self.byoyomi, True, True, self.byoyomi, 99, 99)
+            try:
+                answer = self.host.request_move(board, self.spec.seconds, clock=clock).result(
+                    timeout=120)
+            except EngineError as exc:  # an illegal move, a crash, silence: the game is lost
+                print(f"  {self.spec.text}: {exc}", file=sys.stderr)
+                return f"forfeit-{exc.kind}"
+            if answer.resigned or answer.move is None:
+                return "resign"
+            return answer.move
+        finally:
+            self.times.append(time.monotonic() - started)
 
     def close(self) -> None:
         if self.host is not None:
@@ -194,14 +226,27 @@ def play(
 ) -> tuple[str, str, int]:
     """One game: (``"attackers"``, ``"defenders"`` or ``"draw"``, how it ended, plies)."""
     board = Board(rules)
+    result = _play(board, att, dfn, start, max_plies)
+    log = os.environ.get("SELFPLAY_GAMES")
+    if log:  # --games FILE: every game's moves (corpus CSV style) and who played it
+        with open(log, "a") as fh:
+            moves = " ".join(f"{board.name(m.frm)}-{board.name(m.to)}" for m in board.move_stack)
+            fh.write(f"{moves},{result[0]},{result[1]},{att.spec.text},{dfn.spec.text}\n")
+    return result
+
+
+def _play(
+    board: Board, att: Player, dfn: Player, start: list[str], max_plies: int
+) -> tuple[str, str, int]:
     for text in start:
         board.push(board.parse_move(text)[0])
     while board.outcome() is None and len(board.move_stack) < max_plies:
         player = att if board.turn == "attackers" else dfn
         text = player.move(board)
-        if text == "resign":
+        if text == "resign" or text.startswith("forfeit-"):
             winner = "defenders" if board.turn == "attackers" else "attackers"
-            return winner, "resignation", len(board.move_stack)
+            why = "resignation" if text == "resign" else text
+            return winner, why, len(board.move_stack)
         board.push(board.parse_move(text)[0])
     outcome = board.outcome()
     if outcome is None:
@@ -209,20 +254,25 @@ def play(
     return outcome.result, str(outcome.reason), len(board.move_stack)
 
 
-def play_pair(job: tuple) -> tuple[int, list[str], list[tuple[str, str, int]]]:
-    """Both games of one opening (A attacks first); run in a worker process with ``--jobs``."""
-    i, a, b, variant, start, max_plies, seed = job
+def play_pair(job: tuple) -> tuple[int, list[str], list[tuple[str, str, int]],
+                                   list[list[float]]]:
+    """Both games of one opening (A attacks first); run in a worker process with ``--jobs``.
+    Also returns A's and B's times per move."""
+    i, a, b, variant, start, max_plies, seed, byoyomi = job
     rules = PRESETS[variant]
     games = []
+    times: list[list[float]] = [[], []]
     for a_attacks in (True, False):
-        pa, pb = Player(a, rules, seed + i), Player(b, rules, seed + i)
+        pa, pb = Player(a, rules, seed + i, byoyomi), Player(b, rules, seed + i, byoyomi)
         att, dfn = (pa, pb) if a_attacks else (pb, pa)
         try:
             games.append(play(rules, att, dfn, start, max_plies))
         finally:
             pa.close()
             pb.close()
-    return i, start, games
+        times[0] += pa.times
+        times[1] += pb.times
+    return i, start, games, times
 
 
 def elo(p: float) -> float:
@@ -263,6 +313,8 @@ class Summary:
     reasons: dict[str, int]
     plies: list[int]
     seconds: float
+    times: list[list[float]] = field(default_factory=lambda: [[], []])
+    byoyomi: float | None = None
 
     @property
     def games(self) -> int:
@@ -294,12 +346,22 @@ class Summary:
             f"(bounds -2.94 / +2.94)",
             f"time {self.seconds:.0f} s",
         ]
+        for name, ts in (("A", self.times[0]), ("B", self.times[1])):
+            if ts:
+                ts = sorted(ts)
+                over = sum(1 for t in ts if self.byoyomi and t > self.byoyomi)
+                lines.append(
+                    f"{name} time per move: mean {sum(ts) / len(ts):.2f} s, median "
+                    f"{ts[len(ts) // 2]:.2f}, p95 {ts[int(len(ts) * 0.95)]:.2f}, max {ts[-1]:.2f}"
+                    + (f"; {over} of {len(ts)} moves over the {self.byoyomi:g} s period"
+                       if self.byoyomi else ""))
         return "\n".join(lines)
 
 
 def run_match(
     variant: str, a: Spec, b: Spec, pairs: int, *, opening_plies: int = 4, max_plies: int = 200,
     seed: int = 1, book: str | None = None, jobs: int = 1, verbose: bool = True,
+    byoyomi: float | None = None,
 ) -> Summary:
     """Play ``pairs`` pairs of games between A and B (colours swapped on each opening)."""
     rules = PRESETS[variant]
@@ -311,13 +373,16 @@ def run_match(
         starts = openings[:pairs]
     else:
         starts = [opening(rules, rng, opening_plies) for _ in range(pairs)]
-    work = [(i, a, b, variant, starts[i], max_plies, seed) for i in range(pairs)]
+    work = [(i, a, b, variant, starts[i], max_plies, seed, byoyomi) for i in range(pairs)]
     started = time.monotonic()
     out = Summary(variant, a.text, b.text, 0, 0, 0, [], {"attackers": 0, "defenders": 0,
-                  "draw": 0}, {"attackers": [0.0, 0], "defenders": [0.0, 0]}, {}, [], 0.0)
+                  "draw": 0}, {"attackers": [0.0, 0], "defenders": [0.0, 0]}, {}, [], 0.0,
+                  byoyomi=byoyomi)
     pool = multiprocessing.Pool(jobs) if jobs > 1 else None
     results = pool.imap_unordered(play_pair, work) if pool else map(play_pair, work)
-    for done, (i, start, games) in enumerate(results):
+    for done, (i, start, games, times) in enumerate(results):
+        out.times[0] += times[0]
+        out.times[1] += times[1]
         score = 0.0
         for a_attacks, (result, reason, length) in zip((True, False), games, strict=True):
             out.side_wins[result] += 1
@@ -359,11 +424,16 @@ def main() -> None:
     ap.add_argument("--book", help="openings from recorded games (a corpus CSV): their first "
                     "--opening-plies plies instead of random ones")
     ap.add_argument("--jobs", type=int, default=1, help="pairs played in parallel processes")
+    ap.add_argument("--games", metavar="FILE", help="append every game's moves to FILE")
+    ap.add_argument("--byoyomi", type=float, default=None, metavar="SECONDS",
+                    help="every move an overtime period of SECONDS (OTEP 'clock S* S* S 99 99')")
     args = ap.parse_args()
+    if args.games:
+        os.environ["SELFPLAY_GAMES"] = str(Path(args.games).resolve())
     summary = run_match(
         args.variant, parse_spec(args.a), parse_spec(args.b), args.pairs,
         opening_plies=args.opening_plies, max_plies=args.max_plies, seed=args.seed,
-        book=args.book, jobs=args.jobs,
+        book=args.book, jobs=args.jobs, byoyomi=args.byoyomi,
     )
     print()
     print(summary.report(args.elo1))

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -26,7 +25,7 @@ from companion.rules import PRESETS, Board  # noqa: E402
 
 def cpu_engine(rules, level: int, seed: int = 0) -> Engine:
     engine = Engine(rules, level, seed=seed)
-    engine.searcher.clock = time.process_time
+    engine.searcher.use_cpu_clock()
     return engine
 
 

@@ -31,6 +31,8 @@ from companion.config import ConfigError, DaemonConfig, load_config, with_overri
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
+from companion.online.player import OnlinePlayer
+from companion.online.service import OnlineService, open_online
 from companion.qr import print_startup
 from companion.rules import PRESETS
 from companion.rules.game import Game
@@ -45,6 +47,7 @@ from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
     from companion.club.service import ClubService
+    from companion.panel import Panel
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -64,6 +67,8 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
         }
         for side, spec in players.items():
             check_move_player(spec, side)
+            if spec.kind is PlayerKind.CLUB and spec.name in DaemonConfig.names:
+                players[side] = spec.named(spec.peer or spec.name)  # called by its board
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if all(spec.is_remote for spec in players.values()):
@@ -121,6 +126,8 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.online: OnlineService | None = None
+        self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
@@ -146,7 +153,11 @@ class Daemon:
             self.session = GameSession(self.store, self.board, defaults=self.defaults,
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
+            self.session.press_to_end = cfg.buttons.press_to_end_move  # the clock button
             self.session.open()
+            from companion.panel import build_panel
+
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
         except BaseException:
             if self.session is not None:
                 self.session.close()
@@ -159,11 +170,26 @@ class Daemon:
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
-        app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)))
+        self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
+        online_player = OnlinePlayer(self.online)
+
+        def own_online(spec: PlayerSpec) -> RemotePlayer:
+            return online_player
+
+        # the online client's player, unless the caller brought its own (tests)
+        own = self.remote_players.setdefault(PlayerKind.ONLINE, own_online) is own_online
+        flask_app = create_app(self.session, self.hub, self.pin, cfg.host,
+                               secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
+        if self.panel is not None:
+            from companion.panel.web import blueprint
+
+            flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        app.app = flask_app
         self._start_club(app)
         try:
             self._attach_remote_players()
+            if own:  # always attached: a game opened or joined on the page starts here
+                self.session.attach_remote(online_player)
         except BaseException:
             self.stop()
             raise
@@ -171,6 +197,8 @@ class Daemon:
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+        if self.panel is not None:
+            self.panel.start()  # its presses and text go through the loop thread
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
 
@@ -189,12 +217,18 @@ class Daemon:
         self.club.attach(self.hub)
         self.club.start()
         club = self.club
+        # the session's one club player is every other board (club:BOARD names the board)
         self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
 
     def _attach_remote_players(self) -> None:
         """Hand the session the players at a distance of the ``run`` players (``online``,
         ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
         assert self.session is not None
+        kinds = {spec.kind for spec in self.defaults.players.values() if spec.is_remote}
+        if self.club is not None and PlayerKind.CLUB not in kinds:
+            # a board of a club always hears the other boards: their proposals, a game
+            # chosen on the page, a stored game with one of them
+            self.session.attach_remote(self.club.opponents)
         for spec in self.defaults.players.values():
             if not spec.is_remote:
                 continue
@@ -245,6 +279,10 @@ class Daemon:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.online is not None:
+            self.online.close()   # a clean close frees the account on the server at once
+        if self.panel is not None:
+            self.panel.close()
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:
@@ -255,6 +293,9 @@ class Daemon:
         self.notifier.close()
 
     def _close_devices(self) -> None:
+        if self.panel is not None:
+            with contextlib.suppress(Exception):
+                self.panel.close()
         for thing in (self.leds, self.board):
             with contextlib.suppress(Exception):
                 if thing is not None:

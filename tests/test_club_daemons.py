@@ -5,84 +5,21 @@ broker stopped mid-game and a board killed with -9 lose no move."""
 from __future__ import annotations
 
 import json
-import re
 import signal
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 from club_broker import MOSQUITTO, Mosquitto
+from club_support import Room, board, equal_to_board, play
 from prerequisites import require
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PIN, control, wait_for
 
 from companion.club.config import Broker
 from companion.club.link import ClubLink
 
 require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_level=True)
 GAME = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # brandubh, the defenders win
-SAME = ("game", "variant", "turn", "moves", "result", "reason", "position", "players")
-
-
-def board(tmp: Path, broker: str, club: str, name: str):
-    cfg = tmp / f"{name}.toml"
-    cfg.write_text(f'pin = "{PIN}"\nvariant = "brandubh"\n[web]\nhost = "127.0.0.1"\n'
-                   f'port = 0\n[club]\nbroker = "{broker}"\nname = "{club}"\n'
-                   f'board = "{name}"\n')
-    return spawn_daemon(["--config", str(cfg), "--data-dir", str(tmp / name)])
-
-
-def play(base: str, move: str) -> None:
-    n = len(state(base)["moves"])
-    frm, to = move.split("-")
-    control(base, "/api/click", {"square": frm})
-    control(base, "/api/click", {"square": to})
-    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=10)
-
-
-class Room:
-    """``tafl-companion club`` as a real process."""
-
-    def __init__(self, broker: str, club: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "club", "--broker", broker, "--club", club,
-             "--host", "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
-        self.url = ""
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-            if m:
-                self.url = m.group(1)
-                break
-        assert self.url, "the room did not start"
-        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
-
-    def club(self) -> dict:
-        with urllib.request.urlopen(self.url + "api/club", timeout=5) as r:
-            return json.loads(r.read())
-
-    def board(self, name: str) -> dict | None:
-        for b in self.club()["boards"]:
-            if b["board"] == name:
-                return b["state"]
-        return None
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(10)
-
-
-def equal_to_board(room: Room, name: str, base: str) -> bool:
-    shown, own = room.board(name), state(base)
-    return shown is not None and all(shown.get(k) == own.get(k) for k in SAME if k != "players"
-                                     ) and all(shown["players"][s]["name"] ==
-                                               own["players"][s]["name"]
-                                               for s in ("attackers", "defenders"))
-
-
 class Watcher:
     """A subscriber of every board's moves topic with a persistent session (QoS 1)."""
 

@@ -327,3 +327,24 @@ def test_german_numbers_and_default_names(browser, tmp_path: Path) -> None:
         assert "Player" not in page.inner_text("#live")
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_player_link_that_ended_says_so(browser, tmp_path: Path, lang: str) -> None:
+    """Defect 9 (page): a reload silently turned the friend into a spectator; the page says the
+    link ended and how to get a new one, and keeps saying it."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        friend = phone(browser, base + "?player=a-link-of-an-earlier-game", lang)
+        words = {"en": "This player link is no longer valid",
+                 "de": "Dieser Spielerlink gilt nicht mehr"}
+        wait_text(friend, "#you", words[lang])
+        assert friend.is_visible("#you")
+        control(base, "api/click", {"square": "d1"})  # the game goes on: the words stay
+        control(base, "api/click", {"square": "e1"})
+        wait_for(lambda: state(base)["moves"] == ["d1-e1"], what="the move")
+        friend.wait_for_timeout(500)
+        assert words[lang] in friend.inner_text("#you")
+        assert friend.evaluate("localStorage.getItem('tafl-player')") is None
+    finally:
+        proc.stop()

@@ -68,3 +68,24 @@ def test_line_fills_agree_with_the_kings_own_moves(variant):
             assert bool(e2 >> d & 1) == (not reach & escape and one_more), (variant, d)
             checked += 1
     assert checked > 0
+
+
+def test_copenhagen_plays_with_its_learned_weights():
+    """weights/copenhagen.json (bench/train_eval.py): piece-square values for the 21 square
+    classes of 11x11 per piece kind, and the reach terms; presets without a file keep theirs."""
+    from companion.engine.evaluate import class_count, learned_weights
+
+    w = default_weights(PRESETS["copenhagen"])
+    assert w == learned_weights("copenhagen")
+    assert len(w.pst) == 3 * class_count(11) == 63 and w.king_corners and w.def_edge
+    assert not default_weights(PRESETS["copenhagen-13"]).pst
+    ev = Evaluator(PRESETS["copenhagen"])
+    pos = Position.from_board(Board(PRESETS["copenhagen"]))
+    features = ev.pst_features(pos)
+    assert sum(features[:21]) == 24 and sum(features[21:42]) == -12 and features[42] == 0
+    assert features[62] == -1  # the king on the throne: the centre's class
+
+
+def test_piece_square_values_must_fit_the_board():
+    with pytest.raises(ValueError, match="pst"):
+        Evaluator(PRESETS["brandubh"], Weights(pst=(1, 2, 3)))

@@ -61,3 +61,11 @@ def test_a_chosen_level_keeps_its_limits_under_a_clock():
     status = final_status(lines)
     assert int(status["nodes"]) <= 8_000 + 256  # level 5 stops at 8,000 nodes
     assert float(status["time"]) < 25
+
+
+def test_every_level_has_a_rating_for_the_page_rising_with_the_level():
+    from companion.engine.levels import LEVELS
+
+    ratings = [LEVELS[n].to_json()["rating"] for n in range(1, 11)]
+    assert all(isinstance(r, int) for r in ratings)
+    assert ratings == sorted(ratings) and len(set(ratings)) == 10

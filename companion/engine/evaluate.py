@@ -23,7 +23,10 @@ Forced wins are not scored here: the search finds escapes and captures exactly.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
 
 from companion.rules import core
 from companion.rules.ruleset import RuleSet
@@ -53,17 +56,46 @@ class Weights:
     open_lines: int = 0  # minus the empty squares with an open line to an escape square
     open_lines2: int = 0  # minus the empty squares two open lines away from escape
     king_threats2: int = 0  # minus the king's moves to squares two open lines from escape
+    king_corners: int = 0  # minus the escape squares the king could still walk to
+    def_edge: int = 0  # minus the edge squares the defenders could still walk to
+    # learned piece-square values (attackers' view): one per symmetry class of the board's
+    # squares for attackers, then defenders, then the king (empty: none)
+    pst: tuple[int, ...] = ()
 
-    def scaled(self, **changes: int) -> Weights:
+    def scaled(self, **changes: Any) -> Weights:
         """A copy with some weights changed."""
         return replace(self, **changes)
 
-    def to_json(self) -> dict[str, int]:
+    def to_json(self) -> dict[str, object]:
         """The weights as a dict."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-FEATURES = tuple(f.name for f in fields(Weights))
+FEATURES = tuple(f.name for f in fields(Weights) if f.name != "pst")
+WEIGHTS_DIR = Path(__file__).with_name("weights")
+
+
+def square_class(n: int, s: int) -> int:
+    """The square's class under the board's eight symmetries (0 = a corner)."""
+    f, r = s % n, s // n
+    a, b = sorted((min(f, n - 1 - f), min(r, n - 1 - r)))
+    return b * (b + 1) // 2 + a
+
+
+def class_count(n: int) -> int:
+    """How many symmetry classes an ``n`` x ``n`` board has."""
+    half = (n + 1) // 2
+    return half * (half + 1) // 2
+
+
+def learned_weights(variant: str) -> Weights | None:
+    """The weights fitted by ``bench/train_eval.py`` for ``variant``, if there are any."""
+    path = WEIGHTS_DIR / f"{variant}.json"
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text())
+    values = {k: int(v) for k, v in data["weights"].items() if k in FEATURES}
+    return Weights(**values, pst=tuple(int(v) for v in data.get("pst", ())))
 
 
 # Fitted to real games' results by bench/tune.py (logistic regression on every position of the
@@ -96,8 +128,12 @@ EDGE_ESCAPE = LARGE_CORNERS.scaled(
 
 
 def default_weights(rules: RuleSet) -> Weights:
-    """The weights for a rule set: fitted ones by board size and escape kind, a defender's worth
-    following the armies' ratio, a weak king worth hunting."""
+    """The weights for a rule set: learned ones where ``weights/<id>.json`` has them (fitted to
+    real and self-play games by ``bench/train_eval.py``), else fitted ones by board size and
+    escape kind, a defender's worth following the armies' ratio, a weak king worth hunting."""
+    learned = learned_weights(rules.id)
+    if learned is not None:
+        return learned
     att0 = rules.start.count("t")
     dfn0 = rules.start.count("T")
     ratio = min(max(att0 / max(dfn0, 1), 1.0), 2.5)
@@ -174,6 +210,16 @@ class Evaluator:
                                (tuple(steps), self.not_last))
         self.lines_cache: dict[int, tuple[int, int]] = {}
         self.need_e2 = bool(self.w.open_lines2 or self.w.king_threats2)
+        # the learned piece-square values, per square
+        classes = class_count(n)
+        pst = self.w.pst
+        if pst and len(pst) != 3 * classes:
+            raise ValueError(f"pst: {3 * classes} values expected for {n}x{n}, not {len(pst)}")
+        cls = [square_class(n, s) for s in range(geo.count)]
+        self.pst_att = [pst[c] if pst else 0 for c in cls]
+        self.pst_dfn = [pst[classes + c] if pst else 0 for c in cls]
+        self.pst_king = [pst[2 * classes + c] if pst else 0 for c in cls]
+        self.square_classes = cls
 
     def line_fill(self, seeds: int, empty: int) -> int:
         """Squares reached from ``seeds`` by rook lines through ``empty`` squares (the seeds
@@ -259,17 +305,44 @@ class Evaluator:
             f["open_lines2"] = -e2.bit_count()
             kd = pos.destinations_bb(king, pos.king_lines(), pos.occupied, pos.occT())
             f["king_threats2"] = -(kd & e2).bit_count()
+        if king >= 0:
+            f["king_corners"] = -self.escapes_reached(att, king)
+        f["def_edge"] = -self.edge_reached(att, dfn, king)
         f["corner_guard"] = (att & self.guard).bit_count()
         f["corner_trap"] = -(att & self.trap).bit_count()
         f["edge"] = (att & self.edge).bit_count()
         f["tempo"] = 1 if pos.side == ATT else -1
         return [f[name] for name in FEATURES]
 
+    def pst_features(self, pos: Position) -> list[int]:
+        """How many attackers, defenders and kings stand on each symmetry class of squares
+        (attackers' view: defenders and the king count negative), for fitting ``pst``."""
+        classes = class_count(self.t.n)
+        out = [0] * (3 * classes)
+        cls = self.square_classes
+        for s in self.t.geo.iter_bits(pos.att):
+            out[cls[s]] += 1
+        for s in self.t.geo.iter_bits(pos.dfn):
+            out[classes + cls[s]] -= 1
+        if pos.king >= 0:
+            out[2 * classes + cls[pos.king]] -= 1
+        return out
+
     def evaluate(self, pos: Position) -> int:
         """Score of ``pos`` from the side to move's point of view."""
         w = self.w
         att, dfn, king = pos.att, pos.dfn, pos.king
         score = w.attacker * att.bit_count() - w.defender * dfn.bit_count()
+        if w.pst:
+            pa, pd = self.pst_att, self.pst_dfn
+            for s in self.t.geo.iter_bits(att):
+                score += pa[s]
+            for s in self.t.geo.iter_bits(dfn):
+                score -= pd[s]
+            if king >= 0:
+                score -= self.pst_king[king]
+        if w.def_edge:
+            score -= w.def_edge * self.edge_reached(att, dfn, king)
         if king >= 0:
             t = self.t
             lines = pos.king_lines()
@@ -291,7 +364,12 @@ class Evaluator:
             score += w.king_adjacent * (att & near).bit_count()
             if w.king_guards:
                 score -= w.king_guards * (dfn & near).bit_count()
-            if w.sealed:
+            if w.king_corners:
+                corners = self.escapes_reached(att, king)
+                score -= w.king_corners * corners
+                if w.sealed and not corners:
+                    score += w.sealed
+            elif w.sealed:
                 key = att | king << 400
                 sealed = self.sealed_cache.get(key)
                 if sealed is None:
@@ -308,6 +386,30 @@ class Evaluator:
             score += w.edge * (att & self.edge).bit_count()
         score += w.tempo if pos.side == ATT else -w.tempo
         return score if pos.side == ATT else -score
+
+    def flood(self, seeds: int, att: int) -> int:
+        """The squares reached from ``seeds`` by steps through squares without attackers."""
+        free = self.full & ~att
+        n, not_a, not_last = self.t.n, self.not_a, self.not_last
+        reach = seeds & free
+        while True:
+            grown = (
+                reach | ((reach << 1) & not_a) | ((reach >> 1) & not_last) | (reach << n)
+                | (reach >> n)
+            ) & free
+            if grown == reach:
+                return reach
+            reach = grown
+
+    def escapes_reached(self, att: int, king: int) -> int:
+        """How many escape squares the king could walk to (through squares without
+        attackers; 0: he is sealed in)."""
+        return (self.flood(1 << king, att) & self.escape).bit_count()
+
+    def edge_reached(self, att: int, dfn: int, king: int) -> int:
+        """How many edge squares the defenders could walk to (0: they are encircled)."""
+        seeds = dfn | (1 << king if king >= 0 else 0)
+        return (self.flood(seeds, att) & self.edge).bit_count()
 
     def reaches_escape(self, att: int, king: int) -> bool:
         """Whether the king could walk to an escape square through non-attacker squares."""

@@ -16,6 +16,7 @@ from companion.rules import Board, RuleSet
 
 from .evaluate import Weights
 from .levels import DEFAULT_LEVEL, Level, get_level
+from .native import NativeSearcher
 from .position import Position, move_text
 from .search import MATE_BOUND, WIN, Info, Limits, Searcher
 from .timing import Budget
@@ -36,6 +37,25 @@ class Choice:
     pv: list[str]
 
 
+def make_searcher(
+    rules: RuleSet, weights: Weights | None = None, tt_entries: int = 250_000,
+    native: bool | None = None,
+) -> Searcher | NativeSearcher:
+    """The native core's searcher where it is available and plays ``rules`` (``native=None``:
+    whenever it can; ``True``: it must, ValueError otherwise), else the pure-Python one. Both
+    play the same moves at a fixed depth; the native one is 20-40 times faster."""
+    if native is not False:
+        from . import native as nat
+
+        why = nat.supported(rules, weights) or (None if nat.available()[0]
+                                                 else nat.available()[1])
+        if why is None:  # a compact table: twice the entries in less memory than Python's
+            return nat.NativeSearcher(rules, weights, tt_entries=tt_entries * 2)
+        if native:
+            raise ValueError(f"the native core cannot play {rules.id}: {why}")
+    return Searcher(rules, weights, tt_entries=tt_entries)
+
+
 def mate_plies(score: int) -> int | None:
     """Plies to a forced end (positive: a win for the side to move), None otherwise."""
     if score >= MATE_BOUND:
@@ -50,12 +70,12 @@ class Engine:
 
     def __init__(
         self, rules: RuleSet, level: int | Level = DEFAULT_LEVEL, seed: int = 0,
-        weights: Weights | None = None, tt_entries: int = 250_000,
+        weights: Weights | None = None, tt_entries: int = 250_000, native: bool | None = None,
     ) -> None:
         self.rules = rules
         self.level = level if isinstance(level, Level) else get_level(level)
         self.seed = seed
-        self.searcher = Searcher(rules, weights, tt_entries=tt_entries)
+        self.searcher = make_searcher(rules, weights, tt_entries, native)
 
     def new_game(self) -> None:
         """Forget the previous game (transposition table, history)."""

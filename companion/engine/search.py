@@ -136,6 +136,7 @@ class Searcher:
         self.futility: tuple[int, ...] = FUTILITY
         self.null_move = True
         self.lmr = True
+        self.tt_cutoffs = True  # off only to compare searches exactly (tests)
         # Three switches, off by default: none gained in self-play (Brandubh, 8,000 nodes a
         # move, 60 games each: guard moves -23 Elo (-90..+42), qthreat 2 +0 (-46..+46),
         # aspiration 50 +23 (-22..+69); docs/engine.md). bench/selfplay.py turns them on with
@@ -155,6 +156,11 @@ class Searcher:
         self.node_limit = 0
         self.stop: threading.Event | None = None
         self.on_info: Callable[[Info], None] | None = None
+
+    def use_cpu_clock(self, scale: float = 1.0) -> None:
+        """Measure the time limit in CPU seconds times ``scale`` (benchmarks: a busy machine,
+        or a slower one emulated)."""
+        self.clock = (lambda: time.process_time() * scale) if scale != 1.0 else time.process_time
 
     def evaluate(self, pos: Position) -> int:
         """The static score for the side to move (cached by position key)."""
@@ -448,7 +454,7 @@ class Searcher:
         tt_move = 0
         if entry is not None:
             e_depth, flag, score, tt_move = entry
-            if e_depth >= depth and not pv_node:
+            if e_depth >= depth and not pv_node and self.tt_cutoffs:
                 if score >= MATE_BOUND:
                     score -= ply
                 elif score <= -MATE_BOUND:

@@ -44,7 +44,7 @@ COOKIE = "tafl-lang"
 STATIC = HERE.parent / "web" / "static"
 #: The page's scripts loaded on demand (core.js ``T.load``), not on the first load.
 LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js",
-                "over.js", "advice.js")
+                "over.js", "advice.js", "online.js", "club.js")
 #: CLDR plural categories, in the order the table is filled
 _CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
@@ -151,6 +151,13 @@ def script_messages() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(eager), frozenset(lazy)
 
 
+def preload() -> None:
+    """Read every catalogue now (the daemon keeps serving them if the files change under it)."""
+    for lang in languages():
+        _ = catalogue(lang).version  # both scripts made (and kept)
+
+
+@functools.cache
 def languages() -> list[str]:
     """Codes of every language the page speaks: English and each ``.po`` file's."""
     found = sorted(p.parent.parent.name for p in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))

@@ -13,7 +13,7 @@ when it cannot be done; nothing is changed then. A stored game or match that doe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -72,6 +72,11 @@ class SessionAPI(Protocol):
 
     def review(self, gid: int) -> dict[str, Any]:
         """Everything the review of a stored game shows (docs/http-api.md)."""
+        ...
+
+    def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
+        """What a finished game's (match's) review and files depend on (a key for a cache of
+        renders); None while it is played, or for none."""
         ...
 
     def analysis(self, gid: int) -> dict[str, Any]:

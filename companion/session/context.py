@@ -93,6 +93,10 @@ class Context:
     fed: tuple[object, ...] | None = None  # the last reading fed to the tracker
     resync: bool = True  # compare the first reading with the game (a restart)
     left_start: bool = False  # the board left the start position (a match's game 2 waits)
+    # the board's panel (companion.panel): the display's text, and whether a move at the board
+    # ends with the clock button (as on a chess clock)
+    display: dict[str, Any] | None = None
+    press_to_end: bool = False
 
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())

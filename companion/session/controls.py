@@ -27,6 +27,7 @@ from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions
 from companion.session.moves import copy_game
 from companion.session.players import PlayerKind
+from companion.session.timing import PRESS
 
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
 
@@ -219,21 +220,33 @@ class Controls:
         return {"ok": True, "result": game.result}
 
     def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
+        """Pause or resume the clock; ``start`` it before the first move (the board's clock
+        button: a simulated board is never set up, so its clock otherwise starts with the
+        first move)."""
         check(actor, Action.CLOCK)
-        if action not in ("pause", "resume"):
-            raise ControlError(400, "bad_action", '"action" must be pause or resume')
+        if action not in ("pause", "resume", "start"):
+            raise ControlError(400, "bad_action", '"action" must be pause, resume or start')
         ctx, decisions = self.ctx, self.decisions
         decisions.ready()
-        if ctx.remote.authoritative_clock:
+        if ctx.remote.authoritative_clock or ctx.remote.binding is not None:
             raise ControlError(409, "remote_clock", "the clocks are the other end's in this "
                                                     "game: they cannot be paused here")
         clocks = ctx.clocks
-        if clocks.clock is None:
+        clock = clocks.clock
+        if clock is None:
             raise ControlError(409, "no_clock", "this game has no clock")
         t = ctx.board_time()
+        if action == "start":
+            side = clocks.side_to_start(ctx.game.turn)
+            if clock.running is not None or clock.paused or side is None:
+                raise ControlError(409, "clock_running", "the clock is running already (or "
+                                                         "paused: resume it)")
         saved = clocks.checkpoint()
-        clocks.pause(action, t)
-        if action == "resume":  # a move chosen during the pause: its clock stops
+        if action == "start" and side is not None:
+            clocks.start(side, t)
+        else:
+            clocks.pause(action, t)
+        if action in ("resume", "start"):  # a move chosen meanwhile: its clock stops
             m = ctx.move_to_make
             clocks.catch_up(m["side"] if m else None, t, ctx.game.is_over(),
                             m is not None and ctx.players[other(m["side"])].moves_off_board)
@@ -245,3 +258,17 @@ class Controls:
         ctx.announcer.note("clock", actor.label, action=action)
         decisions.after_control()
         return {"ok": True, "paused": clocks.clock is not None and clocks.clock.paused}
+
+    def end_move(self, actor: Actor) -> dict[str, Any]:
+        """The clock button after a move at the board (``press_to_end``): the mover's clock
+        stops and the opponent's starts now (once the captured pieces are lifted too)."""
+        check(actor, Action.CLOCK)
+        ctx = self.ctx
+        self.decisions.ready()
+        waiting = ctx.clocks.pending
+        if waiting is None or PRESS not in waiting[1]:
+            raise ControlError(409, "no_move_to_end", "no move waits for the clock button")
+        ctx.clocks.capture_lifted(PRESS, ctx.board_time())
+        ctx.announcer.note("clock", actor.label, action="end_move")
+        self.decisions.write()
+        return {"ok": True, "switched": ctx.clocks.pending is None}

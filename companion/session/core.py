@@ -203,6 +203,16 @@ class GameSession(SessionService):
         return self.ctx.move_to_make
 
     @property
+    def press_to_end(self) -> bool:
+        """Whether a move at the board ends with the board's clock button (the daemon sets it
+        from ``[buttons] press_to_end_move`` before :meth:`open`)."""
+        return self.ctx.press_to_end
+
+    @press_to_end.setter
+    def press_to_end(self, value: bool) -> None:
+        self.ctx.press_to_end = value
+
+    @property
     def analyses(self) -> AnalysisWorker:
         return self.ctx.analyses
 

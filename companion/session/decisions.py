@@ -92,11 +92,26 @@ class Decisions:
             ctx.announcer.note("storage", "system", ok=True)
 
     def store_plain(self, observed: list[Observed]) -> None:
-        """What the tracker reported on a reset (set-up guidance): stored, nothing to decide."""
+        """What the tracker reported on a reset (set-up guidance): stored, nothing to decide
+        (a new game on a board already set up is ``ready`` at once: its clock starts)."""
         wall = self.ctx.wall()
         for o in observed:
             if o.kind != "leds" and o.kind not in PROPOSALS:
                 self.ctx.outbox.add(o.kind, o.data, wall)
+            if o.kind == "ready":
+                self.start_clock(o.t)
+
+    def start_clock(self, t: float) -> None:
+        """The board is set up (``ready``): the game's clock starts (docs/session.md)."""
+        ctx = self.ctx
+        m = ctx.move_to_make
+        held = m is not None and ctx.players[other_side(m["side"])].moves_off_board
+        ctx.clocks.start_when_ready(ctx.game.turn, ctx.game.is_over(), t,
+                                    m["side"] if m else None, held)
+
+    def ends_by_press(self, mover: str) -> bool:
+        """Whether ``mover``'s move at the board waits for the clock button."""
+        return self.ctx.press_to_end and self.ctx.players[mover].kind is PlayerKind.BOARD
 
     def pending_record(self, game: Game | None = None) -> dict[str, Any] | None:
         """The move to make as stored with the game (with the ply it is for), so that a move

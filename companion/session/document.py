@@ -73,3 +73,4 @@ class LiveState(TypedDict):
     hints: dict[str, int]
     remote: RemoteJSON | None
     note: str
+    display: dict[str, Any] | None  # the board display's text (companion.panel)

@@ -15,7 +15,7 @@ from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.match import Match
 from companion.session.outbox import STORE_ERRORS
-from companion.session.players import PlayerSpec
+from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote import RemoteKind, RemoteTerms
 from companion.session.remote_play import terms_json
 from companion.session.restore import restore_session
@@ -52,18 +52,20 @@ class Games:
         self.ctx.computers.sync(self.ctx.players, self.ctx.gid)
         self._warm_advisor()
 
-    def propose_remote(self) -> None:
+    def propose_remote(self, only: PlayerKind | None = None) -> None:
         """A game whose side is played at a distance but not yet agreed with the other end
-        (``run --defenders club:table-2``): propose it to that player (no move is accepted
-        until its ``RemoteStart``)."""
+        (``run --defenders club:table-2``, a new game with a board of the club): propose it to
+        that player (no move is accepted until its ``RemoteStart``); ``only``: players of that
+        kind."""
         ctx = self.ctx
         if ctx.remote.binding is not None:
             return
         for side in SIDES:
             spec = ctx.players[side]
-            if spec.is_remote:
+            if spec.is_remote and only in (None, spec.kind):
+                # a club board is found by its name in the club (the peer), not a display name
                 terms = RemoteTerms(ctx.settings, ctx.clocks.tc, other(side),
-                                    spec.name or spec.peer or "", "")
+                                    spec.peer or spec.name or "", "")
                 ctx.remote.bind(RemoteKind(spec.kind.value), terms)
 
     def start(self, settings: GameSettings, tc: TimeControl | None,

@@ -7,6 +7,7 @@ or match that does not exist is ``ControlError(404, "not_found")``.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from companion.rules.game import Game
@@ -83,6 +84,27 @@ class Library:
         except StoreError as exc:
             raise not_found(exc) from None
         return {**m.to_json(), "games": [g.to_json() for g in self.reader.match_games(mid)]}
+
+    def version(self, gid: int, match: bool = False) -> Hashable | None:
+        """What a finished game's (``match``: match's) review and files depend on — its rows,
+        and its match's — to key a cache of renders; None while it is played, or for none."""
+        r = self.reader
+        try:
+            if match:
+                m = r.match(gid)
+                games = tuple(r.match_games(gid))
+                if m.ended is None or any(g.ended is None for g in games):
+                    return None
+                return ("match", repr(m), games)
+            row = r.game(gid)
+            if row.ended is None:
+                return None
+            if row.match_id is None:
+                return (row,)
+            of_match = self.version(row.match_id, match=True)  # a match played changes it
+            return None if of_match is None else (row, of_match)
+        except StoreError:
+            return None
 
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.reader.player_results()

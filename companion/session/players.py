@@ -184,18 +184,24 @@ def _machine(kind: PlayerKind) -> bool:
 
 
 def spec_from_json(value: Mapping[str, Any], base: PlayerSpec, where: str,
-                   engine_allowed: Callable[[str], bool] = lambda command: False) -> PlayerSpec:
+                   engine_allowed: Callable[[str], bool] = lambda command: False, *,
+                   club_ok: bool = False) -> PlayerSpec:
     """A side's player from the API: ``{"name"?, "kind"?, "level"?, "seconds"?, "command"?}``
     on top of ``base`` (what is not given stays, but a side handed from a person to the computer
     or back without a name gets a name of its own: "Computer", "Engine", "Player 1"/"Player 2"
-    by ``where``, the side). PlayerError (one line) for a bad field;
+    by ``where``, the side). With ``club_ok`` (a new game) also ``{"kind": "club", "board":
+    NAME}``: another board of the club. PlayerError (one line) for a bad field;
     :class:`EngineNotAllowed` for an engine command the config does not allow."""
-    known = {"name", "kind", "level", "seconds", "command"}
+    known = {"name", "kind", "level", "seconds", "command"} | ({"board"} if club_ok else set())
     unknown = sorted(str(k) for k in value if k not in known)
     if unknown:
         raise PlayerError(f"{where}: unknown field {unknown[0]!r} (known: "
                           f"{', '.join(sorted(known))})")
     kind_text = value.get("kind", base.kind.value)
+    if club_ok and kind_text == PlayerKind.CLUB.value:
+        return _club_spec(value, base, where)
+    if "board" in value:
+        raise PlayerError(f"{where}: board is for a player at another board of the club")
     if kind_text in [k.value for k in REMOTE_KINDS] and kind_text != base.kind.value:
         raise PlayerError(f"{where}: a player at a distance ({kind_text}) joins through the "
                           f"{kind_text} game's own start, not as a player setting")
@@ -242,6 +248,19 @@ def spec_from_json(value: Mapping[str, Any], base: PlayerSpec, where: str,
     if kind in REMOTE_KINDS:
         return replace(base, name=name)
     return PlayerSpec(kind, name)
+
+
+def _club_spec(value: Mapping[str, Any], base: PlayerSpec, where: str) -> PlayerSpec:
+    """``{"kind": "club", "board": NAME, "name"?}``: the person at that board of the club."""
+    board = value.get("board", base.peer if base.kind is PlayerKind.CLUB else None)
+    if not isinstance(board, str) or not _PEER.match(board):
+        raise PlayerError(f"{where}: a board of the club needs \"board\": its name in the club "
+                          "(1-32 small letters, digits, '_' or '-')")
+    for key in ("level", "seconds", "command"):
+        if key in value:
+            raise PlayerError(f"{where}: {key} is not for a player at another board")
+    name = check_name(value["name"], f"{where} name") if "name" in value else board
+    return PlayerSpec(PlayerKind.CLUB, name, peer=board)
 
 
 def _applies(kind: PlayerKind, key: str) -> bool:

@@ -17,8 +17,8 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.context import Context
 from companion.session.decisions import Decisions
-from companion.session.document import MoveToMake
 from companion.session.moves import last_move, move_of
+from companion.session.timing import PRESS
 from companion.session.tracking import Observed, ProposalError, apply
 
 log = logging.getLogger("companion.session")
@@ -105,9 +105,7 @@ class Proposals:
             elif o.kind == "removed" and o.square is not None:
                 ctx.clocks.capture_lifted(o.square, o.t if o.lifted_at is None else o.lifted_at)
             elif o.kind == "ready":
-                m = ctx.move_to_make
-                ctx.clocks.start_when_ready(ctx.game.turn, ctx.game.is_over(), o.t,
-                                            m["side"] if m else None, self._held(m))
+                self.decisions.start_clock(o.t)
             ctx.outbox.add(o.kind, o.data, wall)
             if o.kind in LOGGED:
                 ctx.outbox.log_when_stored(f"game {ctx.gid}: {o.kind} {_brief(o.data)}")
@@ -116,14 +114,6 @@ class Proposals:
                 self.decisions.game_ended(t)
             self.decisions.write()
 
-    def _held(self, m: MoveToMake | None) -> bool:
-        """Whether a move to make of ``m``'s side holds both clocks (its opponent plays off the
-        board too)."""
-        if m is None:
-            return False
-        return self.ctx.players["defenders" if m["side"] == "attackers" else
-                                "attackers"].moves_off_board
-
     def _refusal(self, o: Observed) -> tuple[str, str] | None:
         """Why a proposed move cannot be accepted now: ``(code, message)``, or None."""
         ctx = self.ctx
@@ -131,7 +121,8 @@ class Proposals:
             return "storage", "moves are not being saved: the move is not accepted"
         if not ctx.remote.agreed:
             b = ctx.remote.binding
-            return "waiting", f"waiting for {b.terms.opponent if b else 'the other end'} to agree"
+            who = (ctx.players[b.remote_side].name or b.terms.opponent) if b else ""
+            return "waiting", f"waiting for {who or 'the other end'} to agree"
         last = ctx.game.played[-1] if ctx.game.played else None
         if o.kind == "revised" and last is not None and ctx.remote.binding is not None:
             if last.side == ctx.remote.remote_side:
@@ -163,8 +154,8 @@ class Proposals:
             placed = clocks.last_placed(o.placed_at or 0.0)
             apply(game, o)  # ProposalError if it does not fit: refused
             played = game.played[-1]
-            clocks.revised(played.side, _lifted_later(played.captures, removed), placed,
-                           game.is_over())
+            clocks.revised(played.side, self._waits_for(played.side, played.captures, removed),
+                           placed, game.is_over())
             if played.side == ctx.remote.local_side:  # the other end takes it back too
                 ply = len(game.played) - 1
                 ctx.remote.took_back(ply)
@@ -174,8 +165,8 @@ class Proposals:
         apply(game, o)  # ProposalError if it does not fit: refused
         played = game.played[-1]
         placed = o.placed_at if o.placed_at is not None else float(o.data.get("board_t", 0.0))
-        clocks.moved(played.side, _lifted_later(played.captures, removed), placed,
-                     game.is_over(), before)
+        clocks.moved(played.side, self._waits_for(played.side, played.captures, removed),
+                     placed, game.is_over(), before)
         if ctx.draw_offer is not None and ctx.draw_offer != played.side:
             ctx.announcer.note("draw", "board", action="lapsed", side=ctx.draw_offer)
             ctx.draw_offer = None  # the opponent of the offerer moved: the offer lapses
@@ -183,6 +174,15 @@ class Proposals:
         ctx.refused = None
         if played.side == ctx.remote.local_side:  # sent once stored
             ctx.remote.moved(len(game.played) - 1, last_move(game))
+
+    def _waits_for(self, mover: str, captures: tuple[int, ...],
+                   removed: set[int | None]) -> set[int]:
+        """What the clock's switch waits for: the captured pieces still on the board, and the
+        clock button (``press_to_end``) after a move at the board."""
+        out = {q for q in captures if q not in removed}
+        if self.decisions.ends_by_press(mover):
+            out.add(PRESS)
+        return out
 
     def _take_back(self, o: Observed) -> bool:
         """A takeback by hand: True when it was taken (else refused, guided back)."""
@@ -207,7 +207,8 @@ class Proposals:
         if ctx.game.is_over() or not ctx.outbox.ok or ctx.remote.authoritative_clock:
             return  # (the other end's clocks: its word ends the game on time)
         due = ctx.clocks.flag_due(t)
-        if due is not None:
+        if due is not None and due[0] != ctx.remote.remote_side:
+            # (a side played at a distance: its flag is the other end's word)
             self.decisions.end_on_time(*due)
 
     def check_next_game(self, scan: Scan | None) -> None:
@@ -222,11 +223,6 @@ class Proposals:
         elif ctx.left_start and ctx.outbox.ok:
             log.info("match %d: the board is set up again: game 2 starts", match.id)
             self._next_game()
-
-
-def _lifted_later(captures: tuple[int, ...], removed: set[int | None]) -> set[int]:
-    """The captured squares still on the board (not lifted in this same reading)."""
-    return {q for q in captures if q not in removed}
 
 
 def _brief(data: dict[str, Any]) -> str:

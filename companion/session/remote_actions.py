@@ -60,7 +60,8 @@ class RemoteActions:
         except PlayerError:
             opponent = "Opponent"
         players = {local: PlayerSpec(PlayerKind.BOARD, name),
-                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating)}
+                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating,
+                                   peer=terms.opponent if kind is RemoteKind.CLUB else None)}
         try:
             self.decisions.ready(playing=False)
             self.games.start(terms.settings, terms.time_control, players, None,
@@ -121,6 +122,15 @@ class RemoteActions:
     def take_back_to(self, ply: int, reason: str | None, by: str) -> None:
         ctx = self.ctx
         plies = len(ctx.game.played) - ply
+        m = ctx.move_to_make
+        if plies == 0 and m is not None and m.get("by") == by:
+            # the other end took back the move it sent, not yet made here: it is withdrawn
+            self.decisions.withdraw_move_to_make()
+            self.decisions.expect_current()
+            self.decisions.write()
+            ctx.announcer.note("takeback", by, move=m.get("move"))
+            self.decisions.after_control()
+            return
         if plies <= 0:
             return
         undone = [p.text for p in reversed(ctx.game.played[-plies:])]  # latest first

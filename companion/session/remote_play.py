@@ -334,7 +334,7 @@ class RemoteGames:
         elif isinstance(event, RemoteTakeback):
             if not player.takebacks:
                 log.warning("%s: a takeback from a player without takebacks ignored", kind)
-            elif event.ply < len(self._host.game.played):
+            elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
                 self._host.take_back_to(max(0, event.ply), None, by)
         elif isinstance(event, RemoteEnd):
             self._host.remote_end(event.result, event.reason, by)

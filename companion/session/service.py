@@ -12,7 +12,7 @@ import hmac
 import re
 import threading
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from companion.session import state
@@ -125,6 +125,9 @@ class SessionService:
     def review(self, gid: int) -> dict[str, Any]:
         return self.library.review(gid)
 
+    def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
+        return self.library.version(gid, match)
+
     def analysis(self, gid: int) -> dict[str, Any]:
         """The analysis of stored game ``gid``: none, running (with progress), done, failed."""
         if not self.library.has_game(gid):
@@ -155,6 +158,16 @@ class SessionService:
     @on_loop
     def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
         return self.controls.clock_control(actor, action)
+
+    @on_loop
+    def end_move(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.end_move(actor)
+
+    @on_loop
+    def set_display(self, lines: list[str] | None) -> None:
+        """The text the board's display shows now (``display.lines`` of the state; the panel,
+        companion.panel, calls this); published with the command."""
+        self.ctx.display = {"lines": list(lines)} if lines is not None else None
 
     @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:

@@ -25,10 +25,12 @@ from companion.session.outbox import STORE_ERRORS
 from companion.session.players import (
     EngineNotAllowed,
     PlayerError,
+    PlayerKind,
     PlayerSpec,
     check_move_player,
     spec_from_json,
 )
+from companion.session.remote import RemoteKind
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.state import position_key
 from companion.store import StoreError
@@ -58,8 +60,12 @@ class GameSetup:
         self.decisions = decisions
         self.games = games
 
-    def _check_no_remote_game(self) -> None:
+    def _check_no_remote_game(self, proposal_ok: bool = False) -> None:
+        """409 during a game at a distance (``proposal_ok``: not while a game proposed here
+        still waits for the other end's agreement: a new game withdraws it)."""
         b = self.ctx.remote.binding
+        if proposal_ok and not self.ctx.remote.agreed:
+            return
         if b is not None and not self.ctx.game.is_over():
             raise ControlError(409, "remote_game", f"this game is played with "
                                f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
@@ -79,7 +85,8 @@ class GameSetup:
         if unknown:  # a misspelt field ("rules" for "options") must not start a different game
             raise ControlError(400, "bad_field", f"unknown field {unknown[0]!r}; a new game "
                                                  f"takes {', '.join(sorted(NEW_GAME_FIELDS))}")
-        self._ready()
+        self.decisions.ready(playing=False)
+        self._check_no_remote_game(proposal_ok=True)
         variant = request.get("variant") or ctx.settings.variant
         raw_opts = request.get("options")
         try:
@@ -110,9 +117,10 @@ class GameSetup:
             for side, value in wanted.items():
                 if side not in SIDES or not isinstance(value, Mapping):
                     raise ControlError(400, "bad_players", BAD_PLAYERS)
-                players[side] = self._player_from(value, players[side], side)
+                players[side] = self._player_from(value, players[side], side, new_game=True)
         elif wanted is not None:
             raise ControlError(400, "bad_players", BAD_PLAYERS)
+        self._check_remote_players(players, request.get("match") is True)
         new_match = None
         if request.get("match") is True:
             if players["attackers"].name == players["defenders"].name:
@@ -124,7 +132,27 @@ class GameSetup:
         elif request.get("match") not in (None, False):
             raise ControlError(400, "bad_match", '"match" must be true or false')
         self.games.start(settings, tc, players, None, actor, new_match)
+        # a board of the club plays a side: the game is proposed to it (its answer starts it)
+        self.games.propose_remote(only=PlayerKind.CLUB)
+        state.publish(ctx, force=True)
         return {"game": ctx.gid, "match": ctx.match.id if ctx.match else None}
+
+    def _check_remote_players(self, players: Mapping[str, PlayerSpec], match: bool) -> None:
+        """A new game with a player at a distance (a board of the club): one side at most,
+        no match, and that kind's client running."""
+        far = [s for s in SIDES if players[s].is_remote]
+        if not far:
+            return
+        if len(far) > 1:
+            raise ControlError(400, "bad_players", "at most one side plays at a distance; the "
+                                                   "other is played at this board")
+        if match:
+            raise ControlError(400, "bad_players", "a match is played at one board: play a "
+                                                   "game at a distance as single games")
+        kind = players[far[0]].kind.value
+        if RemoteKind(kind) not in self.ctx.remote.attached():
+            raise ControlError(409, f"no_{kind}", f"playing {kind} needs the [{kind}] "
+                                                  "settings in the config")
 
     def next_game(self, actor: Actor) -> dict[str, Any]:
         """Game 2 of the match: the same settings, sides swapped."""
@@ -200,13 +228,14 @@ class GameSetup:
             self.decisions.expect_current()
             self.decisions.write()
 
-    def _player_from(self, value: Mapping[str, object], base: PlayerSpec,
-                     side: str) -> PlayerSpec:
-        """A side's player from the API (owner only; an engine command must be allowed)."""
+    def _player_from(self, value: Mapping[str, object], base: PlayerSpec, side: str,
+                     new_game: bool = False) -> PlayerSpec:
+        """A side's player from the API (owner only; an engine command must be allowed; a
+        board of the club only for a new game: proposed to it)."""
         ctx = self.ctx
         try:
             spec = spec_from_json(value, base, side, lambda command: engine_allowed(
-                ctx.defaults.computer, ctx.defaults.players, command))
+                ctx.defaults.computer, ctx.defaults.players, command), club_ok=new_game)
             check_move_player(spec, side)
             return spec
         except EngineNotAllowed as exc:

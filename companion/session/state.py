@@ -113,7 +113,8 @@ def message(ctx: Context) -> str:
                 f"on the board{caps}.")
     far, b = ctx.remote.remote_side, ctx.remote.binding
     if b is not None and not ctx.remote.agreed and not ctx.game.played:
-        return f"Waiting for {b.terms.opponent} to agree on the game."
+        return (f"Waiting for {ctx.players[b.remote_side].name or b.terms.opponent} to agree "
+                "on the game.")
     if (far is not None and not m and tracking == "ready" and ctx.game.turn == far
             and not ctx.game.is_over()):
         return (f"{far.capitalize()} ({ctx.players[far].name}, at a distance) to move: waiting "
@@ -164,6 +165,7 @@ def live_state(ctx: Context) -> LiveState:
         "hints": dict(ctx.advisor.counts),
         "remote": ctx.remote.to_json(),
         "note": "",
+        "display": dict(ctx.display) if ctx.display else None,
     }
 
 

@@ -27,6 +27,11 @@ from companion.session.clock import SIDES, GameClock, TimeControl
 #: A clock as it stood before a ply: its snapshot and when its running side started.
 Before = tuple[dict[str, Any] | None, float | None]
 
+#: The clock button, among the captures a switch waits for (a square no board has): with
+#: ``press_to_end`` a move at the board ends (the clocks switch) with the board's clock button,
+#: as on a chess clock (companion.panel).
+PRESS = -1
+
 
 class ClockRecord(TypedDict, total=False):
     """What is stored with a move about the clocks: the wall time, when the piece was placed
@@ -146,13 +151,20 @@ class Clocks:
         return side, clock.flag_at() or t
 
     # -- the flow of a game --------------------------------------------------------------------
+    def side_to_start(self, turn: str) -> str | None:
+        """Whose clock starts when the board is set up: the side to move, or with a switched
+        choice waiting at the board its opponent (nobody while it is held)."""
+        if self._choice is None:
+            return turn
+        return None if self._held else other(turn)
+
     def start_when_ready(self, turn: str, over: bool, t: float,
                          chosen: str | None, opponent_off_board: bool) -> None:
         """The board is set up (the first ``ready``): the clock starts for the side to move,
         or with a switched choice waiting at the board for its opponent (nobody while it is
         held); a choice made before the set-up stops its clock now."""
         clock = self.clock
-        side = turn if self._choice is None else (None if self._held else other(turn))
+        side = self.side_to_start(turn)
         if (clock is not None and clock.running is None and clock.flagged is None
                 and not over and side is not None):
             clock.start(side, t)
@@ -245,6 +257,11 @@ class Clocks:
         if self.clock is not None:
             self.clock.stop(at)
             self.clock.flagged = side
+
+    def start(self, side: str, t: float) -> None:
+        """``side``'s clock runs from ``t`` (the board's clock button before the first move)."""
+        if self.clock is not None:
+            self.clock.start(side, t)
 
     def pause(self, action: str, t: float) -> None:
         """The owner pauses or resumes the clock."""

@@ -15,7 +15,7 @@ from flask import Flask, Response, jsonify, request
 from companion.rules import PRESETS
 from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
-from companion.web import errors
+from companion.web import costly, errors
 
 SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
@@ -99,8 +99,15 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/games/<int:gid>")
     def game(gid: int) -> Response:
-        detail = read(session.stored_game, checked_id(gid, "game"))
-        return jsonify(**detail, **geometry(detail["variant"]))
+        gid = checked_id(gid, "game")
+
+        def make() -> bytes:
+            detail = read(session.stored_game, gid)
+            return app.json.dumps({**detail, **geometry(detail["variant"])}).encode()
+
+        version = session.stored_version(gid)  # None: made afresh (a game being played)
+        data = make() if version is None else costly.cached(("game", version), make)
+        return Response(data, mimetype="application/json")
 
     @app.get("/api/games/<int:gid>/record.csv")
     def export_csv(gid: int) -> Response:
@@ -111,8 +118,13 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         return _download(checked_id(gid, "game"), "otg", "text/plain")
 
     def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
-        text = read(session.export, gid, kind, match)
-        resp = Response(text, mimetype=mime)
+        def make() -> bytes:
+            return str(read(session.export, gid, kind, match)).encode()
+
+        # a finished game's (match's) file is made once per version of its rows
+        version = session.stored_version(gid, match)
+        data = make() if version is None else costly.cached((kind, version), make)
+        resp = Response(data, mimetype=mime)
         name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
         return resp

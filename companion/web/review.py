@@ -40,6 +40,7 @@ from companion.rules.otg import OtgError, import_otg
 from companion.rules.records import RecordError, read_records, replay_record
 from companion.session.actors import ControlError
 from companion.session.api import ImportedGame, SessionAPI
+from companion.web import costly
 from companion.web.record_variant import find_variant
 
 #: At most this many games from one CSV file.
@@ -94,6 +95,9 @@ def parse_upload(name: str, text: str,
                 f"{name}: its rules ({got.rules.name}) are not one of the presets; only games "
                 "of the presets can be stored")
         tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
+        for side, player in (("attackers", got.attackers), ("defenders", got.defenders)):
+            if side in tags:
+                tags[side] = player  # checked by the reader: 1-40 printable characters
         return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
     if variant is not None and variant not in PRESETS:
         raise BadRequest(f"unknown variant {variant!r}")
@@ -212,7 +216,14 @@ def blueprint(source: ReviewSource) -> Blueprint:
     def review(gid: int) -> Any:
         if gid > 2**62:
             raise NotFound(f"no game {gid}")
-        return jsonify(review_json(source.session, gid))
+        session = source.session
+        version = session.stored_version(gid)  # None: made afresh (a game being played)
+
+        def make() -> bytes:
+            return current_app.json.dumps(review_json(session, gid)).encode()
+
+        data = make() if version is None else costly.cached(("review", version), make)
+        return Response(data, mimetype="application/json")
 
     @bp.post("/api/import")
     def import_file() -> Any:
@@ -265,7 +276,8 @@ def blueprint(source: ReviewSource) -> Blueprint:
         text = request.args.get("text", "")
         if not text.startswith(("http://", "https://")) or len(text) > qr.MAX_TEXT:
             raise BadRequest(f"text must be an http(s) link of at most {qr.MAX_TEXT} characters")
-        resp = Response(qr.svg(text), mimetype="image/svg+xml")
+        svg = costly.cached(("qr", text), lambda: qr.svg(text).encode())
+        resp = Response(svg, mimetype="image/svg+xml")
         resp.headers["Cache-Control"] = "private, max-age=3600"
         return resp
 

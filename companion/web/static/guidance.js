@@ -166,11 +166,41 @@
         return (g.squares || []).length ? _("Game over: {result} — lift {pieces}", { result: result, pieces: captured(g) })
           : _("Game over: {result}", { result: result });
       }
+      case "check_pieces": return checkPieces(g);
+      case "reading": return ngettext("Set up any position: {n} piece on the board; say on the page which is which and who moves",
+        "Set up any position: {n} pieces on the board; say on the page which is which and who moves",
+        (g.squares || []).length, { n: (g.squares || []).length });
       case "suspended":
         return g.reason === "storage" ? _("Paused: moves cannot be saved (the storage is failing). No move is accepted until it works again.")
           : _("Paused: {reason}. No move is accepted until then.", { reason: g.reason || "" });
     }
     return null;
+  }
+
+  /* Reed boards cannot tell the pieces' kinds: at set-up, after a restart and after a takeback
+     the players check the defenders and the king the game believes (companion.messages). */
+  const CHECK_LEAD = {
+    setup: N_("The board is set up: check the pieces"),
+    resume: N_("The game goes on: check the pieces"),
+    takeback: N_("After the takeback, check the pieces"),
+  };
+  function checkPieces(g) {
+    const defenders = [], parts = [];
+    const kings = [];
+    (g.squares || []).forEach((s, i) => {
+      if (g.pieces[i] === "T") defenders.push(s);
+      else if (g.pieces[i] === "K") kings.push(s);
+    });
+    defenders.sort();
+    if (defenders.length) {
+      parts.push(ngettext("defender on {squares}", "defenders on {squares}", defenders.length,
+        { squares: listText(defenders) }));
+    }
+    kings.forEach((s) => parts.push(_("the king on {square}", { square: s })));
+    const lead = CHECK_LEAD[g.reason] ? _(CHECK_LEAD[g.reason]) : _("Check the pieces");
+    const pieces = parts.length ? parts.join(", ") : _("no defenders");
+    return _("{lead}: {pieces}; every other piece is an attacker. {to_move}",
+      { lead: lead, pieces: pieces, to_move: _(TO_MOVE[g.side]) });
   }
 
   T.guidanceText = guidanceText;

@@ -62,16 +62,22 @@
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }
 
+  /* A board of a club may play another board of the club (club.js adds the form's rows). */
+  const inClub = (S) => !!(S && S.remote && S.remote.kind === "club");
+  const clubRows = (S) => (T.club ? T.club.formRows(S) : "");
+
   /* ---- new game or match ---- */
   function newForm(S) {
     const box = $("newform");
     if (box.dataset.ready) {   // opened again: the players as they are now
       box.querySelector("[data-mode=people]").innerHTML = playerRows("nf", S);
       box.querySelector("[data-mode=computer]").innerHTML = computerRows(S);
+      if (T.club) T.club.refreshForm(S).then(showFields);
       showFields();
       return Promise.resolve();
     }
-    return T.getJSON("/api/variants").then((j) => {
+    const club = inClub(S) ? T.load("club").then(() => T.club.refreshForm(S)) : Promise.resolve();
+    return club.then(() => T.getJSON("/api/variants")).then((j) => {
       variants = j;
       box.dataset.ready = "1";
       const opts = Object.keys(j.options).map((k) => `<div class="row"><label for="nf-opt-${k}">${esc(OPTION[k] || k)}</label>` +
@@ -85,9 +91,11 @@
         `</select></div>` +
         `<details><summary>${esc(_("House rules"))}</summary>${opts}</details>` +
         `<fieldset><legend>${esc(_("Who plays"))}</legend><div class="row"><label for="nf-mode">${esc(_("Opponent"))}</label>` +
-        sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]],
-          S && SIDES.some((x) => S.players[x] && S.players[x].kind === "computer") ? "computer" : "people") + "</div>" +
-        `<div data-mode="people">${playerRows("nf", S)}</div><div data-mode="computer">${computerRows(S)}</div></fieldset>` +
+        sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]].concat(T.club ? [["club", _("a board of the club")]] : []),
+          S && SIDES.some((x) => S.players[x] && S.players[x].kind === "computer") ? "computer"
+            : S && SIDES.some((x) => S.players[x] && S.players[x].kind === "club") ? "club" : "people") + "</div>" +
+        `<div data-mode="people">${playerRows("nf", S)}</div><div data-mode="computer">${computerRows(S)}</div>` +
+        `<div data-mode="club">${clubRows(S)}</div></fieldset>` +
         `<fieldset><legend>${esc(_("Clock"))}</legend><div class="row">` +
         sel("nf-tc", [["none", _("no clock")], ["sudden", _("sudden death")], ["fischer", _("main time + increment (Fischer)")],
           ["overtime", _("main time + overtime periods")]], tcKind) + `</div><div class="row">` +
@@ -123,6 +131,7 @@
     $("nf-periods").parentNode.hidden = $("nf-period").parentNode.hidden = tc !== "overtime";
     const mode = $("nf-mode").value;
     document.querySelectorAll("#newform [data-mode]").forEach((d) => { d.hidden = d.dataset.mode !== mode; });
+    $("newform").querySelector("[data-act=newmatch]").hidden = mode === "club";   // single games only
     levelRows("nf");
   }
 
@@ -156,6 +165,7 @@
 
   function players(prefix) {
     const out = {};
+    if (prefix === "nf" && $("nf-mode").value === "club") return T.club.players();
     if (prefix === "nf" && $("nf-mode").value === "computer") {
       const you = $("nf-you").value, cpu = T.other(you);
       out[you] = { kind: $("nf-you-kind").value };

@@ -93,8 +93,10 @@
   function kindText(p) {
     if (!p) return "";
     if (p.kind === "page") return _("on a phone");
+    if (p.kind === "online") return p.rating ? _("online, rating {n}", { n: Math.round(p.rating) }) : _("online");
     if (p.kind === "computer") return _("computer, level {n} ({name})", { n: p.level, name: levelName(p.level) });
     if (p.kind === "engine") return _("engine: {command}", { command: p.command || "" });
+    if (p.kind === "club") return T.club ? T.club.kindText(p) : p.board || p.name || "";
     return _("at the board");
   }
 
@@ -127,6 +129,7 @@
     if (by === "board") return _("at the board");
     if (by === "computer" || (e && e.computer)) return _("by the computer");
     if (by === "engine") return _("by the engine");
+    if (by === "club") return T.club ? T.club.who() : "";
     if (by === "attackers" || by === "defenders") {
       // the name it had when it happened (kept with the event), else the side's name now
       const name = e && e.name ? e.name : S && S.players && S.players[by] ? S.players[by].name : "";
@@ -187,7 +190,7 @@
   function eventText(e, S) {
     const what = eventWords(e);
     if (!what) return "";
-    const by = ["owner", "board", "attackers", "defenders"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game", "hint_failed"].includes(e.kind)
+    const by = ["owner", "board", "attackers", "defenders", "club"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game", "hint_failed"].includes(e.kind)
       ? who(e.by, S, e) : "";
     return (by ? _("{what} ({who})", { what: what, who: by }) : what) + ".";
   }

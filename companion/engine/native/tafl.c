@@ -1,0 +1,152 @@
+/* The engine's native core: move generation, make/unmake, captures, results, evaluation and
+ * the search of companion/engine (position.py, evaluate.py, search.py) in C, for speed.
+ *
+ * A plain C library (no Python headers) loaded with ctypes by companion/engine/native.py.
+ * It mirrors the pure-Python engine exactly: the same rules (everything rules/core.py does
+ * except the chain, Linnaean and sheltered-king captures, for which the Python engine is used),
+ * the same evaluation terms and weights, the same search (iterative deepening, PVS, TT, killers,
+ * history, null move, LMR, frontier pruning, the tafl quiescence) and the same Zobrist keys;
+ * tests/test_engine_native.py compares them move by move.
+ *
+ * Squares are rank * n + file (a1 == 0); a move is from << 9 | to. Scores are hundredths of a
+ * soldier for the side to move; a win in k plies is WIN - k.
+ *
+ * One translation unit (so the compiler inlines across the parts): tafl.h (types and settings),
+ * rules.c (position and rules), evaluate.c, search.c (below the root), root.c (iterative
+ * deepening), and here the functions native.py calls.
+ */
+#include "tafl.h"
+#include "rules.c"
+#include "evaluate.c"
+#include "search.c"
+#include "root.c"
+
+#ifndef TAFL_SOURCE_HASH
+#define TAFL_SOURCE_HASH "unknown"
+#endif
+int tafl_abi(void) { return ABI_VERSION; }
+/* the hash of this file the library was built from (setup.py and native.py pass it) */
+const char *tafl_source_hash(void) { return TAFL_SOURCE_HASH; }
+
+/* ---------------------------------------------------------------- the API ----------------- */
+Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
+                 const uint64_t *zob, int tt_bits) {
+    if (ncfg != C_NFIELDS || count > MAXSQ || tt_bits < 10 || tt_bits > 28) return NULL;
+    Engine *e = calloc(1, sizeof(Engine));
+    if (!e) return NULL;
+    memcpy(e->cfg, cfg, sizeof(int) * C_NFIELDS);
+    e->n = cfg[C_N];
+    e->count = count;
+    e->throne = cfg[C_THRONE];
+    if (e->n * e->n != count) { free(e); return NULL; }
+    for (int s = 0; s < count; s++) {
+        const int32_t *row = sqdata + s * F_NFIELDS;
+        e->mover[0][s] = (uint8_t)row[F_SOLDIER];
+        e->mover[1][s] = (uint8_t)row[F_KING_OPEN];
+        e->mover[2][s] = (uint8_t)row[F_KING_CLOSED];
+        e->escape[s] = (uint8_t)row[F_ESCAPE];
+        e->corner[s] = (uint8_t)row[F_CORNER];
+        e->edge[s] = (uint8_t)row[F_EDGE];
+        e->inward[s] = row[F_INWARD];
+        e->distance[s] = row[F_DISTANCE];
+        e->guard[s] = (uint8_t)row[F_GUARD];
+        e->trap[s] = (uint8_t)row[F_TRAP];
+        e->king_pass[s] = (uint8_t)row[F_KING_PASS];
+        e->king_stop[s] = (uint8_t)row[F_KING_STOP];
+        e->king_stop_closed[s] = (uint8_t)row[F_KING_STOP_CLOSED];
+        e->pst_att[s] = row[F_PST_ATT];
+        e->pst_dfn[s] = row[F_PST_DFN];
+        e->pst_king[s] = row[F_PST_KING];
+        int f = s % e->n, r = s / e->n;
+        e->nbr[s][0] = f + 1 < e->n ? s + 1 : -1;      /* east */
+        e->nbr[s][1] = f > 0 ? s - 1 : -1;              /* west */
+        e->nbr[s][2] = r + 1 < e->n ? s + e->n : -1;   /* north */
+        e->nbr[s][3] = r > 0 ? s - e->n : -1;           /* south */
+    }
+    /* zobrist: att[count], dfn[count], king[count + 1] (last: no king), side */
+    for (int s = 0; s < count; s++) {
+        e->z_att[s] = zob[s];
+        e->z_dfn[s] = zob[count + s];
+        e->z_king[s] = zob[2 * count + s];
+    }
+    e->z_king[MAXSQ] = zob[3 * count];
+    for (int s = 0; s < count; s++)
+        if (e->escape[s] && e->nescapes < 4 * MAXN) e->escapes[e->nescapes++] = s;
+    e->z_side = zob[3 * count + 1];
+    e->tt = calloc((size_t)1 << tt_bits, sizeof(TTEntry));
+    e->tt_mask = ((uint64_t)1 << tt_bits) - 1;
+    e->history = calloc((size_t)count << 9, sizeof(int32_t));
+    if (!e->tt || !e->history) { free(e->tt); free(e->history); free(e); return NULL; }
+    for (size_t i = 0; i <= e->tt_mask; i++) e->tt[i].move = -1;
+    e->p.time_scale = 1.0;
+    e->p.qdepth = 6;
+    return e;
+}
+
+void tafl_free(Engine *e) {
+    if (!e) return;
+    free(e->tt);
+    free(e->history);
+    free(e);
+}
+
+void tafl_new_game(Engine *e) {
+    for (size_t i = 0; i <= e->tt_mask; i++) { e->tt[i].key = 0; e->tt[i].move = -1; }
+    memset(e->history, 0, sizeof(int32_t) * ((size_t)e->count << 9));
+}
+
+/* board: one byte per square (0 empty, 1 attacker, 2 defender, 3 king); hist: the keys since
+ * the last capture, the current position's last (as Position.hist) */
+int tafl_set_position(Engine *e, const uint8_t *board, int side, int king_left,
+                      const uint64_t *hist, int nhist, int winner, int reason) {
+    memset(e->sq, 0, sizeof e->sq);
+    e->pcount[0] = e->pcount[1] = 0;
+    e->king = -1;
+    uint64_t key = 0;
+    for (int s = 0; s < e->count; s++) {
+        int p = board[s];
+        if (p == KINGP) { e->sq[s] = KINGP; e->king = s; key ^= e->z_king[s]; }
+        else if (p == ATTP || p == DEFP) { put(e, s, p); key ^= p == ATTP ? e->z_att[s] : e->z_dfn[s]; }
+    }
+    if (e->king < 0) key ^= e->z_king[MAXSQ];
+    if (side == DEF) key ^= e->z_side;
+    e->side = side;
+    e->king_left = king_left;
+    e->key = key;
+    e->result_winner = winner;
+    e->result_reason = reason;
+    if (e->king < 0 && !reason) { e->result_winner = ATT; e->result_reason = R_KING_CAPTURED; }
+    e->hlen = 0;
+    e->hstart = 0;
+    if (nhist > 4096) { hist += nhist - 4096; nhist = 4096; }
+    for (int i = 0; i < nhist; i++) e->hist[e->hlen++] = hist[i];
+    if (!nhist) e->hist[e->hlen++] = key;
+    e->ply_made = 0;
+    return 1;
+}
+
+uint64_t tafl_key(const Engine *e) { return e->key; }
+int tafl_moves(Engine *e, int32_t *out) { return gen_moves(e, out); }
+int tafl_evaluate(const Engine *e) { return evaluate(e); }
+
+/* make a move; captured squares go to caps (at most 32); returns their number */
+int tafl_make(Engine *e, int move, int32_t *caps) {
+    if (e->ply_made >= MAXUNDO - 1) return -1;
+    int n = make(e, move);
+    Undo *u = &e->undo[e->ply_made - 1];
+    for (int i = 0; i < n; i++) caps[i] = u->caps[i];
+    return n;
+}
+
+void tafl_unmake(Engine *e) { if (e->ply_made > 0) unmake(e); }
+
+/* winner (-1: none or a draw) and reason (0: the game goes on) */
+int tafl_result(const Engine *e, int32_t *winner) {
+    *winner = e->result_winner;
+    return e->result_reason;
+}
+
+int tafl_side(const Engine *e) { return e->side; }
+
+/* the principal variation from the TT after `first` in the position set */
+int tafl_pv(Engine *e, int first, int32_t *out) { return principal_variation(e, first, out); }

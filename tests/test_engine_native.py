@@ -1,0 +1,205 @@
+"""The native core (companion/engine/native/tafl.c) against the pure-Python engine, its
+reference, move by move: legal moves (perft), Zobrist keys, captures (shieldwalls included),
+results (escape, king capture, exit forts, encirclement, repetition, no moves), evaluations,
+make/unmake round trips, and searches at a fixed depth (same move, score and node count).
+
+A machine without a C compiler has no native core: these tests then fail in CI (CI=true), where
+the install builds it, and are skipped elsewhere."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.engine import native
+from companion.engine.player import Engine, make_searcher
+from companion.engine.position import Position
+from companion.engine.search import Limits, Searcher
+from companion.rules import PRESETS, Board
+from companion.rules.records import read_records
+
+ok, why = native.available()
+if not ok and not os.environ.get("CI"):
+    pytest.skip(f"no native core here: {why}", allow_module_level=True)
+
+DATA = Path(__file__).parent / "data"
+SUPPORTED = sorted(name for name, rules in PRESETS.items() if native.supported(rules) is None)
+
+
+def test_every_preset_but_the_linnaean_one_is_native():
+    assert ok, why
+    assert set(PRESETS) - set(SUPPORTED) == {"tablut-linnaeus"}
+
+
+def walk(rules, pos: Position, core: native.NativeCore, move: int) -> None:
+    """Play ``move`` in both and compare everything a search relies on."""
+    geo = pos.t.geo
+    captured = pos.make(move)
+    assert core.make(move) == sorted(geo.iter_bits(captured)), "captures"
+    assert core.key == pos.key, "Zobrist key"
+    expected = None if pos.result is None else (pos.result[0], str(pos.result[1]))
+    assert core.result() == expected, "result"
+
+
+def same_now(pos: Position, core: native.NativeCore, ev) -> None:
+    assert sorted(core.moves()) == sorted(pos.moves()), "legal moves"
+    if pos.result is None:
+        assert core.evaluate() == ev.evaluate(pos), "evaluation"
+
+
+@pytest.mark.parametrize("preset", SUPPORTED)
+def test_random_games_agree_move_by_move(preset):
+    rules = PRESETS[preset]
+    core = native.NativeCore(rules)
+    ev = core.evaluator
+    for seed in range(3):
+        rng = random.Random(f"{preset}-{seed}")
+        pos = Position.from_board(Board(rules))
+        core.set_position(pos)
+        keys = [pos.key]
+        while pos.result is None and len(keys) < 400:
+            same_now(pos, core, ev)
+            moves = pos.moves()
+            if not moves:
+                break
+            walk(rules, pos, core, rng.choice(moves))
+            keys.append(pos.key)
+        # unmake everything: back to the start, key by key
+        while len(keys) > 1:
+            keys.pop()
+            pos.unmake()
+            core.unmake()
+            assert core.key == pos.key == keys[-1]
+        same_now(pos, core, ev)
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "brandubh"])
+def test_real_games_agree_move_by_move(variant):
+    """Every 8th game of the corpus (real play: shieldwalls, exit forts, encirclements)."""
+    rules = PRESETS[variant]
+    core = native.NativeCore(rules)
+    ev = core.evaluator
+    records = read_records((DATA / f"{variant}.csv").read_text())[::8]
+    reasons: set[str] = set()
+    for record in records:
+        board = Board(rules)
+        pos = Position.from_board(board)
+        core.set_position(pos)
+        for text in record.moves:
+            try:
+                move, _ = board.parse_move(text)
+            except ValueError:
+                break
+            if not board.is_legal(move):
+                break
+            board.push(move)
+            same_now(pos, core, ev)
+            walk(rules, pos, core, move.frm << 9 | move.to)
+            if pos.result is not None:
+                reasons.add(str(pos.result[1]))
+                break
+    assert reasons  # decided games were among them
+
+
+@pytest.mark.parametrize("preset", ["copenhagen", "brandubh", "tablut", "alea-evangelii"])
+def test_perft_agrees(preset):
+    rules = PRESETS[preset]
+    core = native.NativeCore(rules)
+    core.set_position(Position.from_board(Board(rules)))
+    pos = Position.from_board(Board(rules))
+
+    def perft(depth: int) -> int:
+        if depth == 0:
+            return 1
+        total = 0
+        for m in pos.moves():
+            pos.make(m)
+            total += 1 if depth == 1 else (0 if pos.result else perft(depth - 1))
+            pos.unmake()
+        return total
+
+    depth = 2 if preset == "alea-evangelii" else 3
+    assert core.perft(depth) == perft(depth)
+
+
+def positions(preset: str, count: int) -> list[Board]:
+    rules = PRESETS[preset]
+    out = []
+    rng = random.Random(preset)
+    while len(out) < count:
+        board = Board(rules)
+        for _ in range(rng.randint(4, 40)):
+            board.push(rng.choice(board.legal_moves()))
+            if board.outcome() is not None:
+                board.pop()
+                break
+        out.append(board)
+    return out
+
+
+@pytest.mark.parametrize("preset", ["copenhagen", "brandubh", "tablut", "ard-ri"])
+def test_searches_at_a_fixed_depth_agree(preset):
+    rules = PRESETS[preset]
+    for board in positions(preset, 3):
+        py = Searcher(rules)
+        na = native.NativeSearcher(rules, tt_entries=8_000_000)
+        a = py.search(Position.from_board(board), Limits(depth=4))
+        b = na.search(Position.from_board(board), Limits(depth=4))
+        assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+        assert b.pv[0] == a.pv[0]
+
+
+def test_every_root_score_agrees_without_pruning():
+    """Exact scores of every root move (no pruning, no TT cut-offs): the same minimax."""
+    rules = PRESETS["copenhagen"]
+    for board in positions("copenhagen", 2):
+        searchers = (Searcher(rules), native.NativeSearcher(rules))
+        for s in searchers:
+            s.lmp, s.futility, s.null_move, s.lmr, s.tt_cutoffs = (), (), False, False, False
+        a, b = (s.search(Position.from_board(board), Limits(depth=2, multipv=500))
+                for s in searchers)
+        assert b.root_scores == a.root_scores
+
+
+def test_the_engine_plays_native_where_it_can_and_python_where_it_cannot():
+    assert isinstance(make_searcher(PRESETS["copenhagen"]), native.NativeSearcher)
+    assert isinstance(make_searcher(PRESETS["tablut-linnaeus"]), Searcher)
+    assert isinstance(make_searcher(PRESETS["copenhagen"], native=False), Searcher)
+    with pytest.raises(ValueError, match="Linnaean"):
+        make_searcher(PRESETS["tablut-linnaeus"], native=True)
+    # both play the same move at a level that stops at a depth
+    board = positions("brandubh", 1)[0]
+    moves = {Engine(PRESETS["brandubh"], 4, native=flag).choose(board).move
+             for flag in (False, True)}
+    assert len(moves) == 1
+
+
+def test_a_stop_ends_a_native_search_at_once():
+    rules = PRESETS["copenhagen"]
+    stop = threading.Event()
+    searcher = native.NativeSearcher(rules)
+    threading.Timer(0.3, stop.set).start()
+    started = time.monotonic()
+    res = searcher.search(Position.from_board(Board(rules)), Limits(seconds=30, stop=stop))
+    assert time.monotonic() - started < 5 and res.move is not None
+
+
+def test_turned_off_it_falls_back_to_python():
+    code = ("from companion.engine import native, Engine; from companion.rules import PRESETS;"
+            "print(native.available()[0], type(Engine(PRESETS['brandubh']).searcher).__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "TAFL_NATIVE": "0"}, check=True).stdout.split()
+    assert out == ["False", "Searcher"]
+
+
+def test_a_stale_or_missing_library_is_built_from_the_source(tmp_path):
+    target = tmp_path / "tafl.so"
+    assert native.compile_library(target) is None
+    assert native._open(target) is not None
