@@ -102,8 +102,6 @@ class Games:
         if match is not None:
             match.game_ids.append(gid)
         ctx.computers.cancel()
-        if rules.size != ctx.game.rules.size:  # the tracker's squares are of another size
-            ctx.tracker = ctx.tracker_factory(game)
         ctx.gid, ctx.game, ctx.settings = gid, game, settings
         ctx.players, ctx.next_players, ctx.match = players, None, match
         self.sync_players()
