@@ -211,7 +211,7 @@ def test_a_hint_is_shown_once_with_its_evaluation_in_words(browser, tmp_path: Pa
 def brandubh_otg(tmp_path: Path) -> Path:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     path = tmp_path / "played-long-ago.otg"
     path.write_text(export_otg(game, tags={"attackers": "Eva", "defenders": "Finn",
                                            "date": "2019.03.02"}))
