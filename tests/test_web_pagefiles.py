@@ -13,7 +13,7 @@ from test_daemon_support import PIN, http, spawn_daemon
 
 import companion
 
-MARK = b"/* the copy the daemon started with */\n"
+MARK = b".the-copy-the-daemon-started-with { color: inherit; }\n"  # a rule: comments are not served
 
 
 def test_a_reinstall_under_the_running_daemon_changes_nothing_it_serves(tmp_path: Path) -> None:
