@@ -158,7 +158,7 @@ def test_a_takeback_stops_the_computer_thinking_at_once(tmp_path: Path, scripted
         st = h.state["thinking"]
         assert th >= 2 and st["side"] == "defenders" and st["by"] == "engine"
         assert st["score"] == 0.15 and st["best"] == "d4-d5" and st["since"] > 1.7e9
-        host = s.ctx.computers.player("defenders").host  # type: ignore[union-attr]
+        host = s.ctx.seats.computer("defenders").host  # type: ignore[union-attr]
         assert host.alive
         out = s.takeback(OWNER)
         assert out == {"undone": "d2-c2", "moves": ["d2-c2"], "stopped": True}
@@ -178,11 +178,11 @@ def test_a_new_game_stops_the_computer_thinking_at_once(tmp_path: Path, scripted
     try:
         h.move("d2", "c2")
         wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
-        host = s.ctx.computers.player("defenders").host  # type: ignore[union-attr]
+        host = s.ctx.seats.computer("defenders").host  # type: ignore[union-attr]
         s.new_game(OWNER, {"players": {"defenders": {"kind": "board"}}})
         assert not host.alive  # stopped by the time the control answers
         assert h.state["thinking"] is None and h.state["move_to_make"] is None
-        assert s.ctx.computers.player("defenders") is None and h.state["moves"] == []
+        assert s.ctx.seats.computer("defenders") is None and h.state["moves"] == []
     finally:
         s.close()
 
@@ -193,7 +193,7 @@ def test_a_move_made_by_hand_while_the_computer_thinks_stops_its_search(
     s = h.session
     try:
         wait(h, lambda: (h.state["thinking"] or {}).get("depth"), "thinking")
-        host = s.ctx.computers.player("attackers").host  # type: ignore[union-attr]
+        host = s.ctx.seats.computer("attackers").host  # type: ignore[union-attr]
         h.move("d2", "c2")  # the person makes the computer's move himself
         assert not host.alive and h.state["thinking"] is None
         h.move("d5", "e5")
@@ -335,7 +335,7 @@ def test_engine_commands_from_the_page_need_the_config(tmp_path: Path, scripted)
     try:
         assert h2.state["players"]["attackers"] == {"name": "Bot", "kind": "computer",
                                                     "level": 2, "seconds": 0.5}
-        assert h2.session.ctx.computers.player("attackers") is not None
+        assert h2.session.ctx.seats.computer("attackers") is not None
     finally:
         h2.session.close()
 

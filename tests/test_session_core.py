@@ -277,7 +277,7 @@ def test_the_computer_plays_through_the_person_at_the_board(tmp_path: Path) -> N
         def wait_move_to_make() -> dict:
             end = time.monotonic() + 60
             while s.move_to_make is None:
-                error = s.ctx.computers.error
+                error = s.ctx.seats.error
                 assert time.monotonic() < end and error is None, error
                 h.run(0.05)
                 time.sleep(0.02)

@@ -20,12 +20,13 @@ from companion.session.advice import Advisor
 from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
-from companion.session.computer import ComputerConfig, Computers
+from companion.session.computer import ComputerConfig
 from companion.session.document import MoveToMake
 from companion.session.match import Match
 from companion.session.outbox import Outbox
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote_play import RemoteGames
+from companion.session.seats import Seats
 from companion.session.settings import GameSettings
 from companion.session.timing import Clocks
 from companion.session.tracking import ProposingTracker
@@ -69,7 +70,7 @@ class Context:
     monotonic: Callable[[], float]
     wall: Callable[[], float]
     clocks: Clocks
-    computers: Computers
+    seats: Seats
     advisor: Advisor
     analyses: AnalysisWorker
     outbox: Outbox

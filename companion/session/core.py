@@ -35,7 +35,6 @@ from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import GameClock
 from companion.session.commands import CommandQueue
-from companion.session.computer import Computers
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
@@ -49,6 +48,7 @@ from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames
+from companion.session.seats import Seats
 from companion.session.service import SessionService
 from companion.session.setup import GameSetup
 from companion.session.timing import Clocks
@@ -83,7 +83,7 @@ class GameSession(SessionService):
             store=store, board=board, caps=capabilities(board), defaults=defaults,
             monotonic=monotonic, wall=wall,
             clocks=Clocks(board_time=lambda: ctx.board_time(), wall=wall),
-            computers=Computers(), advisor=Advisor(),
+            seats=Seats(), advisor=Advisor(),
             analyses=AnalysisWorker(reader, self._analysis_done),
             outbox=Outbox(wall), announcer=Announcer(announce, wall), game=game,
             tracker=make_tracker(game), tracker_factory=make_tracker,
@@ -142,7 +142,7 @@ class GameSession(SessionService):
         ctx.analyses.close()
         self.commands.close()
         ctx.remote.close()
-        ctx.computers.close()
+        ctx.seats.close()
         ctx.advisor.close()
         self.reader.close()
 

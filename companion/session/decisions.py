@@ -206,8 +206,8 @@ class Decisions:
         ctx.clocks.took_back(plies, game.turn, t)
         ctx.draw_offer = None
         ctx.move_to_make = None
-        ctx.computers.forget_hopeless()
-        stopped = ctx.computers.cancel()
+        ctx.seats.forget_hopeless()
+        stopped = ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
         self.reopen_match_game()
         return stopped
@@ -217,7 +217,7 @@ class Decisions:
         ctx.clocks.ended(t)
         ctx.move_to_make = None
         ctx.advisor.game_ended()
-        ctx.computers.cancel()
+        ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
         self.finish_match_game()
 

@@ -37,7 +37,7 @@ class Games:
         restore_session(ctx)
         self.propose_remote()
         ctx.tracker = ctx.tracker_factory(ctx.game)
-        ctx.computers.sync(ctx.players, ctx.gid)
+        ctx.seats.sync(ctx.players, ctx.gid)
         self._warm_advisor()
         self.decisions.expect_current()
         state.refresh(ctx)
@@ -49,7 +49,7 @@ class Games:
 
     def sync_players(self) -> None:
         """Start the computer players of the current sides, stop those no longer playing."""
-        self.ctx.computers.sync(self.ctx.players, self.ctx.gid)
+        self.ctx.seats.sync(self.ctx.players, self.ctx.gid)
         self._warm_advisor()
 
     def propose_remote(self, only: PlayerKind | None = None) -> None:
@@ -101,14 +101,14 @@ class Games:
         ctx.remote.unbind()  # the game before is no longer played with anyone at a distance
         if match is not None:
             match.game_ids.append(gid)
-        ctx.computers.cancel()
+        ctx.seats.cancel()
         ctx.gid, ctx.game, ctx.settings = gid, game, settings
         ctx.players, ctx.next_players, ctx.match = players, None, match
         self.sync_players()
         ctx.clocks.new_game(tc)  # it runs once the board is set up
         ctx.draw_offer = ctx.move_to_make = ctx.refused = None
         ctx.advisor.new_game()
-        ctx.computers.forget_hopeless()
+        ctx.seats.forget_hopeless()
         ctx.left_start = False
         board = ctx.caps.clickable
         if board is not None:

@@ -35,7 +35,7 @@ class Machines:
         """Ask the computer for its move when it is its turn; show its answer as the move to
         make at the board (or resign a hopeless position)."""
         ctx = self.ctx
-        decision = ctx.computers.step(
+        decision = ctx.seats.step(
             ctx.game, now, ctx.wall(), ctx.defaults.computer, may_ask=ctx.outbox.ok,
             waiting=ctx.move_to_make is not None,
             clock=lambda: ctx.clocks.left(ctx.board_time()))
@@ -59,7 +59,7 @@ class Machines:
             except (ControlError, ValueError) as exc:
                 log.warning("game %d: the computer's move %s not taken: %s", ctx.gid,
                             decision.move, exc)
-                ctx.computers.ask_again()
+                ctx.seats.ask_again(decision.side)
 
     def advice(self) -> None:
         """Take the advisor's finished answers (at every loop step; never blocks)."""

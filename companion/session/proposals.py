@@ -197,7 +197,7 @@ class Proposals:
             return False
         self.decisions.apply_takeback(o.t)
         ctx.remote.took_back(len(ctx.game.played))
-        ctx.computers.hold_after_hand_takeback(last.side, ctx.monotonic())
+        ctx.seats.hold_after_hand_takeback(last.side, ctx.monotonic())
         ctx.announcer.note("takeback", "board", move=o.text)
         return True
 

@@ -99,7 +99,7 @@ def message(ctx: Context) -> str:
     if ctx.refused and tracking == "setup":
         return f"{ctx.refused['message'].capitalize()}: put the pieces back as the lights show."
     m = ctx.move_to_make
-    err = ctx.computers.error
+    err = ctx.seats.error
     if err and not m and tracking == "ready" and err["side"] == ctx.game.turn:
         return (f"The computer playing the {err['side']} failed: {err['message']}. It is asked "
                 "again in a few seconds; meanwhile its move can be made by hand.")
@@ -158,8 +158,8 @@ def live_state(ctx: Context) -> LiveState:
         "board": ctx.announcer.status.copy(),
         "storage": ctx.outbox.state.copy(),
         "events": list(ctx.announcer.recent),
-        "player_error": ctx.computers.error.copy() if ctx.computers.error else None,
-        "thinking": ctx.computers.thinking.copy() if ctx.computers.thinking else None,
+        "player_error": ctx.seats.error.copy() if ctx.seats.error else None,
+        "thinking": thinking.copy() if (thinking := ctx.seats.thinking) else None,
         "hint": hint,
         "hint_pending": hint_pending,
         "hints": dict(ctx.advisor.counts),
