@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
 from companion.drivers.base import BoardSource, LedSink
@@ -91,7 +91,8 @@ class _LateApp:
     def __init__(self) -> None:
         self.app: Callable[..., Iterable[bytes]] | None = None
 
-    def __call__(self, environ: dict, start_response: Callable[..., object]) -> Iterable[bytes]:
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., object]) -> Iterable[bytes]:
         if self.app is None:
             start_response("503 Service Unavailable", [("Content-Type", "application/json")])
             return [b'{"error": "starting"}']
@@ -431,7 +432,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``run`` to the command line (options as in docs/session.md and INTERFACES)."""
     p = sub.add_parser("run", help="run the companion: board, LEDs, game store, phone page")
     p.add_argument("--config", help="TOML config file (see docs/raspberry-pi.md)")

@@ -68,7 +68,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
         db = sqlite3.connect(tmp_path / "games.sqlite3", check_same_thread=False)
         lock = threading.Lock()
         checked, problems = [], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def checking_publish(st: dict) -> bool:
             with lock:
@@ -79,7 +79,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
             checked.append(len(st["moves"]))
             return publish(st)
 
-        d.session._announce = checking_publish
+        d.session.ctx.announcer.announce = checking_publish
         for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
             click_move(d, frm, to)
         db.close()
@@ -89,7 +89,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
 def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
         real, fails, seen = d.store.sync_game, [2], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def flaky(*args, **kw):
             if fails[0]:
@@ -101,7 +101,7 @@ def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -
             seen.append((list(st["moves"]), list(real.__self__.move_texts(d.session.gid))))
             return publish(st)
 
-        d.store.sync_game, d.session._announce = flaky, watching_publish
+        d.store.sync_game, d.session.ctx.announcer.announce = flaky, watching_publish
         b = base(d)
         assert control(b, "api/click", {"square": "d1"})[0] == 200
         assert control(b, "api/click", {"square": "d4"})[0] == 200
@@ -177,6 +177,28 @@ def test_replay_board_feeds_a_trace_with_the_real_tracker(tmp_path: Path) -> Non
         wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
         wait_for(lambda: "finished" in state(base(d))["board"]["detail"], what="trace end")
         assert d.store.move_texts(d.session.gid) == moves
+
+
+def test_a_replayed_trace_resumes_a_stored_game_from_its_first_reading(tmp_path: Path) -> None:
+    """The trace's clock starts at the board's first reading, not when the session opens (a
+    clock started early made the trace's first seconds arrive in one burst, and the set-up
+    guidance for the stored game never saw the board settle)."""
+    from companion.store import Store
+
+    moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3"]
+    trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "games.sqlite3")
+    game = Game(get_variant("copenhagen"))
+    gid = store.new_game(game)
+    game.play_text(moves[0])
+    store.sync_game(gid, game, [("move", {"move": moves[0]})])
+    store.close()
+    board = ReplayBoard(trace, speed=25)
+    with running_daemon(data, board=board) as d:
+        wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
+        assert d.session.gid == gid
 
 
 def test_notifier_sends_ready_and_watchdog(tmp_path: Path, monkeypatch) -> None:

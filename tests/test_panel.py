@@ -278,8 +278,9 @@ def test_a_hanging_display_never_holds_up_the_session(tmp_path: Path) -> None:
 
     panel = Panel(h.session, h.session.state, buttons=None,
                   display=Wedged(), action=ButtonsConfig().action, variants=VARIANTS)
-    announce = h.session._announce
-    h.session._announce = lambda state: (announce(state), panel.wake())  # as the daemon's hub
+    announce = h.session.ctx.announcer.announce
+    h.session.ctx.announcer.announce = (  # as the daemon's hub
+        lambda state: (announce(state), panel.wake()))
     try:
         threading.Thread(target=panel._run, daemon=True).start()
         panel.wake()

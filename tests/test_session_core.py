@@ -224,10 +224,10 @@ def test_house_rules_are_stored_and_exported(tmp_path: Path) -> None:
     assert st["settings"]["options"] == {"chain_capture": True, "escape": "edge"}
     assert h.session.game.rules.chain_capture and h.session.game.rules.escape == "edge"
     h.move("d1", "d4")
-    csv = h.store.export_csv(h.session.gid)
+    csv = h.session.export(h.session.gid, "csv")
     assert "# variant: copenhagen with chain_capture=true escape=edge" in csv
     assert "esc:e" in csv and csv.rstrip().endswith("d1-d4,0,0,Ongoing")
-    otg = h.store.export_otg(h.session.gid)
+    otg = h.session.export(h.session.gid, "otg")
     assert "esc:e" in otg and "chain_capture=on" in otg
     with pytest.raises(ControlError) as err:
         h.session.new_game(OWNER, {"options": {"escape": "sky"}})
@@ -277,7 +277,8 @@ def test_the_computer_plays_through_the_person_at_the_board(tmp_path: Path) -> N
         def wait_move_to_make() -> dict:
             end = time.monotonic() + 60
             while s.move_to_make is None:
-                assert time.monotonic() < end and s.player_error is None, s.player_error
+                error = s.ctx.seats.error
+                assert time.monotonic() < end and error is None, error
                 h.run(0.05)
                 time.sleep(0.02)
             return dict(s.move_to_make)
@@ -409,7 +410,7 @@ def test_each_kind_of_clock_switches_flags_and_is_exported(tmp_path: Path, tc: s
         assert h.state["clock"] is None and all(m["left"] is None for m in moves)
         h.run(20)
         assert h.state["result"] == "ongoing"
-        assert "time-control" not in h.store.export_otg(s.gid)
+        assert "time-control" not in h.session.export(s.gid, "otg")
         return
     spent = moves[0]["clock"]["placed"] - ready
     first = moves[0]["left"]["attackers"]
@@ -436,13 +437,13 @@ def test_each_kind_of_clock_switches_flags_and_is_exported(tmp_path: Path, tc: s
     row = h.store.game(s.gid)
     assert (row.result, row.reason, row.time_control) == ("defenders", "time", tc
                                                           if "+" in tc else tc + "+0")
-    otg = h.store.export_otg(s.gid)
+    otg = h.session.export(s.gid, "otg")
     left = st["clock"]["defenders"]
     final = f"{int(left // 60)}:{left % 60:04.1f}"
     assert f"[time-control:{row.time_control}]" in otg
     assert f"[time-remaining:0:00.0 {final}]" in otg  # the clocks when the flag fell
     assert "a=" in otg and "d=" in otg  # both clocks after each move, in its comment
-    csv = h.store.export_csv(s.gid)
+    csv = h.session.export(s.gid, "csv")
     assert f"# time control: {row.time_control}" in csv and "# result: defenders (time)" in csv
     assert f"# time left at the end: attackers 0:00.0, defenders {final}" in csv
     assert "1:d1-d4@" in csv and "/a=" in csv
@@ -665,3 +666,34 @@ def test_a_side_handed_to_the_computer_or_back_never_keeps_the_other_ones_name(
         assert "Ann" not in h.store.player_results()  # Ann never played: nothing in her name
     finally:
         s.close()
+
+
+def test_imports_are_stored_by_the_session_with_names_kept_to_40_printable_characters(
+        tmp_path: Path) -> None:
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.session.api import ImportedGame
+
+    h = Harness(tmp_path)
+    game = Game(get_variant("copenhagen"))
+    game.play_text("d1-d4")
+    imported = ImportedGame(game, ("x" * 3000, "A\x00n\u202en\te"), 1.7e9,
+                            {"format": "otg", "name": "long.otg"})
+    with pytest.raises(ControlError) as err:
+        h.session.import_games(SPECTATOR, [imported])
+    assert err.value.status == 403
+    gid, = h.session.import_games(OWNER, [imported])
+    row = h.store.game(gid)
+    assert (row.attackers, row.defenders) == ("x" * 40, "Ann e")
+    assert row.finished and row.reason == "imported" and h.session.gid != gid
+
+
+def test_a_new_game_of_another_size_is_ready_once_the_board_is_set_up(tmp_path: Path) -> None:
+    h = Harness(tmp_path)
+    for variant, pieces in (("brandubh", 13), ("copenhagen", 37), ("tablut", 25)):
+        h.session.new_game(OWNER, {"variant": variant})
+        h.run(0.3)
+        st = h.state
+        assert (st["variant"], st["tracking"], len(st["occupied"])) == (variant, "ready", pieces)
+    h.move("e2", "f2")
+    assert h.state["moves"] == ["e2-f2"]

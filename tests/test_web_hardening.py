@@ -67,7 +67,7 @@ def test_a_flood_of_failing_requests_logs_one_report_per_kind(daemon, caplog) ->
 
     import http.client
 
-    daemon.store.game = broken
+    daemon.session.reader.game = broken  # the page reads on its own connections
     caplog.set_level(logging.INFO)
     for i in range(200):  # from 200 devices (one device's costly requests are budgeted)
         conn = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=5,

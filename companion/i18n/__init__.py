@@ -34,7 +34,10 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 HERE = Path(__file__).parent
 LOCALES = HERE / "locales"
@@ -227,7 +230,7 @@ def choose(query: str | None, cookie: str | None, accept: Any) -> str:
     return DEFAULT
 
 
-def init_app(app: Any) -> None:
+def init_app(app: Flask) -> None:
     """Give a Flask app the page's languages: the ``/i18n/<code>.js`` catalogues, ``_()``
     in templates (in the request's language) and ``lang``/``languages`` in their context."""
     from flask import Response, abort, g, request
@@ -241,7 +244,8 @@ def init_app(app: Any) -> None:
                                         request.accept_languages)
         return catalogue(lang)
 
-    app.jinja_env.install_gettext_callables(
+    # the i18n extension (added above) puts this method on the environment at run time
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
         lambda s: current().gettext(s),
         lambda s, p, n: current().ngettext(s, p, n),
         pgettext=lambda c, s: current().pgettext(c, s),
@@ -249,7 +253,7 @@ def init_app(app: Any) -> None:
     )
 
     @app.context_processor
-    def _language() -> dict:
+    def _language() -> dict[str, object]:
         cat = current()
         return {"lang": cat.lang, "i18n_v": cat.version,
                 "languages": [(code, catalogue(code).name) for code in languages()]}

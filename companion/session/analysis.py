@@ -3,41 +3,46 @@
 ``POST /api/games/ID/analysis`` queues a stored game (finished, replayed, imported, a match's
 game); one worker thread analyses one game at a time through its own
 :class:`~companion.engine.OtepHost` (:func:`companion.engine.analyse_game`: every position for
-``seconds``), reports its progress, and stores the :class:`~companion.engine.GameReview` in the
-store's ``analyses`` table with the moves it analysed. A stored analysis is served again without
-recomputing (as long as the game's moves are the same). Quitting stops the worker at once.
+``seconds``) and reports its progress. The worker reads the store (its own connection, read-only
+for it) and never writes it: it hands the :class:`~companion.engine.GameReview` to ``save``
+(the session's loop thread stores it in the ``analyses`` table with the moves analysed, then
+calls :meth:`AnalysisWorker.saved`). A stored analysis is served again without recomputing (as
+long as the game's moves are the same). Quitting stops the worker at once.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from companion.store import Store, StoreError
+from companion.store import StoreError, StoreReader
 
 if TYPE_CHECKING:
     from companion.engine import OtepHost
 
 log = logging.getLogger("companion.session")
 
+#: Hands a finished analysis to be stored: (game, the moves analysed, seconds, engine, review).
+Save = Callable[[int, list[str], float, str, dict[str, Any]], object]
+
 
 class AnalysisWorker:
     """Analyses queued games one after the other (see the module docstring)."""
 
-    def __init__(self, store: Store, argv: Callable[[], list[str]] | None = None,
-                 name: str = "analysis") -> None:
+    def __init__(self, store: StoreReader, save: Save,
+                 argv: Callable[[], list[str]] | None = None, name: str = "analysis") -> None:
         self.store = store
+        self._save = save
         self._argv = argv
         self.name = name
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._queue: deque[tuple[int, float]] = deque()
-        self._running: dict[int, dict] = {}  # gid -> {"done", "total", "seconds"}
+        self._running: dict[int, dict[str, Any]] = {}  # gid -> {"done", "total", "seconds"}
         self._failed: dict[int, str] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -45,7 +50,7 @@ class AnalysisWorker:
         self.timings: list[tuple[int, int, float]] = []  # (game, positions, seconds) done
 
     # -- asking --------------------------------------------------------------------------------
-    def status(self, gid: int, moves: list[str] | None = None) -> dict:
+    def status(self, gid: int, moves: list[str] | None = None) -> dict[str, Any]:
         """``{"game", "status", "done", "total", "review", "error"?, "seconds"?}``."""
         with self._lock:
             running = self._running.get(gid)
@@ -68,7 +73,7 @@ class AnalysisWorker:
         return {"game": gid, "status": "none", "done": 0, "total": len(moves) + 1,
                 "review": None}
 
-    def start(self, gid: int, seconds: float) -> tuple[int, dict]:
+    def start(self, gid: int, seconds: float) -> tuple[int, dict[str, Any]]:
         """Queue ``gid`` (202), or (200) its stored analysis or the one already running."""
         moves = self.store.move_texts(gid)
         now = self.status(gid, moves)
@@ -86,6 +91,20 @@ class AnalysisWorker:
                                                  daemon=True)
                 self._thread.start()
         return 202, self.status(gid, moves)
+
+    def saved(self, gid: int, error: str | None = None) -> None:
+        """The loop stored the analysis of ``gid`` (or could not: ``error``)."""
+        with self._lock:
+            self._running.pop(gid, None)
+            if error is not None:
+                self._failed[gid] = error
+
+    def use_engine(self, argv: Callable[[], list[str]]) -> None:
+        """Analyse with another engine command from the next game on."""
+        with self._lock:
+            self._argv, host, self._host = argv, self._host, None
+        if host is not None:
+            host.close()
 
     def close(self, timeout: float = 5.0) -> None:
         """Stop at once (the engine is killed) and wait for the thread."""
@@ -109,16 +128,12 @@ class AnalysisWorker:
                     return
                 gid, seconds = self._queue.popleft()
             try:
-                self._analyse(gid, seconds)
+                self._analyse(gid, seconds)  # running until the loop stored it
             except Exception as exc:  # an engine failure, a game the rules cannot replay ...
                 if self._stop.is_set():
                     return
                 log.warning("analysis of game %d failed: %s", gid, exc)
-                with self._lock:
-                    self._failed[gid] = str(exc) or type(exc).__name__
-            finally:
-                with self._lock:
-                    self._running.pop(gid, None)
+                self.saved(gid, str(exc) or type(exc).__name__)
 
     def _analyse(self, gid: int, seconds: float) -> None:
         from companion.engine import OtepHost, analyse_game, builtin_engine_command
@@ -145,9 +160,6 @@ class AnalysisWorker:
         if self._stop.is_set():
             return
         took = time.monotonic() - started
-        try:
-            self.store.save_analysis(gid, moves, seconds, host.name, review.to_json())
-        except (sqlite3.Error, OSError) as exc:
-            raise RuntimeError(f"the analysis could not be stored: {exc}") from None
         self.timings.append((gid, len(moves) + 1, took))
+        self._save(gid, moves, seconds, host.name, review.to_json())
         log.info("game %d analysed: %d positions in %.1f s", gid, len(moves) + 1, took)

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.rules.game import Game
 
@@ -138,8 +138,8 @@ class PlayerSpec:
     def named(self, name: str) -> PlayerSpec:
         return replace(self, name=name)
 
-    def to_json(self) -> dict:
-        out: dict = {"name": self.name, "kind": self.kind.value}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
         if self.level is not None:
             out["level"] = self.level
         if self.command is not None:
@@ -153,7 +153,7 @@ class PlayerSpec:
         return out
 
     @classmethod
-    def from_stored(cls, data: Mapping, default_name: str) -> PlayerSpec:
+    def from_stored(cls, data: Mapping[str, Any], default_name: str) -> PlayerSpec:
         """A player as stored with a game (``to_json``); a board player when it cannot be
         read."""
         name = str(data.get("name", default_name))
@@ -183,7 +183,7 @@ def _machine(kind: PlayerKind) -> bool:
     return kind in MACHINE_NAMES
 
 
-def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
+def spec_from_json(value: Mapping[str, Any], base: PlayerSpec, where: str,
                    engine_allowed: Callable[[str], bool] = lambda command: False, *,
                    club_ok: bool = False) -> PlayerSpec:
     """A side's player from the API: ``{"name"?, "kind"?, "level"?, "seconds"?, "command"?}``
@@ -250,7 +250,7 @@ def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
     return PlayerSpec(kind, name)
 
 
-def _club_spec(value: Mapping, base: PlayerSpec, where: str) -> PlayerSpec:
+def _club_spec(value: Mapping[str, Any], base: PlayerSpec, where: str) -> PlayerSpec:
     """``{"kind": "club", "board": NAME, "name"?}``: the person at that board of the club."""
     board = value.get("board", base.peer if base.kind is PlayerKind.CLUB else None)
     if not isinstance(board, str) or not _PEER.match(board):
@@ -314,7 +314,7 @@ class MovePlayer(Protocol):
         ...
 
     @property
-    def thinking(self) -> dict | None:
+    def thinking(self) -> dict[str, Any] | None:
         """While it thinks: ``{"since": monotonic time}`` plus its last reported search
         (``depth``, ``cp`` or ``mate``, ``pv``); None otherwise. Never blocks."""
         ...
@@ -359,7 +359,7 @@ class EnginePlayer:
         self._pending = self.host.request_move(game.board, seconds=seconds, clock=times)
 
     @property
-    def thinking(self) -> dict | None:
+    def thinking(self) -> dict[str, Any] | None:
         pending = self._pending
         if pending is None or pending.done():
             return None

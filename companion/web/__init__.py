@@ -55,11 +55,11 @@ class ApiError(Exception):
 
 
 class _StoreOf:
-    """The game store of a session and the address the daemon listens on, for the page's
-    review and link routes."""
+    """The session and the address the daemon listens on, for the page's review, import and
+    link routes."""
 
     def __init__(self, session: SessionAPI, host: str) -> None:
-        self.store = session.store
+        self.session = session
         self.cfg = SimpleNamespace(host=host)
 
 

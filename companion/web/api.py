@@ -15,10 +15,7 @@ from flask import Flask, Response, jsonify, request
 from companion.rules import PRESETS
 from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
-from companion.session.export import match_csv, match_otg
-from companion.store import StoreError
 from companion.web import costly, errors
-from companion.web.review import match_version, review_version
 
 SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
@@ -28,7 +25,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     """Add the API routes to ``app``."""
     from companion.web import ApiError, _int_arg, geometry
 
-    def body() -> dict:
+    def body() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if data is None and request.get_data():
             raise ApiError(400, "the request body is not valid JSON", "bad_json")
@@ -38,7 +35,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             raise ApiError(400, "the request body must be a JSON object", "bad_json")
         return data
 
-    def field(data: dict, name: str, choices: tuple[str, ...] | None = None,
+    def field(data: dict[str, Any], name: str, choices: tuple[str, ...] | None = None,
               optional: bool = False) -> str | None:
         value = data.get(name)
         if value is None and optional:
@@ -87,28 +84,29 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         except ApiError:
             raise
 
+    def read(fn: Callable[..., Any], *args: Any) -> Any:
+        """A read of stored games (read-only: never waits for the board's loop)."""
+        try:
+            return fn(*args)
+        except ControlError as exc:
+            raise ApiError(exc.status, exc.message, exc.code) from None
+
     @app.get("/api/games")
     def games() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        return jsonify(games=[g.to_json() for g in session.store.list_games(limit, offset)])
+        return jsonify(games=session.stored_games(limit, offset))
 
     @app.get("/api/games/<int:gid>")
     def game(gid: int) -> Response:
-        store = session.store
+        gid = checked_id(gid, "game")
 
         def make() -> bytes:
-            row = store.game(gid)
-            return app.json.dumps({
-                **row.to_json(), **geometry(row.variant), "player_details": row.players(),
-                "moves": store.moves(gid), "positions": store.positions(gid),
-                "events": store.events(gid, 500)}).encode()
+            detail = read(session.stored_game, gid)
+            return app.json.dumps({**detail, **geometry(detail["variant"])}).encode()
 
-        try:
-            version = review_version(store, checked_id(gid, "game"))  # None: made afresh
-            data = make() if version is None else costly.cached(("game", version), make)
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
+        version = session.stored_version(gid)  # None: made afresh (a game being played)
+        data = make() if version is None else costly.cached(("game", version), make)
         return Response(data, mimetype="application/json")
 
     @app.get("/api/games/<int:gid>/record.csv")
@@ -120,20 +118,12 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         return _download(checked_id(gid, "game"), "otg", "text/plain")
 
     def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
-        store = session.store
-
         def make() -> bytes:
-            if match:
-                text = match_csv(store, gid) if kind == "csv" else match_otg(store, gid)
-            else:
-                text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
-            return text.encode()
+            return str(read(session.export, gid, kind, match)).encode()
 
-        try:  # a finished game's (match's) file is made once per version of its rows
-            version = match_version(store, gid) if match else review_version(store, gid)
-            data = make() if version is None else costly.cached((kind, version), make)
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
+        # a finished game's (match's) file is made once per version of its rows
+        version = session.stored_version(gid, match)
+        data = make() if version is None else costly.cached((kind, version), make)
         resp = Response(data, mimetype=mime)
         name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -143,19 +133,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def matches() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        store = session.store
-        return jsonify(matches=[
-            {**m.to_json(), "games": [g.to_json() for g in store.match_games(m.id)]}
-            for m in store.list_matches(limit, offset)])
+        return jsonify(matches=session.stored_matches(limit, offset))
 
     @app.get("/api/matches/<int:mid>")
     def match(mid: int) -> Response:
-        store = session.store
-        try:
-            m = store.match(checked_id(mid, "match"))
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
-        return jsonify(**m.to_json(), games=[g.to_json() for g in store.match_games(mid)])
+        return jsonify(read(session.stored_match, checked_id(mid, "match")))
 
     @app.get("/api/matches/<int:mid>/record.csv")
     def match_export_csv(mid: int) -> Response:
@@ -167,7 +149,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/players")
     def player_results() -> Response:
-        return jsonify(players=session.store.player_results())
+        return jsonify(players=session.player_results())
 
     # -- controls ---------------------------------------------------------------------------
     @app.post("/api/auth")
@@ -259,7 +241,4 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/games/<int:gid>/analysis")
     def analysis(gid: int) -> Response:
-        try:
-            return jsonify(session.analysis(checked_id(gid, "game")))
-        except ControlError as exc:
-            raise ApiError(exc.status, exc.message, exc.code) from None
+        return jsonify(read(session.analysis, checked_id(gid, "game")))
