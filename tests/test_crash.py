@@ -65,7 +65,7 @@ def _made(base: str, frm: str, to: str) -> dict:
     n = len(state(base)["moves"])
     for square in (frm, to):
         assert control(base, "api/click", {"square": square})[0] == 200
-    return wait_for(lambda: (st := state(base))["moves"][n:] and st, timeout=20,
+    return wait_for(lambda: (st := state(base))["moves"][n:] and st,
                     what=f"the move {frm}-{to}")  # type: ignore[return-value]
 
 
@@ -117,11 +117,11 @@ def test_a_remote_players_move_to_make_survives_kill_9(tmp_path: Path) -> None:
                  and leds.get("e4") == "make_to", what="the LEDs of the move to make")
         assert control(base, "api/click", {"square": "f4"})[0] == 200
         assert control(base, "api/click", {"square": "g4"})[0] == 200
-        wait_for(lambda: "not the move to make" in state(base)["message"], timeout=10,
+        wait_for(lambda: "not the move to make" in state(base)["message"],
                  what="the refusal")
         for square in ("g4", "f4"):  # put back as the lights ask
             assert control(base, "api/click", {"square": square})[0] == 200
-        wait_for(lambda: state(base)["tracking"] == "ready", timeout=10, what="ready")
+        wait_for(lambda: state(base)["tracking"] == "ready", what="ready")
         st = _made(base, "f4", "e4")
         assert st["moves"] == ["d1-d4", "f4-e4"] and st["move_to_make"] is None
     finally:
