@@ -273,6 +273,8 @@ class Daemon:
 
     def stop(self) -> None:
         """Stop the loop and the web server, turn the LEDs off, close the store."""
+        if self.panel is not None:  # first: its thread may be waiting for the loop to answer
+            self.panel.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
@@ -281,8 +283,6 @@ class Daemon:
             t.join(timeout=5)
         if self.online is not None:
             self.online.close()   # a clean close frees the account on the server at once
-        if self.panel is not None:
-            self.panel.close()
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:

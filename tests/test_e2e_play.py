@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click, move
 
 browser = e2e.browser  # one Chromium for the module
@@ -32,7 +32,7 @@ def text(page, sel: str) -> str:
     return page.inner_text(sel)
 
 
-def wait_text(page, sel: str, part: str, timeout: float = 5000) -> None:
+def wait_text(page, sel: str, part: str, timeout: float = PATIENCE * 1000) -> None:
     page.wait_for_function("([s, t]) => (document.querySelector(s) || {}).textContent"
                            "?.includes(t)", arg=[sel, part], timeout=timeout)
 
@@ -150,7 +150,7 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
         page.click("#pausebtn")                                   # resume
         wait_for(lambda: not state(base)["clock"]["paused"], what="the clocks to run again")
         page.wait_for_selector("#clocks .clock.low.run")         # the low-time warning
-        page.wait_for_selector("#result:not([hidden])", timeout=8000)
+        page.wait_for_selector("#result:not([hidden])")
         assert text(page, "#result") == "Defenders win: the attackers ran out of time"
         assert "out" in page.get_attribute("#clocks [data-side=attackers]", "class")
         assert text(page, "#clocks [data-side=attackers] .ctime") == "0:00"

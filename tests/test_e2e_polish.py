@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, http, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, control, http, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click, move
 
 from companion.engine import DEFAULT_LEVEL
@@ -51,7 +51,7 @@ def phone(browser, url: str, lang: str = "en", **kw):
                             locale=LANGS[lang], **kw)
 
 
-def wait_text(page, sel: str, part: str, timeout: float = 5000) -> None:
+def wait_text(page, sel: str, part: str, timeout: float = PATIENCE * 1000) -> None:
     page.wait_for_function("([s, t]) => (document.querySelector(s) || {}).textContent"
                            "?.includes(t)", arg=[sel, part], timeout=timeout)
 
@@ -193,7 +193,7 @@ def test_a_hint_is_shown_once_with_its_evaluation_in_words(browser, tmp_path: Pa
         page.click("#hintbtn")
         page.wait_for_function("document.getElementById('hinttext').textContent.includes(':')"
                                " && !document.getElementById('hinttext').textContent"
-                               ".includes('…')", timeout=20000)
+                               ".includes('…')")
         hint = state(base)["hint"]
         shown = page.inner_text("#hinttext")
         assert shown.startswith(w["hint"]) and hint["from"] in shown, shown
