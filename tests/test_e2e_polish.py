@@ -348,3 +348,24 @@ def test_a_player_link_that_ended_says_so(browser, tmp_path: Path, lang: str) ->
         assert friend.evaluate("localStorage.getItem('tafl-player')") is None
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_what_happened_keeps_the_names_of_the_moment(browser, tmp_path: Path, lang: str) -> None:
+    """Defect 3: "What happened" rewrote history with today's names."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        control(base, "api/players", {"defenders": {"kind": "page", "name": "Alice"}})
+        _, links = control(base, "api/links")
+        token = links["links"]["defenders"]["token"]
+        page = phone(browser, base, lang)
+        control(base, "api/draw", {"action": "offer", "side": "attackers"})
+        assert control(base, "api/draw", {"action": "decline"}, player=token)[0] == 200
+        said = {"en": "The defenders decline the draw (by Alice).",
+                "de": "Die Verteidiger lehnen das Remis ab (von Alice)."}[lang]
+        wait_text(page, "#events", said)
+        control(base, "api/players", {"defenders": {"kind": "computer", "level": 1}})
+        wait_text(page, "#side-defenders", "Computer")
+        assert said in page.inner_text("#events") and "Bob" not in page.inner_text("#events")
+    finally:
+        proc.stop()

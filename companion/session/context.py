@@ -99,6 +99,15 @@ class Context:
     display: dict[str, Any] | None = None
     press_to_end: bool = False
 
+    def stamp(self, by: str) -> dict[str, object]:
+        """What an event by ``by`` keeps of the moment it happens: the game's id, and for a
+        side (``attackers``/``defenders``) the name and kind of its player then."""
+        out: dict[str, object] = {"game": self.gid}
+        spec = self.players.get(by) if by in SIDES else None
+        if spec is not None:
+            out["name"], out["by_kind"] = spec.name, spec.kind.value
+        return out
+
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
 

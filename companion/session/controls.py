@@ -149,7 +149,7 @@ class Controls:
         game = copy_game(ctx.game, manual=False)
         self.decisions.commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
         ctx.game = game
-        ctx.clocks.reopened(game.turn, ctx.board_time())
+        ctx.clocks.reopened(game.turn, ctx.board_time(), moved=bool(game.played))
         self.decisions.reopen_match_game()
         ctx.announcer.note("takeback", actor.label, reopened=reason)
         self.decisions.after_control()
@@ -182,7 +182,6 @@ class Controls:
                 game.agree_draw()
                 decisions.commit(game, rows)
                 ctx.game = game
-                decisions.game_ended(ctx.board_time())
             else:
                 decisions.commit(ctx.game, rows)
             ctx.draw_offer = None
@@ -190,6 +189,8 @@ class Controls:
             ctx.remote.drew(side, action)
             ctx.remote.flush()
         ctx.announcer.note("draw", actor.label, action=action, side=side, **extra)
+        if action == "accept":  # after its event: the match's end comes after what ended it
+            decisions.game_ended(ctx.board_time())
         opponent = other(side)
         if action == "offer" and opponent in computer_sides(ctx.players):
             from companion.session.state import position_key
@@ -214,8 +215,8 @@ class Controls:
             ctx.remote.resigned(side)
             ctx.remote.flush()
         ctx.draw_offer = None
+        ctx.announcer.note("resign", actor.label, side=side, **extra)  # then the match's end
         decisions.game_ended(ctx.board_time())
-        ctx.announcer.note("resign", actor.label, side=side, **extra)
         decisions.after_control()
         return {"ok": True, "result": game.result}
 

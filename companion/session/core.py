@@ -85,7 +85,8 @@ class GameSession(SessionService):
             clocks=Clocks(board_time=lambda: ctx.board_time(), wall=wall),
             seats=Seats(), advisor=Advisor(),
             analyses=AnalysisWorker(reader, self._analysis_done),
-            outbox=Outbox(wall), announcer=Announcer(announce, wall), game=game,
+            outbox=Outbox(wall), announcer=Announcer(announce, wall, lambda by: ctx.stamp(by)),
+            game=game,
             tracker=make_tracker(game), tracker_factory=make_tracker,
             settings=defaults.settings, players=dict(defaults.players))
         self.decisions = Decisions(ctx)

@@ -93,7 +93,7 @@ class Decisions:
 
     def store_plain(self, observed: list[Observed]) -> None:
         """What the tracker reported on a reset (set-up guidance): stored, nothing to decide
-        (a new game on a board already set up is ``ready`` at once: its clock starts)."""
+        (a new game on a board already set up is ``ready`` at once)."""
         wall = self.ctx.wall()
         for o in observed:
             if o.kind != "leds" and o.kind not in PROPOSALS:
@@ -102,12 +102,14 @@ class Decisions:
                 self.start_clock(o.t)
 
     def start_clock(self, t: float) -> None:
-        """The board is set up (``ready``): the game's clock starts (docs/session.md)."""
+        """The board is set up (``ready``): the game's clock runs again, but none before the
+        game's first move is on the board (docs/session.md; a server's clocks are its own)."""
         ctx = self.ctx
         m = ctx.move_to_make
         held = m is not None and ctx.players[other_side(m["side"])].moves_off_board
         ctx.clocks.start_when_ready(ctx.game.turn, ctx.game.is_over(), t,
-                                    m["side"] if m else None, held)
+                                    m["side"] if m else None, held,
+                                    moved=bool(ctx.game.played) or ctx.remote.authoritative_clock)
 
     def ends_by_press(self, mover: str) -> bool:
         """Whether ``mover``'s move at the board waits for the clock button."""
@@ -203,7 +205,7 @@ class Decisions:
         for _ in range(plies):
             game.undo()
         ctx.game = game
-        ctx.clocks.took_back(plies, game.turn, t)
+        ctx.clocks.took_back(plies, game.turn, t, moved=bool(game.played))
         ctx.draw_offer = None
         ctx.move_to_make = None
         ctx.seats.forget_hopeless()
@@ -236,8 +238,8 @@ class Decisions:
         ctx.game = game
         ctx.draw_offer = None
         log.info("game %d: the %s lost on time", ctx.gid, side)
+        ctx.announcer.note("flag", "clock", side=side)  # then the match's end, if any
         self.game_ended(at)
-        ctx.announcer.note("flag", "clock", side=side)
         self.after_control()
 
     # -- matches ---------------------------------------------------------------------------------

@@ -1,0 +1,151 @@
+"""The session's side of what a new user found (issue 21), on a virtual clock with the real
+tracker, a simulated board and a real store: one rule for every game's clocks (none runs before
+the first move is on the board), no increment for a move made while the clocks were paused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from session_helpers import Harness
+
+from companion.session import OWNER
+from companion.session.actors import player
+from companion.session.clock import GameClock, TimeControl
+
+
+def clocks(h: Harness) -> tuple[str | None, float, float]:
+    """Whose clock runs, and both clocks now (the state is as of its last change)."""
+    c, clock = h.state["clock"], h.session.clock
+    assert clock is not None
+    return c["running"], clock.left("attackers", h.t), clock.left("defenders", h.t)
+
+
+def test_no_clock_runs_before_the_first_move_of_a_game_started_at_start_up(tmp_path) -> None:
+    """`run --time-control 5+3`: the person's clock showed 4:43 when the page was first opened
+    17 s after the start."""
+    h = Harness(tmp_path, tc="5+3")
+    h.run(17.0)
+    assert clocks(h) == (None, 300.0, 300.0)
+    h.move("d1", "d4", think=3.0)
+    running, att, dfn = clocks(h)
+    assert running == "defenders" and att == 300.0  # free, and no increment for it
+    assert 299.4 <= dfn < 300.0  # since the piece came to rest
+    h.move("f4", "e4", think=2.0)
+    assert h.store.moves(h.session.gid)[1]["left"]["defenders"] == pytest.approx(
+        300 - 2.5 + 3, abs=0.05)
+
+
+def test_the_same_rule_after_a_new_game_a_match_game_a_restart_and_a_takeback(
+        tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh", tc="5+3", match=True)
+    s = h.session
+    h.run(5.0)
+    assert clocks(h)[0] is None
+    h.move("d1", "e1")
+    assert clocks(h)[0] == "defenders"
+    s.takeback(OWNER)                       # the first move taken back: no clock again
+    h.click("e1", 0.1)
+    h.click("d1", 0.5)
+    h.run(5.0)
+    assert clocks(h) == (None, 300.0, 300.0)
+    s.resign(OWNER, "attackers")
+    s.next_game(OWNER)                      # the match's second game
+    h.run(8.0)
+    assert h.state["match"]["game"] == 2 and clocks(h) == (None, 300.0, 300.0)
+    h = h.reopen()                          # a restart before its first move
+    h.run(8.0)
+    assert clocks(h) == (None, 300.0, 300.0)
+    h.session.new_game(OWNER, {"match": False})  # a new game from the page
+    h.run(8.0)
+    assert h.state["match"] is None and clocks(h) == (None, 300.0, 300.0)
+
+
+def test_a_first_move_chosen_off_the_board_starts_no_clock_until_it_is_made(tmp_path) -> None:
+    h = Harness(tmp_path, attackers="page", tc="5+0")
+    s = h.session
+    h.run(4.0)
+    s.choose_move(player("attackers"), "d1-d4")
+    h.run(6.0)  # the hands at the board take their time
+    assert clocks(h) == (None, 300.0, 300.0)
+    h.move("d1", "d4")
+    assert clocks(h)[0] == "defenders" and clocks(h)[1] == 300.0
+
+
+def test_a_move_made_while_the_clocks_are_paused_earns_no_increment(tmp_path: Path) -> None:
+    h = Harness(tmp_path, tc="5+3")
+    s = h.session
+    h.move("d1", "d4")
+    h.move("f4", "e4", think=2.0)
+    h.run(1.0)
+    s.clock_control(OWNER, "pause")
+    before = h.state["clock"]["attackers"]
+    h.run(4.0)
+    h.move("h1", "h2")                      # made during the break
+    st = h.state
+    assert st["clock"]["attackers"] == pytest.approx(before, abs=0.01)  # not +3
+    assert st["clock"]["paused"] and st["clock"]["running"] is None
+    s.clock_control(OWNER, "resume")
+    h.run(2.0)
+    running, _att, dfn = clocks(h)
+    assert running == "defenders" and dfn < h.store.moves(s.gid)[-1]["left"]["defenders"]
+
+
+def test_the_clock_itself_adds_no_increment_for_a_move_it_did_not_time() -> None:
+    clock = GameClock(TimeControl.parse("5+3"))
+    clock.switch("attackers", 10.0)         # the first move: nothing ran
+    assert clock.times["attackers"].main == 300.0 and clock.running == "defenders"
+    clock.pause(12.0)
+    clock.switch("defenders", 20.0)         # during a pause
+    assert clock.times["defenders"].main == pytest.approx(298.0)
+    clock.resume(30.0)
+    clock.switch("attackers", 35.0)         # an ordinary move: charged and +3
+    assert clock.times["attackers"].main == pytest.approx(300 - 5 + 3)
+
+
+def test_events_keep_the_names_they_had_and_their_game(tmp_path: Path) -> None:
+    """A draw declined by the computer later read "(by the defenders' player Alice)", then
+    "Bob"; game 3's phone moves by Bob were relabelled as Alice's."""
+    from companion.session.computer import computer_actor
+
+    h = Harness(tmp_path, variant="brandubh", defenders="page", names=("Ann", "Alice"))
+    s = h.session
+    s.draw(OWNER, "offer", "attackers")
+    s.draw(player("defenders"), "decline", None)
+    s.set_players(OWNER, {"defenders": {"kind": "computer", "level": 1, "name": "Computer"}})
+    try:
+        s.draw(OWNER, "offer", "attackers")
+        s.draw(computer_actor("defenders"), "decline", "defenders")
+        s.set_players(OWNER, {"defenders": {"kind": "page", "name": "Bob"}})
+        declined = [e for e in h.state["events"] if e.get("action") == "decline"]
+        assert [(e["by"], e["name"], e["by_kind"]) for e in declined] == [
+            ("defenders", "Alice", "page"), ("defenders", "Computer", "computer")]
+        gid = s.gid
+        assert all(e["game"] == gid for e in h.state["events"])
+        s.new_game(OWNER, {})
+        new = [e for e in h.state["events"] if e["kind"] == "new_game"][-1]
+        assert new["game"] == gid + 1
+    finally:
+        s.close()
+
+
+@pytest.mark.parametrize("how", ["resign", "draw", "flag"])
+def test_the_match_is_over_comes_after_what_ended_it(tmp_path: Path, how: str) -> None:
+    """"The defenders resigned" was listed above "The match is over" (the page lists the latest
+    first): the event that ends the game comes first, then the match's end."""
+    h = Harness(tmp_path, variant="brandubh", match=True, tc="0.05")  # 3 s each
+    s = h.session
+    s.resign(OWNER, "attackers")
+    s.next_game(OWNER)
+    h.run(0.5)
+    if how == "resign":
+        s.resign(OWNER, "defenders")
+    elif how == "draw":
+        s.draw(OWNER, "offer", "attackers")
+        s.draw(OWNER, "accept", "defenders")
+    else:
+        h.move("d1", "e1")
+        h.run(3.5)  # the defenders' time runs out
+        assert h.state["reason"] == "time"
+    kinds = [e["kind"] for e in h.state["events"]]
+    assert kinds[-2:] == [how, "match_over"], kinds
