@@ -38,7 +38,13 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_move_player
+from companion.session.players import (
+    MACHINE_NAMES,
+    PlayerError,
+    PlayerKind,
+    PlayerSpec,
+    check_move_player,
+)
 from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
@@ -53,6 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("companion.daemon")
 
 DB_NAME = "games.sqlite3"
+DEFAULT_NAMES = DaemonConfig().names  # a side nobody named: "Player 1", "Player 2"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
 
@@ -65,6 +72,9 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             side: PlayerSpec.parse(kind, name, f"--{side}")
             for side, kind, name in zip(("attackers", "defenders"), cfg.players, cfg.names)
         }
+        for side, spec in players.items():  # `--defenders computer` is "Computer", as on the
+            if spec.kind in MACHINE_NAMES and spec.name in DEFAULT_NAMES:  # page (issue 21)
+                players[side] = replace(spec, name=MACHINE_NAMES[spec.kind])
         for side, spec in players.items():
             check_move_player(spec, side)
             if spec.kind is PlayerKind.CLUB and spec.name in DaemonConfig.names:

@@ -149,3 +149,20 @@ def test_the_match_is_over_comes_after_what_ended_it(tmp_path: Path, how: str) -
         assert h.state["reason"] == "time"
     kinds = [e["kind"] for e in h.state["events"]]
     assert kinds[-2:] == [how, "match_over"], kinds
+
+
+def test_a_computer_set_on_the_command_line_is_named_computer(tmp_path: Path) -> None:
+    """`run --attackers computer:2` showed "Player 1 0 – Player 2 0"; from the page it was
+    "Computer". A name given in the config stays."""
+    from dataclasses import replace
+
+    from companion.config import DaemonConfig, with_overrides
+    from companion.daemon import defaults_from
+
+    cfg = with_overrides(DaemonConfig(data_dir=tmp_path), attackers="computer:2",
+                         defenders="engine:true")
+    players = defaults_from(cfg).players
+    assert (players["attackers"].name, players["defenders"].name) == ("Computer", "Engine")
+    named = defaults_from(replace(cfg, names=("Deep Tafl", "Bo"))).players
+    assert named["attackers"].name == "Deep Tafl"
+    assert defaults_from(DaemonConfig(data_dir=tmp_path)).players["attackers"].name == "Player 1"
