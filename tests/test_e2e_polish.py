@@ -336,7 +336,7 @@ def test_a_player_link_that_ended_says_so(browser, tmp_path: Path, lang: str) ->
     proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
     try:
         friend = phone(browser, base + "?player=a-link-of-an-earlier-game", lang)
-        words = {"en": "This player link is no longer valid",
+        words = {"en": "This player link has ended",
                  "de": "Dieser Spielerlink gilt nicht mehr"}
         wait_text(friend, "#you", words[lang])
         assert friend.is_visible("#you")

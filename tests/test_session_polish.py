@@ -166,3 +166,29 @@ def test_a_computer_set_on_the_command_line_is_named_computer(tmp_path: Path) ->
     named = defaults_from(replace(cfg, names=("Deep Tafl", "Bo"))).players
     assert named["attackers"].name == "Deep Tafl"
     assert defaults_from(DaemonConfig(data_dir=tmp_path)).players["attackers"].name == "Player 1"
+
+
+def test_a_player_link_follows_its_player_from_game_to_game(tmp_path: Path) -> None:
+    """Every new game needed a new link; a link now follows its player (by name), as a
+    match's link does, and ends when that player no longer plays."""
+    h = Harness(tmp_path, variant="brandubh", defenders="page", names=("Ann", "Alice"))
+    s = h.session
+    token = s.player_links(OWNER)["links"]["defenders"]["token"]
+    assert s.actor_for_player_token(token) == player("defenders")
+    s.resign(OWNER, "attackers")
+    s.new_game(OWNER, {})
+    h.run(0.3)
+    assert s.actor_for_player_token(token) == player("defenders")  # the same link
+    assert s.player_links(OWNER)["links"]["defenders"]["token"] == token  # offered again
+    s.swap(OWNER)                                  # Alice attacks now: her link follows
+    h.run(0.3)
+    assert h.state["players"]["attackers"]["name"] == "Alice"
+    assert s.actor_for_player_token(token) == player("attackers")
+    assert s.player_links(OWNER)["links"]["attackers"]["token"] == token
+    s.new_game(OWNER, {"match": True})             # a match: her seat's link, or hers
+    h.run(0.3)
+    assert s.actor_for_player_token(token) is not None
+    s.resign(OWNER, "attackers")
+    s.new_game(OWNER, {"players": {"attackers": {"name": "Bob", "kind": "page"}}})
+    h.run(0.3)
+    assert s.actor_for_player_token(token) is None   # Alice does not play: the link ended

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from companion.session import state
+from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.clock import TimeControl, TimeControlError
 from companion.session.computer import engine_allowed
@@ -257,6 +257,8 @@ class GameSetup:
                 seat = m.seat(m.number, side) if m is not None else None
                 link = next((k for k in known if (k["seat"] == seat if m is not None
                                                   else k["side"] == side)), None)
+                if link is None:  # the link its player had in an earlier game follows him
+                    link = links.following(ctx.store, self._seating(), side)
                 if link is None:
                     token = secrets.token_urlsafe(24)
                     if m is not None:
@@ -269,6 +271,12 @@ class GameSetup:
         except STORE_ERRORS:
             raise storage_error() from None
         return {"links": out, "match": m.id if m else None, "game": ctx.gid}
+
+    def _seating(self) -> links.Seating:
+        ctx = self.ctx
+        return links.Seating(ctx.gid, ctx.match.id if ctx.match else None,
+                             ctx.match.number if ctx.match else 0,
+                             {s: p.name for s, p in ctx.players.items()})
 
     # -- the computer's help: hints and analyses -------------------------------------------------
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:

@@ -8,7 +8,7 @@
   const ERROR = {
     forbidden: N_("Only the owner can do that: unlock the controls with the PIN."),
     not_your_side: N_("This player link plays the other side."),
-    bad_link: N_("This player link is no longer valid: a new game has started. Ask the owner for a new link."),
+    bad_link: N_("This player link has ended: its player does not play the game on the board now. Ask the owner for a new link (he finds it under Controls, Phone links)."),
     game_over: N_("The game is over."),
     illegal_move: N_("That move is not legal here."),
     at_the_board: N_("This side plays at the board: make the move there."),
