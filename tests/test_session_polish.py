@@ -192,3 +192,97 @@ def test_a_player_link_follows_its_player_from_game_to_game(tmp_path: Path) -> N
     s.new_game(OWNER, {"players": {"attackers": {"name": "Bob", "kind": "page"}}})
     h.run(0.3)
     assert s.actor_for_player_token(token) is None   # Alice does not play: the link ended
+
+
+def test_a_finished_game_is_analysed_in_the_background(tmp_path: Path, monkeypatch) -> None:
+    """The README said finished games are analysed in the background, but a button had to be
+    pressed. Now it is queued when the game ends, starts a while later by itself (the real
+    engine, one process), and asking for it starts it at once."""
+    from dataclasses import replace
+
+    from companion.session import analysis
+    from companion.session.computer import ComputerConfig
+
+    monkeypatch.setattr(analysis, "LATER_S", 0.5)
+    h = Harness(tmp_path, variant="brandubh")
+    s = h.session
+    s.defaults = replace(s.defaults, computer=ComputerConfig(analyse_finished=True,
+                                                             analysis_seconds=0.05))
+    try:
+        for m in ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]:
+            h.move(*m.split("-"))
+        gid = s.gid
+        assert h.state["result"] == "defenders"
+        assert s.analysis(gid)["status"] == "queued"     # waits its turn
+        wait_until(h, lambda: s.analysis(gid)["status"] == "done", 60)
+        review = s.analysis(gid)["review"]
+        assert len(review["evaluations"]) == 7
+        # a game queued for later starts at once when it is asked for
+        monkeypatch.setattr(analysis, "LATER_S", 3600.0)
+        s.new_game(OWNER, {})
+        h.run(0.3)
+        h.move("d1", "e1")
+        s.resign(OWNER, "defenders")
+        second = s.gid
+        assert s.analysis(second)["status"] == "queued"
+        status, _ = s.start_analysis(OWNER, second)
+        assert status == 202 and s.analysis(second)["status"] in ("running", "done")
+        wait_until(h, lambda: s.analysis(second)["status"] == "done", 60)
+    finally:
+        s.close()
+
+
+def test_imported_games_are_analysed_in_the_background_and_a_reopened_one_is_not(
+        tmp_path: Path, monkeypatch) -> None:
+    from dataclasses import replace
+
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.session import analysis
+    from companion.session.api import ImportedGame
+    from companion.session.computer import ComputerConfig
+
+    monkeypatch.setattr(analysis, "LATER_S", 0.3)
+    h = Harness(tmp_path, variant="brandubh")
+    s = h.session
+    s.defaults = replace(s.defaults, computer=ComputerConfig(analyse_finished=True,
+                                                             analysis_seconds=0.05))
+    try:
+        game = Game(get_variant("brandubh"))
+        for m in ["d1-e1", "d3-e3"]:
+            game.play_text(m)
+        (imported,) = s.import_games(OWNER, [ImportedGame(game, ("A", "B"), 1.7e9, {})])
+        assert s.analysis(imported)["status"] == "queued"
+        h.move("d1", "e1")
+        s.resign(OWNER, "defenders")                     # queued ...
+        played = s.gid
+        assert s.analysis(played)["status"] == "queued"
+        s.takeback(OWNER)                                # ... but reopened: played again
+        wait_until(h, lambda: s.analysis(imported)["status"] == "done", 60)
+        wait_until(h, lambda: s.analysis(played)["status"] == "none", 10)
+    finally:
+        s.close()
+
+
+def test_no_background_analysis_when_the_config_says_so(tmp_path: Path) -> None:
+    from companion.config import DaemonConfig, load_config
+
+    assert DaemonConfig().computer.analyse_finished is True   # the daemon's default
+    path = tmp_path / "c.toml"
+    path.write_text("[computer]\nanalyse_finished = false\n")
+    assert load_config(path).computer.analyse_finished is False
+    h = Harness(tmp_path, variant="brandubh")                 # a session made in code: off
+    h.move("d1", "e1")
+    h.session.resign(OWNER, "defenders")
+    assert h.session.analysis(h.session.gid)["status"] == "none"
+
+
+def wait_until(h: Harness, pred, timeout: float) -> None:
+    """Step the session's loop (it stores what the worker found) until ``pred`` holds."""
+    import time
+
+    end = time.monotonic() + timeout
+    while not pred():
+        assert time.monotonic() < end, "timed out"
+        h.run(0.05)
+        time.sleep(0.05)

@@ -215,6 +215,8 @@ class Decisions:
         return stopped
 
     def game_ended(self, t: float) -> None:
+        """The game ended: the clocks stop, the machines too; its match goes on or ends; it is
+        analysed in the background (``[computer] analyse_finished``)."""
         ctx = self.ctx
         ctx.clocks.ended(t)
         ctx.move_to_make = None
@@ -222,6 +224,16 @@ class Decisions:
         ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
         self.finish_match_game()
+        if ctx.game.played:
+            self.analyse_later([ctx.gid])
+
+    def analyse_later(self, gids: list[int]) -> None:
+        """Queue finished or imported games for the background analysis (off with
+        ``[computer] analyse_finished = false``)."""
+        cfg = self.ctx.defaults.computer
+        if cfg.analyse_finished:
+            for gid in gids:
+                self.ctx.analyses.later(gid, cfg.analysis_seconds)
 
     def end_on_time(self, side: str, at: float) -> None:
         """``side``'s time ran out at ``at``: a loss on time (stored, then shown)."""

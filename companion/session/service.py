@@ -206,11 +206,13 @@ class SessionService:
         rows = [(g.game, (clean_name(g.players[0]), clean_name(g.players[1])), g.started,
                  dict(g.origin), g.ending) for g in games]
         try:
-            return ctx.store.import_games(rows)
+            ids = ctx.store.import_games(rows)
         except STORE_ERRORS as exc:
             if ctx.outbox.failed(exc, ctx.monotonic()) is Written.DOWN:
                 self.decisions.store_plain(ctx.tracker.suspend("storage"))
             raise storage_error() from None
+        self.decisions.analyse_later(ids)  # as finished games are
+        return ids
 
     def attach_remote(self, player_: RemotePlayer) -> None:
         """Play with ``player_`` (online, club) from now on: any thread, never blocks. The
