@@ -369,3 +369,39 @@ def test_what_happened_keeps_the_names_of_the_moment(browser, tmp_path: Path, la
         assert said in page.inner_text("#events") and "Bob" not in page.inner_text("#events")
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_computer_levels_show_their_rating(browser, tmp_path: Path, lang: str) -> None:
+    """Levels with ratings: each level the engine has a measured rating for shows it, so a
+    player knows what "level 6" means (the figures are companion.engine.levels'; here the
+    answer is rewritten in the browser so that the page's side is checked whatever they are,
+    and a level without a figure too)."""
+    proc, base = start(tmp_path)
+    try:
+        status, _, body = http(base + "api/variants")
+        served = json.loads(body)["levels"]
+        assert [lv["level"] for lv in served] == list(range(1, 11))
+        from companion.engine import LEVELS
+
+        assert [lv["rating"] for lv in served] == [LEVELS[n].rating for n in range(1, 11)]
+        page = phone(browser, base + f"#pin={PIN}", lang)
+
+        def rated(route) -> None:
+            data = json.loads(route.fetch().body())
+            for lv in data["levels"]:
+                lv["rating"] = 900 + 100 * lv["level"] if lv["level"] != 10 else None
+            route.fulfill(json=data)
+
+        page.route("**/api/variants", rated)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-mode")
+        page.select_option("#nf-mode", "computer")
+        options = page.locator("#nf-level option").all_inner_texts()
+        word = {"en": "level", "de": "Stufe"}[lang]
+        assert options[5] == f"{word} 6: {'strong' if lang == 'en' else 'Starker Spieler'} (≈ 1500)"
+        assert "≈" not in options[9]                        # not measured: no figure
+        assert "Elo" in page.inner_text("#newform [data-mode=computer]")
+    finally:
+        proc.stop()

@@ -66,12 +66,16 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/variants")
     def variants() -> Response:
+        from companion.engine import LEVELS
         from companion.session.settings import OPTIONS
 
+        # the computer's levels with their measured rating (None where not measured yet)
+        levels = [{"level": n, "name": lv.name, "rating": lv.rating}
+                  for n, lv in sorted(LEVELS.items())]
         return jsonify(variants=[
             {"id": r.id, "name": r.name, "size": r.size,
              "options": {k: getattr(r, k) for k in OPTIONS}} for r in PRESETS.values()
-        ], options={k: list(v) for k, v in OPTIONS.items()})
+        ], options={k: list(v) for k, v in OPTIONS.items()}, levels=levels)
 
     @app.get("/api/legal")
     def legal() -> Response:

@@ -29,7 +29,14 @@
   const sel = (id, options, value) => `<select id="${id}">` + options.map(([v, text]) =>
     `<option value="${esc(v)}"${String(v) === String(value) ? " selected" : ""}>${esc(text)}</option>`).join("") + "</select>";
   const kinds = () => [["board", _("at the board")], ["page", _("on a phone (player link)")], ["computer", _("the computer")]];
-  const levels = () => P.LEVEL.map((_n, i) => [i + 1, _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
+  /* "level 6: strong (≈ 1450)": the rating measured against fixed anchors, where there is one
+     (/api/variants "levels"; docs/engine.md) */
+  const rating = (n) => { const lv = variants && (variants.levels || []).find((x) => x.level === n); return lv && lv.rating; };
+  const levels = () => P.LEVEL.map((_n, i) => [i + 1, rating(i + 1)
+    ? _("level {n}: {name} (≈ {rating})", { n: i + 1, name: P.levelName(i + 1), rating: rating(i + 1) })
+    : _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
+  const ratingNote = () => (variants && (variants.levels || []).some((x) => x.rating)
+    ? `<p class="small">${esc(_("≈: an approximate rating (Elo), from games between the levels (level 1 = 1000)."))}</p>` : "");
 
   /* Each side: a name, and who plays it (at the board, on a phone, the computer at a level). */
   function playerRows(prefix, S) {
@@ -58,7 +65,7 @@
       `<div class="row"><label for="nf-you-kind">${esc(_("Where you play"))}</label>` +
       sel("nf-you-kind", kinds().slice(0, 2), me.kind === "page" ? "page" : "board") + "</div>" +
       `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || DEFAULT_LEVEL) + "</div>" +
-      `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" +
+      `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" + ratingNote() +
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }
 
@@ -201,6 +208,7 @@
 
   /* ---- players ---- */
   function playersForm(S) {
+    if (!variants) return T.getJSON("/api/variants").then((j) => { variants = j; return playersForm(S); });
     const box = $("playersform");
     box.innerHTML = `<div class="form">${playerRows("pf", S)}` +
       `<div class="row"><button type="button" data-act="players">${esc(_("Save the players"))}</button></div></div>`;
