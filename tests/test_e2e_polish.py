@@ -405,3 +405,70 @@ def test_computer_levels_show_their_rating(browser, tmp_path: Path, lang: str) -
         assert "Elo" in page.inner_text("#newform [data-mode=computer]")
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_game_from_a_position_set_up_on_the_board(browser, tmp_path: Path, lang: str) -> None:
+    """Set up a position (a study, an endgame) and play from it: the pieces on the board are
+    read in, a tap changes a piece, the side to move is chosen, the rules check it."""
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-start")
+        page.select_option("#nf-start", "setup")
+        page.wait_for_selector("#nf-setup svg.setupboard .hit")
+        # read from the board: the start position as it stands (13 pieces); the daemon reads
+        # the board now (nothing is guided back or judged) and the drawing follows it
+        assert page.locator("#nf-setup svg circle.p").count() == 13
+        wait_for(lambda: state(base)["tracking"] == "reading", what="the board read")
+        page.click('#board [data-sq="c4"]')                # a hand takes a defender away
+        wait_for(lambda: page.locator("#nf-setup svg circle.p").count() == 12, what="followed")
+        wait_text(page, "#msg", {"en": "Set up any position: 12 pieces on the board",
+                                 "de": "Stelle eine beliebige Stellung auf: 12 Steine"}[lang])
+        assert not [e for e in state(base)["events"] if e["kind"] == "refused"]
+        page.click("#nf-setup button[data-setup=empty]")
+        missing = {"en": "the king is missing", "de": "der König fehlt"}[lang]
+        assert missing in page.inner_text("#nf-setup .setupcount")
+        page.click("button[data-act=new]")                 # no king: refused, nothing started
+        wait_text(page, "#ctlmsg", {"en": "That position cannot start a game",
+                                    "de": "Mit dieser Stellung kann keine Partie beginnen"}[lang])
+        for _ in range(3):                                  # attacker, defender, king
+            page.click('#nf-setup [data-sq="d4"]')
+        page.click('#nf-setup [data-sq="d1"]')              # an attacker
+        page.select_option("#setupturn", "defenders")
+        page.click("button[data-act=new]")
+        wait_for(lambda: state(base)["position"] == "/3t3/7/7/3K3/7/7/7/", what="the study")
+        s = state(base)
+        assert s["turn"] == "defenders" and s["moves"] == []
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the board set to it")
+        move(page, "d4", "b4")
+        assert state(base)["moves"] == ["d4-b4"]
+        assert page.errors == []
+    finally:
+        proc.stop()
+
+
+def test_an_imported_game_is_played_on_from_any_move(browser, tmp_path: Path) -> None:
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        path = brandubh_otg(tmp_path)
+        status, j = control(base, "api/import", {"name": path.name, "text": path.read_text()})
+        (gid,) = j["games"]
+        page = phone(browser, base + f"#pin={PIN}")          # the owner's phone, unlocked
+        page.wait_for_function("localStorage.getItem('tafl-owner')")
+        page.goto(base + f"review/{gid}#3")
+        page.wait_for_selector("#rvboard .hit")
+        page.wait_for_selector("#rvplayon:not([hidden])")
+        assert page.inner_text("#rvpos").startswith("Move 3 of 6")
+        review = json.loads(http(base + f"api/review/{gid}")[2])
+        page.click("#rvplayon")
+        wait_for(lambda: state(base)["position"] == review["positions"][3], what="played on")
+        s = state(base)
+        assert s["turn"] == "defenders" and s["moves"] == []
+        assert {p["name"] for p in s["players"].values()} == {"Eva", "Finn"}
+        page.wait_for_selector("#live:not([hidden])")
+        assert page.errors == []
+    finally:
+        proc.stop()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from session_helpers import Harness
 
-from companion.session import OWNER
+from companion.session import OWNER, ControlError
 from companion.session.actors import player
 from companion.session.clock import GameClock, TimeControl
 
@@ -286,3 +286,99 @@ def wait_until(h: Harness, pred, timeout: float) -> None:
         assert time.monotonic() < end, "timed out"
         h.run(0.05)
         time.sleep(0.05)
+
+
+ENDGAME = "/3t3/7/7/3K3/7/7/7/"  # Brandubh: the king in the middle, one attacker on d1
+
+
+def test_a_game_starts_from_a_position_of_ones_own(tmp_path: Path) -> None:
+    """Set up a position (a study, an endgame) and play from it: the rules check it, the board
+    is guided to it, the game is stored and resumed from it."""
+    from companion.session import ControlError
+
+    h = Harness(tmp_path, variant="brandubh")
+    s = h.session
+    s.new_game(OWNER, {"variant": "brandubh", "position": ENDGAME, "turn": "defenders"})
+    h.run(0.5)
+    st = h.state
+    assert st["position"] == ENDGAME and st["turn"] == "defenders" and st["first"] == "defenders"
+    assert st["tracking"] == "ready"  # the simulated board was set to it
+    h.move("d4", "b4")
+    h.move("d1", "b1")
+    assert h.state["moves"] == ["d4-b4", "d1-b1"]
+    row = h.store.game(s.gid)
+    assert (row.start_position, row.start_turn) == (ENDGAME, "defenders")
+    h = h.reopen()                                     # a restart: from the same position
+    assert h.state["moves"] == ["d4-b4", "d1-b1"] and h.state["first"] == "defenders"
+    s = h.session
+    for position, turn, words in [
+        ("/7/7/7/7/7/7/7/", "attackers", "no king"),
+        ("/K6/7/7/7/7/7/7/", "defenders", "has already escaped"),
+        ("/tttt3/3t3/7/3K3/7/7/7/", "attackers", "corner a1"),
+        (ENDGAME, "nobody", "turn must be"),
+        ("/1ttttt1/1ttttt1/7/3K3/7/7/7/", "attackers", "10 attackers"),
+        ("/3t3/7/", "attackers", "rows"),
+        ("/3K3/7/7/7/7/7/7/", "attackers", "have no legal move"),
+        (42, "attackers", "OTN placement"),
+    ]:
+        with pytest.raises(ControlError) as err:
+            s.new_game(OWNER, {"position": position, "turn": turn})
+        assert err.value.code == "bad_position" and words in err.value.message, err.value.message
+    assert h.state["moves"] == ["d4-b4", "d1-b1"]   # nothing was started
+
+
+def test_a_match_from_a_position_plays_both_games_from_it(tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh")
+    s = h.session
+    s.new_game(OWNER, {"position": ENDGAME, "turn": "defenders", "match": True})
+    h.run(0.5)
+    s.resign(OWNER, "attackers")
+    first = s.gid
+    h.click("d4", 0.3)                      # the pieces leave the position ...
+    h.click("d4", 0.5)                      # ... and are set up in it again: game 2 starts
+    st = h.state
+    assert st["game"] != first and st["match"]["game"] == 2
+    assert st["position"] == ENDGAME and st["turn"] == "defenders"
+    new = [e for e in st["events"] if e["kind"] == "new_game"][-1]
+    assert new["position"] == f"{ENDGAME} defenders"
+
+
+def test_a_position_set_up_on_the_board_starts_a_game(tmp_path: Path) -> None:
+    """"Set up a position on the board and play from it": while the owner's page reads the
+    board, the tracker neither guides the pieces back nor flags them; the page builds the
+    position from what the board reads, and the game starts from it at once (the board matches
+    it already). A reading the page stops renewing ends by itself."""
+    from session_helpers import HandBoard
+
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.session import SPECTATOR, setup
+
+    start = Game(get_variant("brandubh")).board.occupied_names()
+    h = Harness(tmp_path, variant="brandubh", board=HandBoard(7, start))
+    s = h.session
+    with pytest.raises(ControlError):
+        s.read_board(SPECTATOR, True)
+    s.read_board(OWNER, True)
+    h.board.set_occupied({"d1", "d4"})                # the hands set up an endgame
+    h.run(1.0)
+    st = h.state
+    assert st["tracking"] == "reading" and st["guidance"]["kind"] == "reading"
+    assert st["guidance"]["squares"] == ["d1", "d4"] and not st["leds"]
+    assert not [e for e in h.store.events(s.gid) if e["kind"] in ("illegal", "warning")]
+    s.new_game(OWNER, {"position": ENDGAME, "turn": "defenders"})   # d1 attacker, d4 king
+    h.run(0.5)
+    assert h.state["tracking"] == "ready" and h.state["turn"] == "defenders"
+    h.move("d4", "b4")
+    assert h.state["moves"] == ["d4-b4"]
+    s.read_board(OWNER, True)                          # read again, and the page goes away
+    h.run(setup.READING_S + 1)
+    assert h.state["tracking"] != "reading"            # the game is judged again
+    h.board.toggle("d1")                               # the attackers' piece: its targets
+    h.run(1.0)
+    assert h.state["tracking"] == "lifted"
+    h.board.toggle("d1")
+    h.run(1.0)
+    s.read_board(OWNER, True)
+    s.read_board(OWNER, False)                         # or the page says it is done
+    assert h.state["tracking"] != "reading"

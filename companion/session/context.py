@@ -98,6 +98,9 @@ class Context:
     # ends with the clock button (as on a chess clock)
     display: dict[str, Any] | None = None
     press_to_end: bool = False
+    # the board defines the next game's position (the tracker's reading) until this loop time:
+    # the owner's page renews it while its editor is open (GameSetup.read_board)
+    reading_until: float | None = None
 
     def stamp(self, by: str) -> dict[str, object]:
         """What an event by ``by`` keeps of the moment it happens: the game's id, and for a

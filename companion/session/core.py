@@ -119,6 +119,7 @@ class GameSession(SessionService):
             scan, t = self.proposals.read(now)
             self.proposals.check_flag(t)
             self.proposals.check_next_game(scan)
+            self.setup.reading_over(now)
             self.machines.computer_turn(now)
             self.machines.advice()
             if ctx.outbox.due(now):

@@ -172,6 +172,10 @@ class SessionService:
         return self.setup.new_game(actor, request)
 
     @on_loop
+    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+        return self.setup.read_board(actor, on)
+
+    @on_loop
     def next_game(self, actor: Actor) -> dict[str, Any]:
         return self.setup.next_game(actor)
 

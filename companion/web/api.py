@@ -226,6 +226,14 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             link["url"] = base + link["path"]
         return jsonify(out)
 
+    @app.post("/api/reading")
+    def reading() -> Response:
+        """The board defines the next game's position while ``on`` (renewed by the page)."""
+        on = body().get("on")
+        if not isinstance(on, bool):
+            raise ApiError(400, '"on" is required (true or false)', "bad_request")
+        return jsonify(control(session.read_board, on))
+
     @app.post("/api/clock")
     def clock() -> Response:
         action = field(body(), "action", ("pause", "resume"))

@@ -108,6 +108,7 @@
     msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     renderOver(over);
+    if (T.setup) T.setup.live(S);   // a position of one's own: the editor follows the board
     const quiet = over && S.guidance && S.guidance.kind === "game_over" && !(S.guidance.squares || []).length;
     msg.hidden = reachable && board.connected && !!quiet;   // the banner says it (nothing to lift)
     const threat = $("threat");

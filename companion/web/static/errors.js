@@ -30,6 +30,7 @@
     session_expired: N_("This device's owner session has ended: enter the PIN again."),
     bad_players: N_("Check the players: each needs a name of 1 to 40 characters, and a match two different names."),
     bad_settings: N_("Check the game settings: {detail}"),
+    bad_position: N_("That position cannot start a game: {detail}"),
     no_hint: N_("No hint now: the side to move is the computer's, or its move is chosen already."),
     not_your_turn: N_("Not your turn: a hint is for the side to move."),
     engine_not_allowed: N_("That engine is not allowed: the config names the engines the page may start."),

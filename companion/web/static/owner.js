@@ -96,6 +96,9 @@
         `<div class="row"><label for="variant">${esc(_("Variant"))}</label><select id="variant">` +
         j.variants.map((v) => `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join("") +
         `</select></div>` +
+        `<div class="row"><label for="nf-start">${esc(_("Start from"))}</label>` +
+        sel("nf-start", [["start", _("the variant's start position")], ["setup", _("a position of my own (a study, an endgame)")]], "start") +
+        `</div><div id="nf-setup" hidden></div>` +
         `<details><summary>${esc(_("House rules"))}</summary>${opts}</details>` +
         `<fieldset><legend>${esc(_("Who plays"))}</legend><div class="row"><label for="nf-mode">${esc(_("Opponent"))}</label>` +
         sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]].concat(T.club ? [["club", _("a board of the club")]] : []),
@@ -115,10 +118,19 @@
       fillOptions();
       box.addEventListener("change", (ev) => {
         if (ev.target.id === "variant") fillOptions();
+        if (ev.target.id === "variant" || ev.target.id === "nf-start") setupBox();
         showFields();
       });
       showFields();
     });
+  }
+
+  /* A position of one's own (setup.js, loaded when chosen): the editor under the variant. */
+  function setupBox() {
+    const on = $("nf-start").value === "setup", el = $("nf-setup");
+    el.hidden = !on;
+    if (on) T.load("setup").then(() => T.setup.open(el, $("variant").value)).catch(T.refused);
+    else if (T.setup) T.setup.close();   // the board is the game's again
   }
 
   /* Each house rule offers its values; the variant's own value is marked. */
@@ -202,8 +214,13 @@
       if (val !== own) options[k] = val === "true" ? true : val === "false" ? false : val;
     }
     const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf") };
+    const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
+    if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
-    return T.api("/api/new", body).then(() => (match ? _("A new match has started.") : _("New game started.")));
+    return T.api("/api/new", body).then(() => {
+      if (from) { $("nf-start").value = "start"; setupBox(); }   // played from it now: put away
+      return match ? _("A new match has started.") : _("New game started.");
+    });
   }
 
   /* ---- players ---- */
