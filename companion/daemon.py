@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
-from companion.drivers.base import BoardSource, LedSink
+from companion.drivers.base import BoardSource, LedSink, capabilities
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
@@ -86,6 +86,17 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
                           "(online, club); the other is played at this board")
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+
+
+def checks_pieces(board: BoardSource) -> bool:
+    """Whether the players check the pieces' kinds at natural moments (the tracker's
+    ``check_pieces``): on a real board whose sensors cannot tell attackers from defenders (reed
+    switches, Hall sensors without polarity); not on polarity boards (the tracker checks every
+    scan), the simulated board (the program sets its pieces up) or a replayed trace."""
+    caps = capabilities(board)
+    if caps.clickable is not None or caps.timed is not None:
+        return False
+    return getattr(board, "sensors", "switch") != "polarity"
 
 
 #: Makes the player at a distance for a ``run`` player spec (``online``, ``club:BOARD``). The
@@ -160,6 +171,8 @@ class Daemon:
                 self.leds = open_leds(cfg.leds, self.board)
             self.store = Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store,
                                log=log.warning)
+            # a board whose sensors cannot tell the pieces' kinds: the players are asked to check
+            self.defaults = replace(self.defaults, check_pieces=checks_pieces(self.board))
             self.session = GameSession(self.store, self.board, defaults=self.defaults,
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)

@@ -472,3 +472,41 @@ def test_an_imported_game_is_played_on_from_any_move(browser, tmp_path: Path) ->
         assert page.errors == []
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_reed_board_asks_to_check_the_pieces(browser, tmp_path: Path, lang: str) -> None:
+    """Reed boards cannot tell colours: at set-up (and after a takeback, a restart) the page
+    and the LEDs show where the game believes the defenders and the king are, and a player or
+    the owner confirms."""
+    from session_helpers import HandBoard
+    from test_daemon_support import test_config
+
+    from companion.daemon import Daemon
+
+    board = HandBoard(7, Game(get_variant("brandubh")).board.occupied_names())  # reed switches
+    d = Daemon(test_config(tmp_path, variant="brandubh"), board=board)
+    d.start()
+    try:
+        base = d.url.replace("localhost", "127.0.0.1")
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        said = {"en": "The board is set up: check the pieces: defenders on c4, d3, d5 and e4, the "
+                      "king on d4; every other piece is an attacker. Attackers to move",
+                "de": "Die Aufstellung steht – prüfe die Steine: Verteidiger auf c4, d3, d5 und "
+                      "e4, der König auf d4; alle anderen Steine sind Angreifer."}[lang]
+        wait_text(page, "#msg", said)
+        page.wait_for_selector("#colourcheck button[data-check]")
+        assert page.locator("#board rect.led.check").count() == 5   # four defenders and the king
+        page.screenshot(path=str(SHOTS / f"tafl-polish-check-{lang}.png"))
+        spectator = phone(browser, base, lang)
+        wait_text(spectator, "#msg", said[:20])
+        assert spectator.is_hidden("#colourcheck")                  # spectators cannot answer
+        page.click("#colourcheck button[data-check]")
+        page.wait_for_selector("#colourcheck", state="hidden")
+        assert page.locator("#board rect.led.check").count() == 0
+        done = {"en": "The pieces were checked: they are right (by the owner).",
+                "de": "Die Steine wurden geprüft: Sie stimmen (vom Besitzer)."}[lang]
+        wait_text(page, "#events", done)
+        assert page.errors == [] and spectator.errors == []
+    finally:
+        d.stop()

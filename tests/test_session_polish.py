@@ -382,3 +382,76 @@ def test_a_position_set_up_on_the_board_starts_a_game(tmp_path: Path) -> None:
     s.read_board(OWNER, True)
     s.read_board(OWNER, False)                         # or the page says it is done
     assert h.state["tracking"] != "reading"
+
+
+def reed(tmp_path: Path) -> Harness:
+    """A session on a board of reed switches (a hand board: the program never sets its pieces),
+    asked to check the pieces' kinds as the daemon asks for such a board."""
+    from dataclasses import replace
+
+    from session_helpers import HandBoard
+
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+
+    start = Game(get_variant("brandubh")).board.occupied_names()
+    h = Harness(tmp_path, variant="brandubh", board=HandBoard(7, start))
+    h.session.defaults = replace(h.session.defaults, check_pieces=True)
+    return h.reopen()
+
+
+def checked_squares(h: Harness) -> list[str]:
+    return sorted(sq for sq, role in h.state["leds"].items() if role == "check")
+
+
+def test_a_reed_board_asks_to_check_the_pieces_at_natural_moments(tmp_path: Path) -> None:
+    """Reed boards cannot tell colours: a defender put where an attacker belongs went unnoticed.
+    At set-up, after a takeback and after a restart the page and the LEDs show the position the
+    game believes (defenders and king) and ask for a check; a player answers, or play goes on."""
+    from companion.session import SPECTATOR
+
+    h = reed(tmp_path)
+    s = h.session
+    g = h.state["guidance"]
+    assert (g["kind"], g["reason"]) == ("check_pieces", "setup")
+    assert checked_squares(h) == ["c4", "d3", "d4", "d5", "e4"]   # four defenders and the king
+    with pytest.raises(ControlError):
+        s.confirm_pieces(SPECTATOR)
+    assert s.confirm_pieces(player("defenders"))["checked"] is True
+    assert h.state["guidance"]["kind"] == "to_move" and not checked_squares(h)
+    said = [e for e in h.state["events"] if e["kind"] == "colours"]
+    assert [(e["by"], e["name"]) for e in said] == [("defenders", "Bo")]
+    h.move("d1", "e1")
+    h.move("d3", "e3")
+    h.click("e3", 0.1)                                  # the defenders' move taken back by hand
+    h.click("d3", 0.6)
+    assert h.state["moves"] == ["d1-e1"]
+    g = h.state["guidance"]
+    assert (g["kind"], g["reason"]) == ("check_pieces", "takeback")
+    h.move("d3", "e3")                                  # playing on answers it
+    assert h.state["guidance"]["kind"] == "to_move" and not checked_squares(h)
+    h = h.reopen()                                      # a restart
+    g = h.state["guidance"]
+    assert (g["kind"], g["reason"]) == ("check_pieces", "resume")
+    assert checked_squares(h) == ["c4", "d4", "d5", "e3", "e4"]
+    assert h.session.confirm_pieces(OWNER)["checked"] is True
+    assert h.session.confirm_pieces(OWNER)["checked"] is False   # nothing asked now
+
+
+def test_which_boards_are_asked_to_check_their_pieces(tmp_path: Path) -> None:
+    """Reed boards are asked; boards whose sensors tell the colours (Hall sensors with polarity:
+    the tracker checks them on every scan), the simulator (the program sets its pieces) and a
+    replayed trace are not, and neither is a session made in code."""
+    from session_helpers import HandBoard
+
+    from companion.daemon import checks_pieces
+    from companion.drivers.sim import SimBoard
+
+    class Polarity(HandBoard):
+        sensors = "polarity"
+
+    assert checks_pieces(HandBoard(7, ())) is True
+    assert checks_pieces(Polarity(7, ())) is False
+    assert checks_pieces(SimBoard(7)) is False
+    h = Harness(tmp_path, variant="brandubh")
+    assert h.state["guidance"]["kind"] == "to_move"

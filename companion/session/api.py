@@ -110,6 +110,10 @@ class SessionAPI(Protocol):
 
     def clock_control(self, actor: Actor, action: str) -> dict[str, Any]: ...
 
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        """The players checked the pieces' kinds (``check_pieces`` guidance): right."""
+        ...
+
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
         """(202, ``{"status": "thinking", "side"}``) or (200, the hint already shown)."""
         ...

@@ -49,6 +49,10 @@ class SessionDefaults:
     keep_variant: bool = False
     raichi: bool = True  # light the escape squares the king has a free line to
     computer: ComputerConfig = field(default_factory=ComputerConfig)
+    # the board's sensors cannot tell attackers from defenders (reed switches): the tracker asks
+    # the players to check the pieces' kinds at natural moments (the daemon sets it for such a
+    # board; off for the simulator, polarity boards and sessions made in code)
+    check_pieces: bool = False
 
 
 class Refusal(TypedDict):

@@ -21,6 +21,7 @@ from typing import Any
 
 from companion.rules import other
 from companion.rules.board import MoveError
+from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.computer import computer_sides, takeback_plies
 from companion.session.context import SIDES, Context
@@ -259,6 +260,20 @@ class Controls:
         ctx.announcer.note("clock", actor.label, action=action)
         decisions.after_control()
         return {"ok": True, "paused": clocks.clock is not None and clocks.clock.paused}
+
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        """The players checked the pieces' kinds against the position the game believes (the
+        tracker's ``check_pieces`` guidance on a board that cannot tell colours): right."""
+        if actor.role is Role.SPECTATOR:
+            raise ControlError(403, "forbidden", "spectators cannot act: the controls need the "
+                                                 "PIN or a player link")
+        ctx = self.ctx
+        asked = ctx.tracker.guidance.get("kind") == "check_pieces"
+        self.decisions.store_plain(ctx.tracker.checked(ctx.board_time()))
+        if asked:
+            ctx.announcer.note("colours", actor.label)
+        state.publish(ctx, force=True)
+        return {"ok": True, "checked": asked}
 
     def end_move(self, actor: Actor) -> dict[str, Any]:
         """The clock button after a move at the board (``press_to_end``): the mover's clock

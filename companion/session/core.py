@@ -71,7 +71,12 @@ class GameSession(SessionService):
         monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:
         defaults = defaults or SessionDefaults()
-        factory = tracker_factory or Tracker  # e.g. a Tracker with other timings (tests)
+
+        def default_tracker(game: Game) -> Tracker:
+            return Tracker(game, check_pieces=defaults.check_pieces)
+
+        # another factory (e.g. a Tracker with other timings, in tests) makes its own choices
+        factory = tracker_factory or default_tracker
 
         def make_tracker(game: Game) -> ProposingTracker:
             return TrackerAdapter(game, factory)

@@ -158,6 +158,10 @@ class SessionService:
         return self.controls.clock_control(actor, action)
 
     @on_loop
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.confirm_pieces(actor)
+
+    @on_loop
     def end_move(self, actor: Actor) -> dict[str, Any]:
         return self.controls.end_move(actor)
 

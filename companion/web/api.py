@@ -226,6 +226,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             link["url"] = base + link["path"]
         return jsonify(out)
 
+    @app.post("/api/colours")
+    def colours() -> Response:
+        """The players checked the pieces' kinds against the position the game believes."""
+        return jsonify(control(session.confirm_pieces))
+
     @app.post("/api/reading")
     def reading() -> Response:
         """The board defines the next game's position while ``on`` (renewed by the page)."""

@@ -161,6 +161,7 @@
       case "resign": return per(s, _("The attackers resigned"), _("The defenders resigned"));
       case "swap": return e.next_game ? _("The players swap sides for the next game") : _("The players swapped sides");
       case "players": return _("The players were changed");
+      case "colours": return _("The pieces were checked: they are right");
       case "flag": return per(s, _("The attackers ran out of time"), _("The defenders ran out of time"));
       case "clock": return e.action === "pause" ? _("The clocks were paused") : _("The clocks run again");
       case "new_game": return _("Game {id} started", { id: e.game });
