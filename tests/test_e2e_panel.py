@@ -250,8 +250,9 @@ def test_the_page_shows_the_display_and_presses_the_buttons(tmp_path, browser):
 
 def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
     """A real board's buttons (gpiozero on MockFactory pins, in the daemon's own process) and
-    its display (luma's capture device): a press on the pin pauses the clock through the
-    panel's thread and the session's loop, and the text is in /api/state."""
+    its display (luma's capture device): a press on the pin starts the clock before the first
+    move (no clock runs before it otherwise), the next pauses it, through the panel's thread
+    and the session's loop, and the text is in /api/state."""
     from dataclasses import replace
 
     from gpiozero import Device
@@ -273,11 +274,18 @@ def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
     d.start()
     try:
         base = d.url.replace("localhost", "127.0.0.1")
-        wait_for(lambda: state(base)["clock"]["running"] == "attackers", what="the clock")
+        wait_for(lambda: state(base)["tracking"] in ("ready", "check_pieces"), what="set up")
+        assert state(base)["clock"]["running"] is None  # the clocks stand until the first move
         pin = factory.pin(5)  # the clock button's default pin
-        pin.drive_low()
-        time.sleep(0.1)
-        pin.drive_high()
+
+        def press_pin() -> None:
+            pin.drive_low()
+            time.sleep(0.1)
+            pin.drive_high()
+
+        press_pin()  # ... or the clock button
+        wait_for(lambda: state(base)["clock"]["running"] == "attackers", what="the clock")
+        press_pin()
         wait_for(lambda: state(base)["clock"]["paused"], what="the press applied")
         shows(base, "^Clock paused$")
         assert control(base, "api/button", {"button": "clock"})[1]["code"] == "real_board"
