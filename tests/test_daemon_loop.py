@@ -341,7 +341,10 @@ def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
 
 
 class PolarityBoard(FixedBoard):
-    """A board with polarity Hall sensors: it reports each piece's colour too."""
+    """A board with polarity Hall sensors: it reports each piece's colour too (and says so,
+    as the serial bridge does, so the players are not asked to check the colours)."""
+
+    sensors = "polarity"
 
     def __init__(self, size: int, game: Game) -> None:
         super().__init__(size, game.board.occupied_names())
