@@ -215,8 +215,8 @@ class PicoLines:
         if proto != P.PROTO_VERSION:
             self.size_error = (
                 f"the Pico's firmware speaks protocol {proto or '?'}, this companion "
-                f"{P.PROTO_VERSION}: copy firmware_bridge/main.py and protocol.py of this version "
-                "to the Pico"
+                f"{P.PROTO_VERSION}: copy the firmware_bridge files of this version to the Pico "
+                "(firmware_bridge/README.md)"
             )
             log.error("serial bridge: %s", self.size_error)
             raise P.ProtocolError("protocol version")
