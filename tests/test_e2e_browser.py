@@ -78,7 +78,14 @@ def move(page, frm: str, to: str) -> None:
     n = page.inner_text("#nmoves")
     click(page, frm)
     click(page, to)
-    page.wait_for_function(f"document.getElementById('nmoves').textContent !== {json.dumps(n)}")
+    try:
+        page.wait_for_function(
+            f"document.getElementById('nmoves').textContent !== {json.dumps(n)}")
+    except playwright.Error:  # say what the daemon and the page saw
+        s = state(page.url.split("#")[0])
+        raise AssertionError(
+            f"{frm}-{to} not shown: tracking {s['tracking']!r}, message {s['message']!r}, "
+            f"moves {s['moves']}, leds {s['leds']}; page: {page.inner_text('#msg')!r}") from None
 
 
 def message(page) -> str:
@@ -202,6 +209,22 @@ def test_quick_taps_reach_the_board_in_the_order_tapped(browser, daemon) -> None
     assert page.evaluate("window.tapsMost") == 1
     assert state(daemon)["moves"] == ["h1-h3"]
     ctx.close()
+
+
+def test_a_tap_across_a_redraw_still_counts(browser, daemon) -> None:
+    """The board is redrawn at every live update; a tap pressed before one and released after
+    it must still reach the board (its target was a new node each time: the tap was lost, and
+    a CI run's short game stalled with the king lifted and never placed)."""
+    page = open_page(browser, daemon + f"#pin={PIN}")
+    wait_for(lambda: state(daemon)["tracking"] == "ready", what="the set-up checked")
+    box = page.locator('#board [data-sq="h1"]').bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate("window.T.live.redraw()")  # a live update between press and release
+    page.mouse.up()
+    wait_for(lambda: "h1" not in state(daemon)["occupied"], what="h1 lifted by the tap")
+    page.context.close()
 
 
 def test_play_a_short_game_by_clicking(browser, daemon) -> None:
