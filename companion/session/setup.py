@@ -66,6 +66,9 @@ class GameSetup:
         b = self.ctx.remote.binding
         if proposal_ok and not self.ctx.remote.agreed:
             return
+        if b is not None and not self.ctx.game.is_over() and b.terms.watching:
+            raise ControlError(409, "remote_game", "this board follows a game on the server: "
+                               "stop watching it first")
         if b is not None and not self.ctx.game.is_over():
             raise ControlError(409, "remote_game", f"this game is played with "
                                f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
