@@ -6,6 +6,7 @@ the session's place; scripted accounts play the game."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -203,3 +204,41 @@ def test_join_a_bots_open_rated_game(server, client):
     assert start.terms.rated and start.terms.rating == 2212.0
     player.send_move(0, mv(11, "e1", "e4"))
     bot.expect(lambda line: line == f"game {game_id} play attacker e1 e4")
+
+
+def test_hostile_lines_about_a_watched_game_change_nothing(server, client):
+    """A move the rules do not allow on the watched board, garbled lines, a record with an
+    illegal move, a move for another game: each is a clear message; the game stays as it was."""
+    service, player, inbox = client
+    bob, carol, game_id = two_play(server)
+    play(bob, game_id, "attacker", "e1", "e4", carol)
+    service.watch(game_id)
+    inbox.wait_for(RemoteStart)
+    asked = server.received("alice").count(f"watch_game_json {game_id}")
+    # an attackers' move in the defenders' turn: not shown; the server's record is asked again
+    server.inject("alice", f"game {game_id} play attacker e4 e5")
+    again = inbox.wait_for(RemoteStart)
+    assert again.moves == (mv(11, "e1", "e4"),)            # the server's word, unchanged
+    assert server.received("alice").count(f"watch_game_json {game_id}") == asked + 1
+    assert inbox.of(RemoteMove) == []
+    assert service.table.play.game.plies == 1
+    # garbled lines and a move for a game not watched: ignored, counted, said
+    ignored = service.status()["ignored"]
+    for line in (f"game {game_id} play attacker zz9 e5", f"game {game_id} play king e4 e5",
+                 '= watch_game_json {"id":', "game 77 play defender h6 h9"):
+        server.inject("alice", line)
+    wait_until(lambda: service.status()["ignored"] >= ignored + 4, what="four lines ignored")
+    assert "77" in service.status()["message"]
+    # a record of the watched game with a move the rules do not allow: ignored as a whole
+    record = json.dumps({"id": game_id, "attackers": "bob", "defenders": "carol", "dim": 11,
+                         "start": "", "time_control": None, "time_remaining_ms": None,
+                         "moves": "e1-e4 e4-e5", "rated": True, "messages": []})
+    server.inject("alice", f"= watch_game_json {record}")
+    wait_until(lambda: service.status()["code"] == "watch_bad_record", what="the bad record")
+    assert "move 2" in service.status()["message"]
+    time.sleep(0.3)
+    assert inbox.of(RemoteStart) == [] and service.table.play.game.plies == 1
+    assert service.status()["status"] == "watching"
+    # the game goes on as the server has it
+    play(carol, game_id, "defender", "h6", "h9", bob)
+    assert inbox.wait_for(RemoteMove) == RemoteMove(1, mv(11, "h6", "h9"))

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import time
 
+from companion.rules import MoveError
+from companion.rules.game import Game
 from companion.session.remote import RemoteLeave, RemoteTerms
 
-from .game import OnlineGame
+from .game import OnlineGame, resumed_moves
 from .play import GamePlay, clock_age
-from .protocol import ServerTime, parse_opentafl
+from .protocol import ResumedGame, ServerTime, parse_opentafl
 
 #: How long the server may take to answer ``watch_game_json`` (it answers nothing for a game
 #: that is over or unknown).
@@ -23,6 +25,18 @@ ASK_TIMEOUT = 15.0
 #: A watched game that left the lobby is asked for again after this (its ``game_over``, when
 #: the server sends one, comes first).
 WATCH_RECHECK = 3.0
+
+
+def legal_plies(game: OnlineGame, doc: ResumedGame) -> int:
+    """How many moves of the record ``doc`` the rules of ``game`` allow from the start."""
+    probe = Game(game.rules)
+    moves = [m.move for m in resumed_moves(doc) if m.move is not None]
+    for ply, move in enumerate(moves):
+        try:
+            probe.play(move)
+        except MoveError:
+            return ply
+    return len(moves)
 
 
 class GameWatch:
@@ -90,22 +104,37 @@ class GameWatch:
         doc = parse_opentafl(text)
         play = self.play
         current = play.game if play.game is not None and play.game.watching else None
-        if doc.id == self.asked:
-            self.asked = None
-            if current is not None and current.id != doc.id and not current.over:
-                self.link.send(f"leave_game {current.id}")   # the one watched before
-                current = None
-        elif current is None or current.id != doc.id:
+        asked = doc.id == self.asked
+        if not asked and (current is None or current.id != doc.id):
             play.ignore(f"ignored the record of game {doc.id}, which this board does not "
                         "watch")
             return
-        play.resume_sent, play.resume_tries = None, 0
-        play.heard(time.monotonic())
+        if asked:
+            self.asked = None
+        else:
+            play.resume_sent, play.resume_tries = None, 0
+            play.heard(time.monotonic())
         ratings = self.link.lobby.ratings
         game = OnlineGame(doc.id, doc.size, "", f"{doc.attackers} – {doc.defenders}", doc.rated,
                           doc.time, self.link.server, watched=(doc.attackers, doc.defenders),
                           ratings=(ratings.get(doc.attackers), ratings.get(doc.defenders)))
         game.reconcile(doc, [])          # the mirror takes the server's record
+        problem = None
+        if current is not None and current.id == doc.id and doc.size != current.size:
+            problem = "is for another board size"
+        elif game.plies != len(resumed_moves(doc)):
+            problem = f"has a move the rules do not allow (move {legal_plies(game, doc) + 1})"
+        if problem is not None:   # nothing changes: the board keeps what it shows
+            self.link.note(f"the server's record of game {doc.id} {problem}: ignored",
+                           "watch_bad_record")
+            return
+        if current is not None and current.id != doc.id:
+            if not current.over:
+                self.link.send(f"leave_game {current.id}")   # the one watched before
+            current = None
+        if asked:
+            play.resume_sent, play.resume_tries = None, 0
+            play.heard(time.monotonic())
         if current is None:
             play.chat = []
         play.game = game
