@@ -198,8 +198,8 @@ def test_stopping_lets_the_game_go_and_frees_the_board(tmp_path: Path) -> None:
     remote.send(RemoteMove(1, mv("h6-h9")))  # no longer the bound game: ignored
     h.run(0.05)
     assert h.state["move_to_make"] is None
-    new = h.session.new_game(OWNER, {"variant": "copenhagen",
-                                     "players": {"attackers": {"kind": "board"},
-                                                 "defenders": {"kind": "board"}}})
+    # a new game: the online seats do not carry over (the board plays both sides)
+    new = h.session.new_game(OWNER, {"variant": "copenhagen"})
     assert new["game"] != gid and h.store.game(gid).reason == "abandoned"
+    assert {p["kind"] for p in h.state["players"].values()} == {"board"}
     assert remote.sent("stopped") == []  # it said so itself

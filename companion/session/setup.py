@@ -114,7 +114,10 @@ class GameSetup:
             raise ControlError(409, "board_size", f"{rules.name} is played on {rules.size}x"
                                                   f"{rules.size}; this board is "
                                                   f"{ctx.board.size}x{ctx.board.size}")
-        players = dict(ctx.next_players or ctx.players)
+        # an online game starts on the server only: its seats do not carry over to a game
+        # started here (after a game played or watched online, the board plays both sides)
+        players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
+                   for side, p in (ctx.next_players or ctx.players).items()}
         wanted = request.get("players")
         if isinstance(wanted, Mapping):
             for side, value in wanted.items():
