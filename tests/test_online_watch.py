@@ -183,7 +183,8 @@ def test_a_draw_the_players_agree_is_not_shown_to_watchers_the_game_is_let_go(
     leave = inbox.wait_for(RemoteLeave, timeout=15)
     assert leave.code == "game_gone" and "watchers" in leave.reason
     assert inbox.of(RemoteEnd) == []
-    assert service.status()["status"] == "lobby"
+    wait_until(lambda: service.status()["code"] == "game_gone", what="said on the page")
+    assert service.status()["status"] == "lobby" and "watchers" in service.status()["message"]
 
 
 def test_join_a_bots_open_rated_game(server, client):

@@ -236,14 +236,15 @@ class GamePlay:
                 self.resume()
             elif self.game is not None:
                 self.game.over = True
-                self.link.emit(RemoteLeave(
+                leave = RemoteLeave(
                     "the server no longer has this game: it ended without a result shown "
                     "here (a draw the players agreed on is not shown to watchers)"
                     if self.game.watching else
                     "the server no longer has this game (it ended while the board was away, "
-                    "or without a result); its result is on the server", "game_gone"))
+                    "or without a result); its result is on the server", "game_gone")
+                self.link.emit(leave)
                 self.link.state = "lobby"
-                self.link.publish()
+                self.link.note(leave.reason, leave.code)   # (for the page; publishes)
 
     def heard(self, now: float, within: float = WATCH_QUIET) -> None:
         """A line about the game came (a watched game is asked for again ``within`` s)."""
