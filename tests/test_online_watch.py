@@ -205,6 +205,25 @@ def test_join_a_bots_open_rated_game(server, client):
     assert start.terms.rated and start.terms.rating == 2212.0
     player.send_move(0, mv(11, "e1", "e4"))
     bot.expect(lambda line: line == f"game {game_id} play attacker e1 e4")
+    # the board's own game is not listed to watch, and is not watched when asked
+    wait_until(lambda: game_id in service.lobby.games and service.lobby.games[game_id].started,
+               what="the game in progress in the lobby")
+    assert service.status()["live_games"] == []
+    with pytest.raises(ValueError, match="finish the game"):
+        service.watch(game_id)
+    # a record of it as if asked to watch (e.g. before the lobby listed it): not watched
+    def ask() -> None:
+        service.table.watch.asked, service.table.watch.asked_at = game_id, time.monotonic()
+
+    service.call(ask)
+    record = json.dumps({"id": game_id, "attackers": "alice", "defenders": "ai-0b62a6",
+                         "dim": 11, "start": "", "time_control": None,
+                         "time_remaining_ms": None, "moves": "e1-e4", "rated": True,
+                         "messages": []})
+    server.inject("alice", f"= watch_game_json {record}")
+    wait_until(lambda: service.status()["code"] == "watch_own_game", what="refused")
+    assert f"watch_game_json {game_id}" not in server.received("alice")
+    assert service.status()["status"] == "playing" and inbox.of(RemoteStart) == []
 
 
 def test_hostile_lines_about_a_watched_game_change_nothing(server, client):

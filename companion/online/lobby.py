@@ -100,11 +100,13 @@ class Lobby:
             })
         return out
 
-    def live_games(self) -> list[dict[str, object]]:
-        """The games in progress (both seats taken) for the page: to watch on the board."""
+    def live_games(self, me: str | None = None) -> list[dict[str, object]]:
+        """The games in progress (both seats taken) of other accounts than ``me``, for the
+        page: to watch on the board."""
         out: list[dict[str, object]] = []
         for game in sorted(self.games.values(), key=lambda g: g.id):
-            if not game.started or game.attacker is None or game.defender is None:
+            if not game.started or game.attacker is None or game.defender is None or \
+                    me in (game.attacker, game.defender):
                 continue
             out.append({
                 "id": game.id, "attackers": game.attacker, "defenders": game.defender,

@@ -378,7 +378,7 @@ class OnlineService:
         snap: dict[str, object] = {
             "status": self.state, "server": self.server, "user": self.user, "rating": rating,
             "open_games": self.lobby.open_games(self.user) if self.logged_in else [],
-            "live_games": self.lobby.live_games() if self.logged_in else [],
+            "live_games": self.lobby.live_games(self.user) if self.logged_in else [],
             "game": self.table.game_status(), "error": self.error, "message": self.message,
             "code": self.code, "error_code": self.error_code,
             "retry_in": (round(max(0.0, self.next_try - time.monotonic()), 1)

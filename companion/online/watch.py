@@ -57,6 +57,11 @@ class GameWatch:
         current = play.game if play.watching else None
         if current is not None and current.id == game_id:
             return
+        listed = self.link.lobby.games.get(game_id)
+        if listed is not None and self.link.user in (listed.attacker, listed.defender):
+            self.link.note(f"game {game_id} is a game of this account: it is played on the "
+                           "board, not watched", "watch_own_game")
+            return
         self.asked, self.asked_at = game_id, time.monotonic()
         self.link.send(f"watch_game_json {game_id}")
         self.link.note(f"asking the server for game {game_id}", "watch_asked")
@@ -111,6 +116,10 @@ class GameWatch:
             return
         if asked:
             self.asked = None
+            if self.link.user in (doc.attackers, doc.defenders):
+                self.link.note(f"game {doc.id} is a game of this account: it is played on the "
+                               "board, not watched", "watch_own_game")
+                return
         else:
             play.resume_sent, play.resume_tries = None, 0
             play.heard(time.monotonic())

@@ -31,6 +31,7 @@
     watching: _("Watching: make each move shown on the board, for both sides; the game ends when the server says so."),
     watch_unanswered: _("The server did not answer: that game is over, or there is no such game."),
     watch_bad_record: _("The server sent a record of the game that breaks the rules: ignored, the board keeps the game as it stands."),
+    watch_own_game: _("That is a game of your account: it is played on the board, not watched."),
     game_gone: _("The server no longer has the game: it ended without a result the board can show (a draw the players agreed on is not shown to watchers)."),
   };
 
