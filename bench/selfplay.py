@@ -18,10 +18,12 @@ them), ``,native=0`` for the pure-Python engine, search switches with ``,s.NAME=
 Every opening (a few seeded random plies, or with ``--book GAMES.csv`` the first
 ``--opening-plies`` plies of recorded games: more varied, closer to real play) is played twice
 with the colours swapped; games longer than ``--max-plies`` are adjudicated draws; ``--jobs``
-plays pairs in parallel processes. Prints each pair, then the score of A, the Elo difference
-with its 95 % interval and a sequential test (SPRT, Elo 0 against ``--elo1``) log-likelihood
-ratio, both from the pairs' scores (colour decides most tafl games, so a pair is one
-observation).
+plays pairs in parallel processes; ``--attacker-odds F`` lets whoever attacks search F times
+the nodes (engine self-play in Copenhagen is won by the defenders almost every time, which says
+nothing about the two engines: with odds both colours win some games). Prints each pair, then
+the score of A, the Elo difference with its 95 % interval and a sequential test (SPRT, Elo 0
+against ``--elo1``) log-likelihood ratio, both from the pairs' scores (colour decides most tafl
+games, so a pair is one observation).
 """
 
 from __future__ import annotations
@@ -258,12 +260,18 @@ def play_pair(job: tuple) -> tuple[int, list[str], list[tuple[str, str, int]],
                                    list[list[float]]]:
     """Both games of one opening (A attacks first); run in a worker process with ``--jobs``.
     Also returns A's and B's times per move."""
-    i, a, b, variant, start, max_plies, seed, byoyomi = job
+    i, a, b, variant, start, max_plies, seed, byoyomi, odds = job
     rules = PRESETS[variant]
     games = []
     times: list[list[float]] = [[], []]
     for a_attacks in (True, False):
-        pa, pb = Player(a, rules, seed + i, byoyomi), Player(b, rules, seed + i, byoyomi)
+        if odds != 1:  # the attackers search `odds` times the nodes
+            a_spec, b_spec = (replace(a, nodes=int(a.nodes * odds)), b) if a_attacks else (
+                a, replace(b, nodes=int(b.nodes * odds)))
+        else:
+            a_spec, b_spec = a, b
+        pa = Player(a_spec, rules, seed + i, byoyomi)
+        pb = Player(b_spec, rules, seed + i, byoyomi)
         att, dfn = (pa, pb) if a_attacks else (pb, pa)
         try:
             games.append(play(rules, att, dfn, start, max_plies))
@@ -361,7 +369,7 @@ class Summary:
 def run_match(
     variant: str, a: Spec, b: Spec, pairs: int, *, opening_plies: int = 4, max_plies: int = 200,
     seed: int = 1, book: str | None = None, jobs: int = 1, verbose: bool = True,
-    byoyomi: float | None = None,
+    byoyomi: float | None = None, odds: float = 1.0,
 ) -> Summary:
     """Play ``pairs`` pairs of games between A and B (colours swapped on each opening)."""
     rules = PRESETS[variant]
@@ -373,7 +381,10 @@ def run_match(
         starts = openings[:pairs]
     else:
         starts = [opening(rules, rng, opening_plies) for _ in range(pairs)]
-    work = [(i, a, b, variant, starts[i], max_plies, seed, byoyomi) for i in range(pairs)]
+    if odds != 1 and not (a.nodes and b.nodes):
+        raise SystemExit("--attacker-odds needs players with nodes=N")
+    work = [(i, a, b, variant, starts[i], max_plies, seed, byoyomi, odds)
+            for i in range(pairs)]
     started = time.monotonic()
     out = Summary(variant, a.text, b.text, 0, 0, 0, [], {"attackers": 0, "defenders": 0,
                   "draw": 0}, {"attackers": [0.0, 0], "defenders": [0.0, 0]}, {}, [], 0.0,
@@ -427,13 +438,16 @@ def main() -> None:
     ap.add_argument("--games", metavar="FILE", help="append every game's moves to FILE")
     ap.add_argument("--byoyomi", type=float, default=None, metavar="SECONDS",
                     help="every move an overtime period of SECONDS (OTEP 'clock S* S* S 99 99')")
+    ap.add_argument("--attacker-odds", type=float, default=1.0, metavar="F",
+                    help="whoever attacks searches F times the nodes (players with nodes=N): "
+                    "fewer games decided by colour alone where the defenders win most")
     args = ap.parse_args()
     if args.games:
         os.environ["SELFPLAY_GAMES"] = str(Path(args.games).resolve())
     summary = run_match(
         args.variant, parse_spec(args.a), parse_spec(args.b), args.pairs,
         opening_plies=args.opening_plies, max_plies=args.max_plies, seed=args.seed,
-        book=args.book, jobs=args.jobs, byoyomi=args.byoyomi,
+        book=args.book, jobs=args.jobs, byoyomi=args.byoyomi, odds=args.attacker_odds,
     )
     print()
     print(summary.report(args.elo1))

@@ -30,6 +30,8 @@ import numpy as np  # noqa: E402
 from companion.engine.evaluate import (  # noqa: E402
     FEATURES,
     WEIGHTS_DIR,
+    ZONE_BANDS,
+    ZONE_SIZE,
     Evaluator,
     Weights,
     class_count,
@@ -60,8 +62,8 @@ def games(path: str) -> list[tuple[list[str], float]]:
 
 
 def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
-            stride: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features, results and game numbers of the positions."""
+            stride: int, zone: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (the last one a constant 1), results and game numbers of the positions."""
     rules = PRESETS[variant]
     ev = Evaluator(rules, Weights())
     xs, ys, gs = [], [], []
@@ -76,7 +78,8 @@ def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
                 continue
             pos = Position.from_board(board)
             f = dict(zip(FEATURES, ev.features(pos), strict=True))
-            xs.append([f[n] for n in TRAINED] + ev.pst_features(pos))
+            xs.append([f[n] for n in TRAINED] + ev.pst_features(pos)
+                      + (ev.zone_features(pos) if zone else []) + [1])
             ys.append(y)
             gs.append(g)
     return np.array(xs, dtype=float), np.array(ys), np.array(gs)
@@ -95,15 +98,25 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
     return v
 
 
+def intercept(z: np.ndarray, y: np.ndarray) -> float:
+    """The constant that, added to the scores ``z``, fits the results ``y`` best."""
+    b = 0.0
+    for _ in range(30):
+        p = 1 / (1 + np.exp(-(z + b)))
+        b -= float(np.mean(p - y) / max(np.mean(p * (1 - p)), 1e-6))
+    return b
+
+
 def logloss(x: np.ndarray, y: np.ndarray, v: np.ndarray) -> float:
     p = np.clip(1 / (1 + np.exp(-(x @ v))), 1e-9, 1 - 1e-9)
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def current_vector(variant: str, classes: int) -> np.ndarray:
+def current_vector(variant: str, classes: int, zone: bool) -> np.ndarray:
     w = default_weights(PRESETS[variant])
     pst = list(w.pst) if w.pst else [0] * (3 * classes)
-    return np.array([getattr(w, n) for n in TRAINED] + pst, dtype=float)
+    zw = (list(w.zone) or [0] * (ZONE_BANDS * ZONE_SIZE)) if zone else []
+    return np.array([getattr(w, n) for n in TRAINED] + pst + zw + [0], dtype=float)
 
 
 def main() -> None:
@@ -113,34 +126,54 @@ def main() -> None:
     ap.add_argument("--skip", type=int, default=4, help="first plies left out")
     ap.add_argument("--stride", type=int, default=1, help="use every n-th ply")
     ap.add_argument("--l2", type=float, default=20.0)
+    ap.add_argument("--zone", action="store_true", help="fit the corner zones too")
+    ap.add_argument("--cache", metavar="FILE.npz", help="keep the samples in FILE.npz (made "
+                    "once, read back on the next run with the same games)")
     ap.add_argument("--write", action="store_true", help="store the fitted weights")
     args = ap.parse_args()
     records = [g for path in args.csv for g in games(path)]
-    x, y, g = samples(args.variant, records, args.skip, args.stride)
+    if args.cache and Path(args.cache).exists():
+        data = np.load(args.cache)
+        x, y, g = data["x"], data["y"], data["g"]
+    else:
+        x, y, g = samples(args.variant, records, args.skip, args.stride, args.zone)
+        if args.cache:
+            np.savez_compressed(args.cache, x=x, y=y, g=g)
     classes = class_count(PRESETS[args.variant].size)
     test = g % 5 == 0
     keep = x[~test].std(axis=0) > 0
+    keep[-1] = True  # the constant
     print(f"{len(records)} games, {len(y)} positions, attackers won {y.mean():.1%}")
     v = np.zeros(x.shape[1])
     v[keep] = fit(x[~test][:, keep], y[~test], args.l2)
-    cur = current_vector(args.variant, classes)
-    best = min((logloss(x[test], y[test], cur * k), k) for k in np.geomspace(1e-4, 1e-1, 80))
+    cur = current_vector(args.variant, classes, args.zone)
+    best = (np.inf, 0.0)
+    for k in np.geomspace(1e-4, 1e-1, 80):  # the current weights at their best scale
+        v_cur = cur * k
+        v_cur[-1] = intercept(x[~test] @ v_cur, y[~test])
+        best = min(best, (logloss(x[test], y[test], v_cur), k))
+    constant = np.zeros_like(v)
+    constant[-1] = intercept(np.zeros(int((~test).sum())), y[~test])
     print(f"held-out log-loss: fitted {logloss(x[test], y[test], v):.4f}, current "
-          f"{best[0]:.4f}, constant {logloss(x[test], y[test], np.zeros_like(v)):.4f}")
+          f"{best[0]:.4f}, constant {logloss(x[test], y[test], constant):.4f}")
     v[keep] = fit(x[:, keep], y, args.l2)  # all games for the weights written
     scale = 100 / v[TRAINED.index("attacker")]
     w = np.rint(v * scale).astype(int)
     weights = {n: int(w[i]) for i, n in enumerate(TRAINED)}
-    pst = [int(a) for a in w[len(TRAINED):]]
+    npst = 3 * classes
+    pst = [int(a) for a in w[len(TRAINED):len(TRAINED) + npst]]
+    zone = [int(a) for a in w[len(TRAINED) + npst:-1]]
     print("weights:", weights)
     print("pst (attackers, defenders, king by square class):", pst)
+    if zone:
+        print("zone (per band: attackers, defenders by class, sealed):", zone)
     if args.write:
         WEIGHTS_DIR.mkdir(exist_ok=True)
         out = WEIGHTS_DIR / f"{args.variant}.json"
         out.write_text(json.dumps({
             "variant": args.variant,
             "trained_on": f"{len(records)} games ({', '.join(Path(p).name for p in args.csv)})",
-            "weights": weights, "pst": pst,
+            "weights": weights, "pst": pst, **({"zone": zone} if zone else {}),
         }, indent=1) + "\n")
         print(f"wrote {out}")
 

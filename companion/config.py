@@ -30,6 +30,7 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     draw_threshold = 0.0            # accepts when it stands no better than this (soldiers)
     hint_seconds = 1.0              # how long the engine looks for a hint
     analysis_seconds = 1.0          # per position, in a post-game analysis
+    analyse_finished = true         # analyse every finished or imported game in the background
     engines = ["/opt/engines/x --otep"]  # engine commands the owner may choose on the page
     any_engine = false              # any command from the page (only on a trusted network)
     [online]                        # online play on a hnefatafl.org server (docs/online.md)
@@ -77,7 +78,8 @@ WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
 COMPUTER_KEYS = ("resign", "resign_threshold", "resign_moves", "draw", "draw_threshold",
-                 "hint_seconds", "analysis_seconds", "engines", "any_engine")
+                 "hint_seconds", "analysis_seconds", "engines", "any_engine",
+                 "analyse_finished")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
 
@@ -117,7 +119,7 @@ class DaemonConfig:
 def _computer_defaults() -> Any:
     from companion.session.computer import ComputerConfig
 
-    return ComputerConfig()
+    return ComputerConfig(analyse_finished=True)
 
 
 def default_data_dir() -> Path:
@@ -310,8 +312,8 @@ def _computer(table: Mapping[str, Any]) -> Any:
     """``[computer]``: the computer players' policy (a ComputerConfig)."""
     from companion.session.computer import ComputerConfig
 
-    out: dict[str, Any] = {}
-    for key in ("resign", "draw", "any_engine"):
+    out: dict[str, Any] = {"analyse_finished": True}
+    for key in ("resign", "draw", "any_engine", "analyse_finished"):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"[computer] {key} must be true or false, not {table[key]!r}")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
-from companion.drivers.base import BoardSource, LedSink
+from companion.drivers.base import BoardSource, LedSink, capabilities
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
@@ -38,7 +38,13 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_move_player
+from companion.session.players import (
+    MACHINE_NAMES,
+    PlayerError,
+    PlayerKind,
+    PlayerSpec,
+    check_move_player,
+)
 from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
@@ -53,6 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("companion.daemon")
 
 DB_NAME = "games.sqlite3"
+DEFAULT_NAMES = DaemonConfig().names  # a side nobody named: "Player 1", "Player 2"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
 
@@ -65,6 +72,9 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             side: PlayerSpec.parse(kind, name, f"--{side}")
             for side, kind, name in zip(("attackers", "defenders"), cfg.players, cfg.names)
         }
+        for side, spec in players.items():  # `--defenders computer` is "Computer", as on the
+            if spec.kind in MACHINE_NAMES and spec.name in DEFAULT_NAMES:  # page (issue 21)
+                players[side] = replace(spec, name=MACHINE_NAMES[spec.kind])
         for side, spec in players.items():
             check_move_player(spec, side)
             if spec.kind is PlayerKind.CLUB and spec.name in DaemonConfig.names:
@@ -76,6 +86,17 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
                           "(online, club); the other is played at this board")
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+
+
+def checks_pieces(board: BoardSource) -> bool:
+    """Whether the players check the pieces' kinds at natural moments (the tracker's
+    ``check_pieces``): on a real board whose sensors cannot tell attackers from defenders (reed
+    switches, Hall sensors without polarity); not on polarity boards (the tracker checks every
+    scan), the simulated board (the program sets its pieces up) or a replayed trace."""
+    caps = capabilities(board)
+    if caps.clickable is not None or caps.timed is not None:
+        return False
+    return getattr(board, "sensors", "switch") != "polarity"
 
 
 #: Makes the player at a distance for a ``run`` player spec (``online``, ``club:BOARD``). The
@@ -150,6 +171,8 @@ class Daemon:
                 self.leds = open_leds(cfg.leds, self.board)
             self.store = Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store,
                                log=log.warning)
+            # a board whose sensors cannot tell the pieces' kinds: the players are asked to check
+            self.defaults = replace(self.defaults, check_pieces=checks_pieces(self.board))
             self.session = GameSession(self.store, self.board, defaults=self.defaults,
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
@@ -273,6 +296,8 @@ class Daemon:
 
     def stop(self) -> None:
         """Stop the loop and the web server, turn the LEDs off, close the store."""
+        if self.panel is not None:  # first: its thread may be waiting for the loop to answer
+            self.panel.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
@@ -281,8 +306,6 @@ class Daemon:
             t.join(timeout=5)
         if self.online is not None:
             self.online.close()   # a clean close frees the account on the server at once
-        if self.panel is not None:
-            self.panel.close()
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:

@@ -65,6 +65,13 @@ class StoreReader:
                            "ORDER BY created", (value,))
         return [dict(zip(LINK_KEYS, r)) for r in rows]
 
+    def recent_links(self, limit: int) -> list[dict[str, Any]]:
+        """The latest ``limit`` player links, newest first (links follow their player from game
+        to game: companion.session.links)."""
+        rows = self._fetch(f"SELECT {LINK_COLS} FROM links ORDER BY created DESC, rowid DESC "
+                           "LIMIT ?", (limit,))
+        return [dict(zip(LINK_KEYS, r)) for r in rows]
+
     def _latest_game(self, where: str = "") -> GameRow | None:
         """The game with the highest id among those matching ``where`` (SQL on ``games g``)."""
         row = self._one(f"SELECT {GAME_COLS} FROM games g {where} ORDER BY g.id DESC LIMIT 1")

@@ -13,7 +13,15 @@ import threading
 import urllib.request
 from pathlib import Path
 
-from test_daemon_support import PIN, DaemonProcess, control, spawn_daemon, state, wait_for
+from test_daemon_support import (
+    PATIENCE,
+    PIN,
+    DaemonProcess,
+    control,
+    spawn_daemon,
+    state,
+    wait_for,
+)
 
 #: the fields of a board's own /api/state that the room must show exactly
 SAME = ("game", "variant", "turn", "moves", "result", "reason", "position", "players")
@@ -35,7 +43,7 @@ def click(base: str, square: str) -> None:
     assert status == 200, body
 
 
-def play(base: str, move: str, timeout: float = 10) -> None:
+def play(base: str, move: str, timeout: float = PATIENCE) -> None:
     """Make ``move`` on the simulated board as a hand would (lift, place, lift the captured)
     and wait until the board accepted it."""
     wait_for(lambda: state(base)["tracking"] == "ready", timeout=timeout,
@@ -52,7 +60,7 @@ def play(base: str, move: str, timeout: float = 10) -> None:
              what=f"{move} accepted at {base}")
 
 
-def move_to_make(base: str, move: str, timeout: float = 20) -> dict:
+def move_to_make(base: str, move: str, timeout: float = PATIENCE) -> dict:
     """Wait until ``move`` is the move to make at ``base``, chosen by the other board."""
     def shown() -> dict | None:
         m = state(base)["move_to_make"]
@@ -63,7 +71,7 @@ def move_to_make(base: str, move: str, timeout: float = 20) -> dict:
     return m
 
 
-def carry_out(base: str, move: str, timeout: float = 20) -> None:
+def carry_out(base: str, move: str, timeout: float = PATIENCE) -> None:
     """The other board's ``move`` shows here as the move to make; the person here makes it."""
     m = move_to_make(base, move, timeout)
     n = len(state(base)["moves"])
@@ -71,7 +79,7 @@ def carry_out(base: str, move: str, timeout: float = 20) -> None:
     click(base, m["to"])
     for taken in m.get("captures") or ():
         click(base, taken)
-    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=10,
+    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=timeout,
              what=f"{move} made at {base}")
 
 
@@ -94,7 +102,7 @@ class Room:
         threading.Thread(target=self.proc.stdout.read, daemon=True).start()
 
     def club(self) -> dict:
-        with urllib.request.urlopen(self.url + "api/club", timeout=5) as r:
+        with urllib.request.urlopen(self.url + "api/club", timeout=PATIENCE) as r:
             return json.loads(r.read())
 
     def board(self, name: str) -> dict | None:

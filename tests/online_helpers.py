@@ -9,6 +9,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from test_daemon_support import PATIENCE
+
 from companion.session.remote import RemoteEvent
 
 VERSION_ID = "32d9a140"
@@ -45,7 +47,7 @@ class Opponent:
     def send(self, line: str) -> None:
         self.sock.sendall(line.encode() + b"\n")
 
-    def expect(self, pred: Callable[[str], bool], timeout: float = 10.0) -> str:
+    def expect(self, pred: Callable[[str], bool], timeout: float = PATIENCE) -> str:
         """The first line (after the last one taken) that satisfies ``pred``."""
         end = time.monotonic() + timeout
         while True:
@@ -77,7 +79,7 @@ class Inbox:
             self.cond.notify_all()
 
     def wait_for(self, kind: type, pred: Callable[[object], bool] = lambda e: True,
-                 timeout: float = 10.0) -> RemoteEvent:
+                 timeout: float = PATIENCE) -> RemoteEvent:
         end = time.monotonic() + timeout
         with self.cond:
             while True:
@@ -95,7 +97,7 @@ class Inbox:
             return [e for e in self.events if isinstance(e, kind)]
 
 
-def wait_until(pred: Callable[[], object], timeout: float = 10.0, what: str = "") -> object:
+def wait_until(pred: Callable[[], object], timeout: float = PATIENCE, what: str = "") -> object:
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         value = pred()

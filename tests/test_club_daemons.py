@@ -48,7 +48,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
         # a late viewer: the room starts after the moves and sees them (retained state)
         room = Room(broker.url, "oslo")
         wait_for(lambda: equal_to_board(room, "table-1", base1)
-                 and equal_to_board(room, "table-2", base2), timeout=10)
+                 and equal_to_board(room, "table-2", base2))
         assert "PIN" not in json.dumps(room.club()) and PIN not in json.dumps(room.club())
         # the board's own page: the club link's state; accepting needs the owner
         with urllib.request.urlopen(base1 + "api/club/status", timeout=5) as r:
@@ -59,7 +59,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
         # live: the room follows the next moves, to the end of the game
         for move in GAME[3:]:
             play(base1, move)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=10)
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         assert room.board("table-1")["result"] == "defenders"  # type: ignore[index]
         with urllib.request.urlopen(room.url + "api/club/table-1/review", timeout=5) as r:
             review = json.loads(r.read())
@@ -71,7 +71,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
             assert "Turniersaal" in r.read().decode()
         # every move of table-1 on its moves topic, in order, once
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME, timeout=10)
+                          if m["kind"] == "move"] == GAME)
         kinds = [m["kind"] for m in watcher.moves("table-1")]
         assert kinds == ["start"] + ["move"] * len(GAME) + ["end"]
         seqs = [m["seq"] for m in watcher.moves("table-1")]
@@ -92,22 +92,22 @@ def test_broker_down_for_a_move_and_a_board_killed_lose_nothing(tmp_path: Path) 
     room = Room(broker.url, "bergen")
     try:
         play(base1, GAME[0])
-        wait_for(lambda: len(watcher.moves("table-1")) == 2, timeout=10)
+        wait_for(lambda: len(watcher.moves("table-1")) == 2)
         broker.stop()
         play(base1, GAME[1])  # accepted at the board while the broker is down
         time.sleep(0.5)
         broker.start()
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME[:2], timeout=40)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=40)
+                          if m["kind"] == "move"] == GAME[:2])
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         # the board dies hard right after a move, and comes back
         play(base1, GAME[2])
         d1.stop(signal.SIGKILL)
         d1, base1 = board(tmp_path, broker.url, "bergen", "table-1")
         play(base1, GAME[3])
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME[:4], timeout=20)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=20)
+                          if m["kind"] == "move"] == GAME[:4])
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         moves = [(m["ply"], m["move"]) for m in watcher.moves("table-1") if m["kind"] == "move"]
         assert moves == list(enumerate(GAME[:4]))  # in order, once
     finally:

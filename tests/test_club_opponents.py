@@ -168,9 +168,11 @@ def test_the_next_game_proposed_before_this_board_saw_the_end_is_shown(
         # the draw is agreed; table-2 proposes the next game at once, before table-1's own
         # state says the game is over: it waits ...
         two.propose("table-1", "attackers", "tablut")
+        # (the new offer, not the first game's still in table-1's copy: a race on a busy machine)
         wait_for(lambda: one.player.peers["table-2"].status()["rejected"] == 0
-                 and one.player.peers["table-2"]._peer is not None
-                 and one.player.peers["table-2"]._peer.offer is not None, pumps=pumps)
+                 and (peer := one.player.peers["table-2"]._peer) is not None
+                 and peer.offer is not None
+                 and peer.offer[1].settings.variant == "tablut", pumps=pumps)
         assert "proposal" not in one.statuses()
         # ... and shows once it is
         one.player.observe({"result": "draw", "reason": "agreement", "remote": {"ref": ref}})

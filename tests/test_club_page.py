@@ -53,21 +53,21 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
     try:
         page = phone(browser, t2 + f"#pin={PIN}", lang)
         # the other board's proposal, with a button for the owner
-        wait_text(page, "#clublink", w["link"], timeout=15000)
-        wait_text(page, "#clubprops", w["proposal"], timeout=15000)
+        wait_text(page, "#clublink", w["link"])
+        wait_text(page, "#clubprops", w["proposal"])
         assert page.is_visible("#clubbox") and page.inner_text(
             "#clubprops button[data-club=accept]") == w["accept"]
         page.screenshot(path=str(SHOTS / f"tafl-club-proposal-{lang}.png"))
         page.click("#clubprops button[data-club=accept]")
         wait_for(lambda: state(t1)["remote"]["ref"] and state(t1)["remote"]["ref"]
-                 == state(t2)["remote"]["ref"], timeout=20, what="agreement")
-        wait_text(page, "#clubgame", w["playing"], timeout=10000)
+                 == state(t2)["remote"]["ref"], what="agreement")
+        wait_text(page, "#clubgame", w["playing"])
         page.wait_for_selector("#clubprops button", state="detached")
-        wait_text(page, "#msg", w["far"], timeout=10000)
+        wait_text(page, "#msg", w["far"])
         assert w["kind"] in page.inner_text("#side-attackers")
         # the other board's move is the move to make here; the owner makes it on the page
         play(t1, "d1-e1")
-        wait_text(page, "#tomake", w["tomake"], timeout=15000)
+        wait_text(page, "#tomake", w["tomake"])
         page.screenshot(path=str(SHOTS / f"tafl-club-tomake-{lang}.png"))
         move(page, "d1", "e1")
         assert state(t2)["moves"] == ["d1-e1"] and state(t2)["move_to_make"] is None
@@ -76,7 +76,7 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
         move(page, "d3", "e3")  # the defenders' move, made here, goes to table-1
         carry_out(t1, "d3-e3")
         control(t1, "/api/resign", {"side": "attackers"})
-        wait_for(lambda: state(t2)["result"] == "defenders", timeout=10, what="resignation")
+        wait_for(lambda: state(t2)["result"] == "defenders", what="resignation")
 
         # a new game chosen on the form: table-2 plays the attackers against table-1
         page.click("#controls summary")
@@ -84,7 +84,7 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
         page.wait_for_selector("#nf-mode")
         page.select_option("#nf-mode", "club")
         assert page.locator("#nf-mode option[value=club]").inner_text() == w["mode"]
-        wait_text(page, "#nf-club-seen", w["seen"], timeout=10000)
+        wait_text(page, "#nf-club-seen", w["seen"])
         assert page.locator("#nf-club-boards option[value=table-1]").count() == 1
         assert page.is_hidden("#newform [data-act=newmatch]")
         page.select_option("#nf-club-you", "attackers")
@@ -92,15 +92,15 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
         page.fill("#nf-club-board", "table-1")
         page.select_option("#nf-tc", "none")
         page.click("#newform [data-act=new]")
-        wait_text(page, "#clubgame", w["offering"], timeout=10000)
-        wait_text(page, "#msg", w["waiting"], timeout=10000)
+        wait_text(page, "#clubgame", w["offering"])
+        wait_text(page, "#msg", w["waiting"])
         s2 = state(t2)
         assert s2["players"]["attackers"]["name"] == "Ann"
         assert s2["players"]["defenders"] == {"name": "table-1", "kind": "club",
                                               "board": "table-1"}
-        wait_for(lambda: state(t1)["remote"]["code"] == "proposal", timeout=20)
+        wait_for(lambda: state(t1)["remote"]["code"] == "proposal")
         assert control(t1, "/api/club/accept", {"board": "table-2"})[0] == 200
-        wait_text(page, "#clubgame", w["playing"], timeout=15000)
+        wait_text(page, "#clubgame", w["playing"])
         s1 = state(t1)
         assert s1["remote"]["local_side"] == "defenders" and s1["clock"] is None
         wait_for(lambda: state(t2)["tracking"] == "ready", what="the new game set up")

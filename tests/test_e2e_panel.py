@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import browser_page
 
 browser = e2e.browser
@@ -41,7 +41,7 @@ def press(base: str, button: str, long: bool = False) -> list[str]:
     return list(out["display"])
 
 
-def shows(base: str, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+def shows(base: str, pattern: str, timeout: float = PATIENCE) -> re.Match[str]:
     """Wait until a display line matches ``pattern``; the match."""
     def find() -> re.Match[str] | None:
         for line in lines(base):
@@ -50,8 +50,10 @@ def shows(base: str, pattern: str, timeout: float = 15.0) -> re.Match[str]:
                 return m
         return None
 
-    return wait_for(find, timeout=timeout, what=f"the display to show {pattern!r} "
-                                                f"(it shows {lines(base)})")
+    try:
+        return wait_for(find, timeout=timeout, what=f"the display to show {pattern!r}")
+    except AssertionError as exc:  # what it shows when the wait gave up
+        raise AssertionError(f"{exc} (it shows {lines(base)})") from None
 
 
 def click(base: str, square: str) -> None:
@@ -64,7 +66,7 @@ def make(base: str, frm: str, to: str) -> None:
     n = len(state(base)["moves"])
     click(base, frm)
     click(base, to)
-    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=10, what=f"{frm}-{to}")
+    wait_for(lambda: len(state(base)["moves"]) == n + 1, what=f"{frm}-{to}")
     fix_board(base)
 
 
@@ -117,7 +119,8 @@ def computer_moves(base: str) -> None:
 def test_a_whole_game_against_the_computer_from_buttons_and_display(tmp_path):
     d, base = start(tmp_path)
     try:
-        assert lines(base)[0] == "Page:" and lines(base)[1] == "127.0.0.1"  # the address
+        shows(base, "^Page:$")  # the address (once the panel drew it)
+        assert lines(base)[1] == "127.0.0.1"
         # the menu: the computer, level 2, playing the defenders, Brandubh, 5+3
         assert press(base, "new")[:2] == ["Menu", "Opponent"]
         choose_in_menu(base, "Opponent", "Computer")
@@ -132,12 +135,14 @@ def test_a_whole_game_against_the_computer_from_buttons_and_display(tmp_path):
         assert s["players"]["defenders"] == {"name": "Computer", "kind": "computer", "level": 2}
         assert s["clock"]["control"]["text"] == "5+3"
         # the clocks: standing until the first move or the clock button, then the attackers'
-        assert lines(base)[1] == " 5:00   5:00"
+        # (the display in the state follows the press's own answer: wait for it)
+        shows(base, r"^ 5:00   5:00$")
         press(base, "clock")
         assert state(base)["clock"]["running"] == "attackers"
         shows(base, r"^▶[45]:\d\d   5:00$")
         assert press(base, "clock")[2] == "Clock paused"
         assert state(base)["clock"]["paused"]
+        shows(base, "^Clock paused$")
         frozen = lines(base)[1]
         time.sleep(1.2)
         assert lines(base)[1] == frozen  # a paused clock stands still on the display
@@ -193,7 +198,7 @@ def test_the_next_game_of_a_match_is_a_long_press(tmp_path):
         assert control(base, "api/button", {"button": "lever"})[1]["code"] == "bad_button"
         assert control(base, "api/button", {"button": "new", "press": "double"})[0] == 400
         assert control(base, "api/button", {"button": "new", "hold": 1})[1]["code"] == "bad_field"
-        assert lines(base)[0] == "Page:"  # none of these was a press
+        shows(base, "^Page:$")  # none of these was a press: still the start-up address
         press(base, "clock")  # away from the start-up address (no clock: says so)
         shows(base, "^No clock$")
         person_moves(base)
@@ -225,13 +230,16 @@ def test_the_page_shows_the_display_and_presses_the_buttons(tmp_path, browser):
         shows(base, r"^Hint ")
         page.wait_for_function("() => [...document.querySelectorAll('#boardpanel .oled div')]"
                                ".some(d => d.textContent.startsWith('Hint '))")
-        on_page = page.eval_on_selector_all("#boardpanel .oled div", "ds => ds.map(d => "
-                                            "d.textContent.replace(/\\u00a0/g, ''))")
-        assert on_page == lines(base)
+        def on_page() -> list[str]:
+            return page.eval_on_selector_all("#boardpanel .oled div", "ds => ds.map(d => "
+                                             "d.textContent.replace(/\\u00a0/g, ''))")
+
+        # the page follows the state's display through its live connection
+        wait_for(lambda: on_page() == lines(base), what="the page's display as the state's")
         game = state(base)["game"]
         page.hover("button[data-button=new]")
         page.mouse.down()
-        wait_for(lambda: state(base)["game"] != game, timeout=5, what="the long press")
+        wait_for(lambda: state(base)["game"] != game, what="the long press")
         page.mouse.up()
         assert not page.errors
         spectator = browser_page(browser, base, ready="#boardpanel .oled")
@@ -242,8 +250,9 @@ def test_the_page_shows_the_display_and_presses_the_buttons(tmp_path, browser):
 
 def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
     """A real board's buttons (gpiozero on MockFactory pins, in the daemon's own process) and
-    its display (luma's capture device): a press on the pin pauses the clock through the
-    panel's thread and the session's loop, and the text is in /api/state."""
+    its display (luma's capture device): a press on the pin starts the clock before the first
+    move (no clock runs before it otherwise), the next pauses it, through the panel's thread
+    and the session's loop, and the text is in /api/state."""
     from dataclasses import replace
 
     from gpiozero import Device
@@ -265,11 +274,18 @@ def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
     d.start()
     try:
         base = d.url.replace("localhost", "127.0.0.1")
-        wait_for(lambda: state(base)["clock"]["running"] == "attackers", what="the clock")
+        wait_for(lambda: state(base)["tracking"] in ("ready", "check_pieces"), what="set up")
+        assert state(base)["clock"]["running"] is None  # the clocks stand until the first move
         pin = factory.pin(5)  # the clock button's default pin
-        pin.drive_low()
-        time.sleep(0.1)
-        pin.drive_high()
+
+        def press_pin() -> None:
+            pin.drive_low()
+            time.sleep(0.1)
+            pin.drive_high()
+
+        press_pin()  # ... or the clock button
+        wait_for(lambda: state(base)["clock"]["running"] == "attackers", what="the clock")
+        press_pin()
         wait_for(lambda: state(base)["clock"]["paused"], what="the press applied")
         shows(base, "^Clock paused$")
         assert control(base, "api/button", {"button": "clock"})[1]["code"] == "real_board"

@@ -89,3 +89,54 @@ def test_copenhagen_plays_with_its_learned_weights():
 def test_piece_square_values_must_fit_the_board():
     with pytest.raises(ValueError, match="pst"):
         Evaluator(PRESETS["brandubh"], Weights(pst=(1, 2, 3)))
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "copenhagen-13", "brandubh", "fetlar"])
+def test_corner_zones_are_the_dot_product_of_their_weights_and_counts(variant):
+    """The learned corner zones: the score is the weights times how many attackers and
+    defenders stand on each zone class, in the band of the king's distance, plus the seals."""
+    from companion.engine.evaluate import ZONE_BANDS, ZONE_SIZE
+
+    rules = PRESETS[variant]
+    rng = random.Random(7)
+    zone = tuple(rng.randint(-90, 90) for _ in range(ZONE_BANDS * ZONE_SIZE))
+    base = Evaluator(rules, default_weights(rules))
+    ev = Evaluator(rules, default_weights(rules).scaled(zone=zone))
+    pos = Position.from_board(Board(rules))
+    for _ in range(80):
+        moves = pos.moves()
+        if not moves or pos.king < 0:
+            break
+        pos.make(rng.choice(moves))
+        if pos.result is not None:
+            break
+        counts = ev.zone_features(pos)
+        dot = sum(w * c for w, c in zip(zone, counts, strict=True))
+        plain = base.evaluate(pos)
+        assert ev.evaluate(pos) - plain == (dot if pos.side == ATT else -dot)
+
+
+def test_a_full_diagonal_of_attackers_seals_a_corner():
+    from companion.engine.evaluate import ZONE_CLASSES, ZONE_SIZE
+
+    rules = PRESETS["copenhagen"]
+    ev = Evaluator(rules)
+    # attackers added on a3, b2 and c1 seal a1; the king on the throne is far from it (band 2)
+    from companion.rules.otn import format_otn
+    from companion.squares import parse_square
+
+    start = Board(rules)
+    att = start.att
+    for name in ("a3", "b2", "c1"):
+        att |= 1 << parse_square(name, 11)
+    board = Board(rules, format_otn(att, start.dfn, start.king, 11), "attackers")
+    counts = ev.zone_features(Position.from_board(board))
+    sealed = [counts[band * ZONE_SIZE + 2 * len(ZONE_CLASSES)] for band in range(3)]
+    assert sealed == [0, 0, 1]
+
+
+def test_corner_zones_must_fit_the_rules():
+    with pytest.raises(ValueError, match="zone"):
+        Evaluator(PRESETS["copenhagen"], Weights(zone=(1, 2, 3)))
+    with pytest.raises(ValueError, match="no corner zones"):
+        Evaluator(PRESETS["tablut"], Weights(zone=(0,) * 57))

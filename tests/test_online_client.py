@@ -222,7 +222,7 @@ def test_loss_on_time_is_the_servers_word(server, client):
     bob.send(f"join_game {game_id}")
     inbox.wait_for(RemoteStart)
     # the board (attackers) does not move: the server resigns for it when its flag falls
-    assert inbox.wait_for(RemoteEnd, timeout=6) == RemoteEnd("defenders", "time")
+    assert inbox.wait_for(RemoteEnd) == RemoteEnd("defenders", "time")
 
 
 def test_seek_board_sizes_and_square_names(server, client):
@@ -303,7 +303,7 @@ def test_logged_in_already_waits_on_the_servers_schedule(server, client):
     assert service.status()["status"] == "reconnecting"
     inbox.wait_for(RemoteStatus, lambda e: e.code == "logged_in_already")   # 2nd: after 1.5 s
     server.forget("alice")                 # the server notices at last
-    wait_until(lambda: service.status()["status"] == "lobby", timeout=8, what="logged in")
+    wait_until(lambda: service.status()["status"] == "lobby", what="logged in")
     logins = [t for who, t in server.log if " login alice " in t]
     assert len(logins) >= 3
     # never inside the server's wait: the double answers retried_too_soon to an early try
@@ -331,7 +331,7 @@ def test_wrong_password_is_not_retried(server, tmp_path):
         assert not (tmp_path / "online-account.json").exists()
         # the owner logs in again with the right password: after the server's wait
         service.login("alice", "secret pw")
-        wait_until(lambda: service.status()["status"] == "lobby", timeout=6)
+        wait_until(lambda: service.status()["status"] == "lobby")
     finally:
         service.close()
 
@@ -341,7 +341,7 @@ def test_create_account(server, tmp_path):
     try:
         wait_until(lambda: service.status()["status"] == "error")
         service.login("carol", "new pw", create=True)
-        wait_until(lambda: service.status()["status"] == "lobby", timeout=6)
+        wait_until(lambda: service.status()["status"] == "lobby")
         assert server.accounts["carol"] == "new pw"
     finally:
         service.close()
@@ -378,10 +378,10 @@ def test_a_silent_server_never_blocks_the_caller_and_is_noticed(server, client):
         player.send_move(0, mv(11, "d1", "d2"))
         service.status()
     assert time.perf_counter() - t0 < 0.5
-    status = inbox.wait_for(RemoteStatus, lambda e: e.code == "link_lost", timeout=8)
+    status = inbox.wait_for(RemoteStatus, lambda e: e.code == "link_lost")
     assert "stopped answering" in status.message
     server.freeze(False)
-    wait_until(lambda: service.status()["status"] == "playing", timeout=8, what="resumed")
+    wait_until(lambda: service.status()["status"] == "playing", what="resumed")
 
 
 def test_the_133rd_move_draws(server, client):
@@ -452,7 +452,7 @@ def test_retried_too_soon_waits_until_the_servers_time(tmp_path):
             inbox.wait_for(RemoteStatus, lambda e: e.code == "logged_in_already")
             inbox.wait_for(RemoteStatus, lambda e: e.code == "retried_too_soon")
             double.forget("alice")
-            wait_until(lambda: service.status()["status"] == "lobby", timeout=10)
+            wait_until(lambda: service.status()["status"] == "lobby")
             tries = [t for w, t in double.log if " login alice " in t]
             # the other connection's login, then the client's three: refused (logged in
             # elsewhere), told to wait, logged in after the server's wait

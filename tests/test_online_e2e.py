@@ -45,12 +45,12 @@ def click_move(base, frm, to):
     n = len(state(base)["moves"])
     for square in (frm, to):
         assert control(base, "api/click", {"square": square})[0] == 200
-    wait_for(lambda: len(state(base)["moves"]) > n, timeout=5, what=f"the move {frm}-{to}")
+    wait_for(lambda: len(state(base)["moves"]) > n, what=f"the move {frm}-{to}")
 
 
 def carry_out(base, want):
     """The person at the board makes the move to make (and lifts what it captures)."""
-    mtm = wait_for(lambda: state(base)["move_to_make"], timeout=10, what="a move to make")
+    mtm = wait_for(lambda: state(base)["move_to_make"], what="a move to make")
     assert mtm["by"] == "online" and mtm["move"] == want
     n = len(state(base)["moves"])
     click_move(base, mtm["from"], mtm["to"])
@@ -66,17 +66,17 @@ def test_a_timed_game_with_a_kill_in_the_middle(tmp_path, server):
     try:
         assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
             == 200
-        wait_for(lambda: online(base)["status"] == "lobby", timeout=10, what="the lobby")
+        wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
         bob = Opponent(server.address, "bob")
         bob.send('new_game {"role":"Attacker","rated":true,"time_settings":{"Timed":'
                  '{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
         game_id = int(bob.expect(lambda line: line.startswith("= new_game")).split()[2])
-        wait_for(lambda: online(base)["open_games"], timeout=5, what="bob's game")
+        wait_for(lambda: online(base)["open_games"], what="bob's game")
         assert control(base, "api/online/join", {"id": game_id})[0] == 200
         bob.expect(lambda line: line.startswith("= challenge_requested"))
         bob.send(f"join_game {game_id}")
         s = wait_for(lambda: (lambda st: st if st["players"]["attackers"]["kind"] == "online"
-                              else None)(state(base)), timeout=10, what="the game on the board")
+                              else None)(state(base)), what="the game on the board")
         assert s["variant"] == "hnefatafl-org" and s["moves"] == []
         assert s["players"]["attackers"]["name"] == "bob"
         assert s["players"]["attackers"]["rating"] == 1701.0
@@ -93,16 +93,16 @@ def test_a_timed_game_with_a_kill_in_the_middle(tmp_path, server):
         assert state(base)["moves"][-1] == "g1-g4xf4"
         # kill -9 in the middle; bob moves while the board is away
         proc.stop(signal.SIGKILL)
-        wait_for(lambda: "alice" not in server.online, timeout=5, what="the server noticed")
+        wait_for(lambda: "alice" not in server.online, what="the server noticed")
         proc, base = start(tmp_path, server)
         s = wait_for(lambda: (lambda st: st if st["players"]["attackers"]["kind"] == "online"
-                              else None)(state(base)), timeout=10, what="the game restored")
+                              else None)(state(base)), what="the game restored")
         assert s["moves"] == ["e1-e4", "h6-h9", "g1-g4xf4"]
-        wait_for(lambda: online(base)["status"] == "playing", timeout=15, what="resumed")
+        wait_for(lambda: online(base)["status"] == "playing", what="resumed")
         click_move(base, "h9", "h10")
         bob.expect(lambda line: line == f"game {game_id} play defender h9 h10")
         proc.stop(signal.SIGKILL)
-        wait_for(lambda: "alice" not in server.online, timeout=5, what="the server noticed")
+        wait_for(lambda: "alice" not in server.online, what="the server noticed")
         bob.send(f"game {game_id} play attacker e4 e2")
         bob.expect(lambda line: line == "= game")
         proc, base = start(tmp_path, server)
@@ -112,7 +112,7 @@ def test_a_timed_game_with_a_kill_in_the_middle(tmp_path, server):
         bob.expect(lambda line: line == f"game {game_id} play defender h10 i10")
         bob.send(f"game {game_id} play attacker resigns _")
         s = wait_for(lambda: (lambda st: st if st["result"] != "ongoing" else None)(state(base)),
-                     timeout=10, what="the end")
+                     what="the end")
         assert s["result"] == "defenders" and s["reason"] == "resignation"
         # the server's move list is the board's
         server_moves = server.games[game_id].texts
@@ -126,16 +126,16 @@ def test_a_brandubh_seek_starts_on_the_board(tmp_path, server):
     try:
         assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
             == 200
-        wait_for(lambda: online(base)["status"] == "lobby", timeout=10, what="the lobby")
+        wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
         assert control(base, "api/online/seek", {"side": "attackers", "variant": "brandubh",
                                                  "rated": False, "time_control": "5+3"})[0] == 200
-        wait_for(lambda: online(base)["seek"] is not None, timeout=5, what="the seek")
+        wait_for(lambda: online(base)["seek"] is not None, what="the seek")
         game_id = online(base)["seek"]
         bob = Opponent(server.address, "bob")
         bob.send(f"join_game_pending {game_id}")
         bob.expect(lambda line: line.startswith("= join_game "))
         s = wait_for(lambda: (lambda st: st if st["variant"] == "hnefatafl-org-7" else None)(
-            state(base)), timeout=10, what="the 7x7 game")
+            state(base)), what="the 7x7 game")
         assert s["turn"] == "defenders" and s["players"]["defenders"]["kind"] == "online"
         bob.send(f"game {game_id} play defender 0c4 0c6")
         carry_out(base, "c4-c6")

@@ -58,14 +58,14 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
     assert control(base, "api/online/login", {"user": "alice", "pass": "x"})[0] == 400
     assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"}) == (
         200, {"ok": True})
-    wait_for(lambda: online(daemon)["status"] == "lobby", timeout=10, what="the lobby")
+    wait_for(lambda: online(daemon)["status"] == "lobby", what="the lobby")
     path = tmp_path / "online-account.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     # bob's open game appears in the lobby
     bob = Opponent(server.address, "bob")
     bob.send('new_game {"role":"Attacker","rated":true,"time_settings":{"Timed":'
              '{"add_seconds":3,"milliseconds_left":300000}},"board_size":11}')
-    wait_for(lambda: online(daemon)["open_games"], timeout=5, what="bob's game")
+    wait_for(lambda: online(daemon)["open_games"], what="bob's game")
     [game] = online(daemon)["open_games"]
     assert (game["by"], game["side"], game["variant"], game["rated"], game["time_control"],
             game["rating"]) == ("bob", "defenders", "copenhagen", True, "5+3", 1650.0)
@@ -83,7 +83,7 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
     assert control(base, "api/online/join", {"id": game["id"]})[0] == 200
     bob.expect(lambda line: line.startswith("= challenge_requested"))
     bob.send(f"join_game {game['id']}")
-    wait_for(lambda: online(daemon)["game"], timeout=5, what="the game")
+    wait_for(lambda: online(daemon)["game"], what="the game")
     g = online(daemon)["game"]
     assert (g["opponent"], g["side"], g["variant"], g["rated"]) == (
         "bob", "defenders", "hnefatafl-org", True)
@@ -105,7 +105,7 @@ def test_the_scan_loop_runs_on_while_the_server_is_silent_or_gone(daemon, server
 
     base = f"http://127.0.0.1:{daemon.port}/"
     assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] == 200
-    wait_for(lambda: online(daemon)["status"] == "lobby", timeout=10, what="the lobby")
+    wait_for(lambda: online(daemon)["status"] == "lobby", what="the lobby")
     player = OnlinePlayer(daemon.online)
     for phase in ("silent", "gone"):
         if phase == "silent":
@@ -115,5 +115,5 @@ def test_the_scan_loop_runs_on_while_the_server_is_silent_or_gone(daemon, server
         before = daemon.iterations
         for _ in range(500):
             player.send_move(0, Move(3, 36))   # queued for the network thread, never waits
-        wait_for(lambda b=before: daemon.iterations > b + 10, timeout=5, what="loop steps")
+        wait_for(lambda b=before: daemon.iterations > b + 10, what="loop steps")
         assert online(daemon)["status"] in ("lobby", "reconnecting", "connecting")

@@ -346,7 +346,9 @@ def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> 
     try:
         panel = make_panel(h)
         panel.press_to_end = True
-        assert h.state["clock"]["running"] == "attackers"  # started with the set-up
+        assert h.state["clock"]["running"] is None  # no clock before the first move...
+        press(h, panel, "clock")  # ...unless the clock button starts them
+        assert h.state["clock"]["running"] == "attackers"
         h.move("d1", "c1")
         h.run(2.0)
         s = h.state

@@ -1,8 +1,9 @@
 """The session's side of board-to-board play (what companion.club needs of the seam), with a
 scripted club player, the real tracker, a real SQLite store and the simulated board on a
 virtual clock: a board of the club chosen for a new game is proposed to it, a new game's clock
-runs from the set-up, the other board's side is never flagged here, no pause at one end, a move
-to make taken back there is withdrawn here."""
+runs from its first move (as every game's: both boards follow the rule), the other board's side
+is never flagged here, no pause at one end, a move to make taken back there is withdrawn
+here."""
 
 from __future__ import annotations
 
@@ -83,14 +84,19 @@ def test_a_club_board_needs_the_club_and_a_new_game(tmp_path: Path) -> None:
     assert err.value.code == "bad_players"
 
 
-def test_a_new_game_on_a_board_already_set_up_starts_its_clock(tmp_path: Path) -> None:
+def test_a_new_games_clock_starts_with_its_first_move(tmp_path: Path) -> None:
+    """A new game on a board already set up: no clock runs before its first move is on the
+    board (issue 21: one rule for every game, so both boards of a club game agree)."""
     h = Harness(tmp_path)
     h.session.new_game(OWNER, {"time_control": "5+0"})
     h.run(1.0)
-    assert h.state["clock"]["running"] == "attackers"
+    assert h.state["clock"]["running"] is None
+    h.move("d1", "d4", think=2.0)
+    assert h.state["clock"]["running"] == "defenders"
     running = h.session.clock
-    assert running is not None and running.left("attackers", h.t) == pytest.approx(299.0,
-                                                                                    abs=0.2)
+    assert running is not None and running.left("attackers", h.t) == 300.0
+    h.run(1.0)
+    assert running.left("defenders", h.t) == pytest.approx(300 - 1.4, abs=0.05)  # since placed
 
 
 def test_the_other_boards_side_is_never_flagged_here(tmp_path: Path) -> None:
@@ -108,12 +114,15 @@ def test_the_other_boards_side_is_never_flagged_here(tmp_path: Path) -> None:
 
 def test_this_boards_side_is_flagged_here_and_no_pause_at_one_end(tmp_path: Path) -> None:
     h, player = club(tmp_path)
-    agreed(h, player, tc="0.1+0")
+    agreed(h, player, local="defenders", tc="0.1+0")
     with pytest.raises(ControlError) as err:
         h.session.clock_control(OWNER, "pause")
     assert err.value.code == "remote_clock"
+    player.send(RemoteMove(0, mv("d1-d4")))
+    h.run(0.2)
+    h.move("d1", "d4")  # the first move on the board: this board's side's clock runs
     h.run(8.0)
-    assert (h.state["result"], h.state["reason"]) == ("defenders", "time")
+    assert (h.state["result"], h.state["reason"]) == ("attackers", "time")
 
 
 def test_a_move_to_make_taken_back_at_the_other_board_is_withdrawn(tmp_path: Path) -> None:
@@ -122,12 +131,18 @@ def test_a_move_to_make_taken_back_at_the_other_board_is_withdrawn(tmp_path: Pat
     player.send(RemoteMove(0, mv("d1-d4")))
     h.run(0.2)
     assert h.state["move_to_make"]["move"] == "d1-d4"
+    assert h.state["clock"]["running"] is None  # not on the board yet: no clock runs
+    h.move("d1", "d4")
+    h.move("f4", "e4")
+    player.send(RemoteMove(2, mv("h1-h3")))
+    h.run(0.2)
+    assert h.state["move_to_make"]["move"] == "h1-h3"
     assert h.state["clock"]["running"] == "defenders"  # the chooser's clock stopped
-    player.send(RemoteTakeback(0))
+    player.send(RemoteTakeback(2))
     h.run(0.2)
     s = h.state
-    assert s["move_to_make"] is None and s["moves"] == []
+    assert s["move_to_make"] is None and s["moves"] == ["d1-d4", "f4-e4"]
     assert s["clock"]["running"] == "attackers"  # as before the choice
-    player.send(RemoteMove(0, mv("d1-d3")))  # another move instead
+    player.send(RemoteMove(2, mv("h1-h2")))  # another move instead
     h.run(0.2)
-    assert h.state["move_to_make"]["move"] == "d1-d3"
+    assert h.state["move_to_make"]["move"] == "h1-h2"

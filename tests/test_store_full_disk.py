@@ -48,7 +48,7 @@ def test_a_full_disk_mid_game_loses_nothing_and_says_so(tmp_path: Path) -> None:
         assert state(b)["tracking"] == "suspended"
         filler.unlink()  # space returns: everything is written, the board resumes by itself
         st = wait_for(lambda: (s := state(b))["storage"]["ok"] and len(s["moves"]) == 3 and s,
-                      timeout=10, what="the moves written once space returned")
+                      what="the moves written once space returned")
         assert st["moves"] == ["d1-d4", "f4-e4", "d4-d3"]
         assert d.store.move_texts(d.session.gid) == st["moves"]
         events = d.store.events(d.session.gid)
@@ -87,7 +87,7 @@ def test_an_import_on_a_full_disk_is_refused_whole_and_stored_once_space_returns
                       what="the storage state")
         assert "not being saved" in st["message"]
         filler.unlink()
-        wait_for(lambda: state(b)["storage"]["ok"], timeout=10, what="the store back")
+        wait_for(lambda: state(b)["storage"]["ok"], what="the store back")
         status, doc = control(b, "api/import", upload)
         assert status == 200 and len(doc["games"]) == 2
         assert [d.store.move_texts(g) for g in doc["games"]] == [

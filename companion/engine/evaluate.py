@@ -61,6 +61,11 @@ class Weights:
     # learned piece-square values (attackers' view): one per symmetry class of the board's
     # squares for attackers, then defenders, then the king (empty: none)
     pst: tuple[int, ...] = ()
+    # learned corner zones (attackers' view; corner escapes only): for each of the king's
+    # distances to a corner (ZONE_NEAR, ZONE_MID, farther), the worth of an attacker and of a
+    # defender on each class of that corner's zone squares, then of the corner sealed by a
+    # full diagonal of attackers (ZONE_SIZE values per distance; empty: none)
+    zone: tuple[int, ...] = ()
 
     def scaled(self, **changes: Any) -> Weights:
         """A copy with some weights changed."""
@@ -71,8 +76,45 @@ class Weights:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
 
-FEATURES = tuple(f.name for f in fields(Weights) if f.name != "pst")
+FEATURES = tuple(f.name for f in fields(Weights) if f.name not in ("pst", "zone"))
 WEIGHTS_DIR = Path(__file__).with_name("weights")
+
+# the corner zones: the squares up to ZONE_DEPTH - 1 files and ranks from a corner, in classes
+# by their offsets (i, j) up to the diagonal's symmetry, and the king's distance (files plus
+# ranks) to the corner in three bands
+ZONE_DEPTH = 4
+ZONE_CLASSES = tuple((i, j) for j in range(ZONE_DEPTH) for i in range(j + 1) if j)
+ZONE_NEAR, ZONE_MID = 4, 7
+ZONE_SIZE = 2 * len(ZONE_CLASSES) + 1  # attackers, defenders, sealed
+ZONE_BANDS = 3
+# a corner is sealed for good by a full diagonal of attackers across it (none of them can be
+# captured: the squares behind them are out of the defenders' reach)
+SEALS = (((0, 2), (1, 1), (2, 0)), ((0, 3), (1, 2), (2, 1), (3, 0)))
+
+
+def zone_band(distance: int) -> int:
+    """The band (0 near, 1, 2 far) of the king's distance to a corner."""
+    return 0 if distance <= ZONE_NEAR else (1 if distance <= ZONE_MID else 2)
+
+
+def corner_zones(n: int) -> list[tuple[int, list[tuple[int, int]], list[list[int]]]]:
+    """For each corner of an ``n`` x ``n`` board: its square, its zone's ``(square, class)``
+    pairs, and its seals' squares."""
+    out = []
+    for cf in (0, n - 1):
+        for cr in (0, n - 1):
+            sf = 1 if cf == 0 else -1
+            sr = 1 if cr == 0 else -1
+
+            def sq(i: int, j: int, cf: int = cf, cr: int = cr, sf: int = sf,
+                   sr: int = sr) -> int:
+                return (cr + sr * j) * n + cf + sf * i
+
+            squares = [(sq(i, j), ZONE_CLASSES.index((min(i, j), max(i, j))))
+                       for j in range(ZONE_DEPTH) for i in range(ZONE_DEPTH) if i or j]
+            seals = [[sq(i, j) for i, j in seal] for seal in SEALS]
+            out.append((cr * n + cf, squares, seals))
+    return out
 
 
 def square_class(n: int, s: int) -> int:
@@ -95,7 +137,8 @@ def learned_weights(variant: str) -> Weights | None:
         return None
     data = json.loads(path.read_text())
     values = {k: int(v) for k, v in data["weights"].items() if k in FEATURES}
-    return Weights(**values, pst=tuple(int(v) for v in data.get("pst", ())))
+    return Weights(**values, pst=tuple(int(v) for v in data.get("pst", ())),
+                   zone=tuple(int(v) for v in data.get("zone", ())))
 
 
 # Fitted to real games' results by bench/tune.py (logistic regression on every position of the
@@ -220,6 +263,21 @@ class Evaluator:
         self.pst_dfn = [pst[classes + c] if pst else 0 for c in cls]
         self.pst_king = [pst[2 * classes + c] if pst else 0 for c in cls]
         self.square_classes = cls
+        # the corner zones (corner escapes only): per corner, its file and rank, a bitboard
+        # per zone class, and its seals as bitboards
+        self.zones: list[tuple[int, int, list[int], list[int]]] = []
+        if rules.escape == "corners" and n >= 2 * ZONE_DEPTH - 1:
+            for corner, squares, seals in corner_zones(n):
+                masks = [0] * len(ZONE_CLASSES)
+                for s, c in squares:
+                    masks[c] |= 1 << s
+                self.zones.append((corner % n, corner // n, masks,
+                                   [sum(1 << s for s in seal) for seal in seals]))
+        if self.w.zone and len(self.w.zone) != ZONE_BANDS * ZONE_SIZE:
+            raise ValueError(f"zone: {ZONE_BANDS * ZONE_SIZE} values expected, "
+                             f"not {len(self.w.zone)}")
+        if self.w.zone and not self.zones:
+            raise ValueError(f"zone: {rules.id} has no corner zones")
 
     def line_fill(self, seeds: int, empty: int) -> int:
         """Squares reached from ``seeds`` by rook lines through ``empty`` squares (the seeds
@@ -328,6 +386,44 @@ class Evaluator:
             out[2 * classes + cls[pos.king]] -= 1
         return out
 
+    def zone_features(self, pos: Position) -> list[int]:
+        """How many attackers and defenders stand on each class of each corner's zone, and
+        how many corners are sealed, in the band of the king's distance to that corner
+        (``ZONE_BANDS * ZONE_SIZE`` counts; all 0 without a king or zones)."""
+        out = [0] * (ZONE_BANDS * ZONE_SIZE)
+        if pos.king < 0:
+            return out
+        n = self.t.n
+        kf, kr = pos.king % n, pos.king // n
+        k = len(ZONE_CLASSES)
+        for cf, cr, masks, seals in self.zones:
+            base = zone_band(abs(kf - cf) + abs(kr - cr)) * ZONE_SIZE
+            for c, m in enumerate(masks):
+                out[base + c] += (pos.att & m).bit_count()
+                out[base + k + c] += (pos.dfn & m).bit_count()
+            if any(pos.att & seal == seal for seal in seals):
+                out[base + 2 * k] += 1
+        return out
+
+    def zone_score(self, att: int, dfn: int, king: int) -> int:
+        """The corner zones' worth (attackers' view): :meth:`zone_features` times the
+        weights."""
+        zw = self.w.zone
+        n = self.t.n
+        kf, kr = king % n, king // n
+        k = len(ZONE_CLASSES)
+        score = 0
+        for cf, cr, masks, seals in self.zones:
+            base = zone_band(abs(kf - cf) + abs(kr - cr)) * ZONE_SIZE
+            for c, m in enumerate(masks):
+                score += zw[base + c] * (att & m).bit_count()
+                score += zw[base + k + c] * (dfn & m).bit_count()
+            for seal in seals:
+                if att & seal == seal:
+                    score += zw[base + 2 * k]
+                    break
+        return score
+
     def evaluate(self, pos: Position) -> int:
         """Score of ``pos`` from the side to move's point of view."""
         w = self.w
@@ -343,6 +439,8 @@ class Evaluator:
                 score -= self.pst_king[king]
         if w.def_edge:
             score -= w.def_edge * self.edge_reached(att, dfn, king)
+        if w.zone and king >= 0:
+            score += self.zone_score(att, dfn, king)
         if king >= 0:
             t = self.t
             lines = pos.king_lines()

@@ -31,11 +31,11 @@ from pathlib import Path
 from companion.rules import core
 from companion.rules.ruleset import ATTACKERS, DEFENDERS, KING, RuleSet
 
-from .evaluate import Evaluator, Weights
+from .evaluate import ZONE_MID, ZONE_NEAR, Evaluator, Weights, corner_zones
 from .position import ATT, DEF, Position
 from .search import INF, MATE_BOUND, Info, Limits, Result
 
-ABI_VERSION = 4
+ABI_VERSION = 5
 SOURCE = Path(__file__).with_name("native") / "tafl.c"
 MAXMOVES = 2048
 # per-square fields and scalar settings, in the order of tafl.c's enums
@@ -178,6 +178,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     sig: dict[str, tuple[object, list[object]]] = {
         "tafl_new": (p, [i32p, ctypes.c_int, i32p, ctypes.c_int, u64p, ctypes.c_int]),
         "tafl_free": (None, [p]),
+        "tafl_set_zone": (ctypes.c_int, [p, i32p, ctypes.c_int]),
         "tafl_new_game": (None, [p]),
         "tafl_set_position": (ctypes.c_int, [p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                              u64p, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
@@ -278,6 +279,16 @@ class NativeCore:
         if not handle:
             raise RuntimeError("tafl_new refused the configuration")
         self.handle = ctypes.c_void_p(handle)
+        if self.evaluator.w.zone:
+            data = [*self.evaluator.w.zone, ZONE_NEAR, ZONE_MID]
+            for corner, squares, seals in corner_zones(self.t.n):
+                data.append(corner)
+                for sq, cls in squares:
+                    data += [sq, cls]
+                for seal in seals:
+                    data += seal
+            if not lib.tafl_set_zone(self.handle, _i32(data), len(data)):
+                raise RuntimeError("tafl_set_zone refused the corner zones")
         self._moves = (ctypes.c_int32 * MAXMOVES)()
         self._caps = (ctypes.c_int32 * 64)()
 

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from companion.rules import core
 from companion.rules.ruleset import RuleSet
 
 from .evaluate import Evaluator, Weights
@@ -227,6 +228,33 @@ class Searcher:
             esc ^= low
             e = low.bit_length() - 1
             mask |= self.between[king << 9 | e] | low
+        return mask
+
+    def king_capture_squares(self, pos: Position) -> int:
+        """The empty squares beside the king where an attacker arriving would capture him
+        (with the rarer captures of the king, every empty square beside him)."""
+        king = pos.king
+        if king < 0:
+            return 0
+        geo = self.t.geo
+        occ = pos.occupied
+        if self.t.special_capture:
+            return self.adjacent_bb[king] & ~occ
+        out = 0
+        for a in geo.adjacent[king]:
+            b = 1 << a
+            if not occ & b and core.king_is_captured(geo, self.rules, pos.att | b, occ | b,
+                                                     king, a):
+                out |= b
+        return out
+
+    def stop_escape_mask(self, pos: Position, esc: int) -> int:
+        """Where an attacker stops the king's escape to ``esc``: every square of his one open
+        line (with two or more open, no single move blocks them all), and the squares where
+        an attacker captures him."""
+        mask = self.king_capture_squares(pos)
+        if esc and not esc & (esc - 1):
+            mask |= self.block_mask(pos.king, esc)
         return mask
 
     def guard_squares(self, pos: Position, threats: int) -> int:
@@ -485,7 +513,7 @@ class Searcher:
                 return 0
             return WIN - ply if res[0] == side else -(WIN - ply)
         if threatened:
-            block = self.block_mask(king, esc) | self.adjacent_bb[king]
+            block = self.stop_escape_mask(pos, esc)
             forcing = [m for m in moves if block >> (m & 511) & 1]
             if not forcing:
                 return -(WIN - ply - 2)
@@ -595,7 +623,7 @@ class Searcher:
             if not moves:
                 res = pos.no_moves_result()
                 return 0 if res[0] is None else (WIN - ply if res[0] == side else -(WIN - ply))
-            block = self.block_mask(king, esc) | self.adjacent_bb[king]
+            block = self.stop_escape_mask(pos, esc)
             forcing = [m for m in moves if block >> (m & 511) & 1]
             if not forcing:
                 return -(WIN - ply - 2)
@@ -636,7 +664,7 @@ class Searcher:
         caps = self.capture_squares(pos)
         targets = caps | guard
         if side == ATT and king >= 0:
-            targets |= self.adjacent_bb[king]
+            targets |= self.king_capture_squares(pos)
         candidates: list[int] = []
         if targets:
             for m in pos.moves():

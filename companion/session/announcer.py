@@ -34,6 +34,9 @@ class SessionEvent(TypedDict, total=False):
     t: float
     kind: str
     by: str
+    game: int
+    name: str
+    by_kind: str
 
 
 class BoardStatus(TypedDict, total=False):
@@ -46,9 +49,11 @@ class Announcer:
     """Recent events, the board's health and the published state (see the module docstring)."""
 
     def __init__(self, announce: Callable[[dict[str, Any]], object],
-                 wall: Callable[[], float]) -> None:
+                 wall: Callable[[], float],
+                 stamp: Callable[[str], Mapping[str, object]] = lambda by: {}) -> None:
         self.announce = announce  # where each new state goes (the page's event stream)
         self._wall = wall
+        self._stamp = stamp  # what an event by ``by`` keeps of the moment (see note)
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT)
         self._event_id = 0
         self.status: BoardStatus = {}
@@ -62,10 +67,12 @@ class Announcer:
 
     # -- events ----------------------------------------------------------------------------
     def note(self, kind: str, by: str, **data: object) -> dict[str, Any]:
-        """A session event for the page's event list (who did what)."""
+        """A session event for the page's event list (who did what). It keeps what was true
+        when it happened (the stamp): its game, and for an event by a side the name and kind of
+        that side's player then, so that a later change of players never rewrites it."""
         self._event_id += 1
         event = {"id": self._event_id, "t": round(self._wall(), 3), "kind": kind, "by": by,
-                 **data}
+                 **self._stamp(by), **data}
         self.recent.append(event)
         return event
 

@@ -175,11 +175,14 @@ class GameClock:
 
     def switch(self, mover: str, t: float) -> None:
         """``mover`` completed a move at ``t``: charge him up to ``t``, add the increment (main
-        time) or renew his overtime period, and start the opponent's clock at ``t``."""
+        time) or renew his overtime period, and start the opponent's clock at ``t``. A move
+        made while his clock did not run (paused, or the game's first move, before which no
+        clock runs) is not charged and earns nothing: no increment, no renewed period."""
+        ran = self.running == mover and not self.paused and self.since is not None
         if self.running == mover:
             self._settle(t)
         st = self.times[mover]
-        if self.flagged is None:
+        if self.flagged is None and ran:
             if st.main > 0:
                 st.main += self.control.increment
             elif st.periods > 0:

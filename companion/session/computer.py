@@ -45,6 +45,9 @@ class ComputerConfig:
     hint_seconds: float = 1.0
     draw_seconds: float = 1.0
     analysis_seconds: float = 1.0
+    # every finished or imported game analysed in the background (the daemon's default is on;
+    # off here, so that sessions made in code never start an engine unasked)
+    analyse_finished: bool = False
     engines: tuple[str, ...] = ()  # engine commands the owner may choose on the page
     any_engine: bool = False  # any command from the page (only on a trusted network)
 

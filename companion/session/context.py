@@ -49,6 +49,10 @@ class SessionDefaults:
     keep_variant: bool = False
     raichi: bool = True  # light the escape squares the king has a free line to
     computer: ComputerConfig = field(default_factory=ComputerConfig)
+    # the board's sensors cannot tell attackers from defenders (reed switches): the tracker asks
+    # the players to check the pieces' kinds at natural moments (the daemon sets it for such a
+    # board; off for the simulator, polarity boards and sessions made in code)
+    check_pieces: bool = False
 
 
 class Refusal(TypedDict):
@@ -98,6 +102,18 @@ class Context:
     # ends with the clock button (as on a chess clock)
     display: dict[str, Any] | None = None
     press_to_end: bool = False
+    # the board defines the next game's position (the tracker's reading) until this loop time:
+    # the owner's page renews it while its editor is open (GameSetup.read_board)
+    reading_until: float | None = None
+
+    def stamp(self, by: str) -> dict[str, object]:
+        """What an event by ``by`` keeps of the moment it happens: the game's id, and for a
+        side (``attackers``/``defenders``) the name and kind of its player then."""
+        out: dict[str, object] = {"game": self.gid}
+        spec = self.players.get(by) if by in SIDES else None
+        if spec is not None:
+            out["name"], out["by_kind"] = spec.name, spec.kind.value
+        return out
 
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())

@@ -21,6 +21,7 @@ from typing import Any
 
 from companion.rules import other
 from companion.rules.board import MoveError
+from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.computer import computer_sides, takeback_plies
 from companion.session.context import SIDES, Context
@@ -149,7 +150,7 @@ class Controls:
         game = copy_game(ctx.game, manual=False)
         self.decisions.commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
         ctx.game = game
-        ctx.clocks.reopened(game.turn, ctx.board_time())
+        ctx.clocks.reopened(game.turn, ctx.board_time(), moved=bool(game.played))
         self.decisions.reopen_match_game()
         ctx.announcer.note("takeback", actor.label, reopened=reason)
         self.decisions.after_control()
@@ -182,7 +183,6 @@ class Controls:
                 game.agree_draw()
                 decisions.commit(game, rows)
                 ctx.game = game
-                decisions.game_ended(ctx.board_time())
             else:
                 decisions.commit(ctx.game, rows)
             ctx.draw_offer = None
@@ -190,6 +190,8 @@ class Controls:
             ctx.remote.drew(side, action)
             ctx.remote.flush()
         ctx.announcer.note("draw", actor.label, action=action, side=side, **extra)
+        if action == "accept":  # after its event: the match's end comes after what ended it
+            decisions.game_ended(ctx.board_time())
         opponent = other(side)
         if action == "offer" and opponent in computer_sides(ctx.players):
             from companion.session.state import position_key
@@ -214,8 +216,8 @@ class Controls:
             ctx.remote.resigned(side)
             ctx.remote.flush()
         ctx.draw_offer = None
+        ctx.announcer.note("resign", actor.label, side=side, **extra)  # then the match's end
         decisions.game_ended(ctx.board_time())
-        ctx.announcer.note("resign", actor.label, side=side, **extra)
         decisions.after_control()
         return {"ok": True, "result": game.result}
 
@@ -258,6 +260,20 @@ class Controls:
         ctx.announcer.note("clock", actor.label, action=action)
         decisions.after_control()
         return {"ok": True, "paused": clocks.clock is not None and clocks.clock.paused}
+
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        """The players checked the pieces' kinds against the position the game believes (the
+        tracker's ``check_pieces`` guidance on a board that cannot tell colours): right."""
+        if actor.role is Role.SPECTATOR:
+            raise ControlError(403, "forbidden", "spectators cannot act: the controls need the "
+                                                 "PIN or a player link")
+        ctx = self.ctx
+        asked = ctx.tracker.guidance.get("kind") == "check_pieces"
+        self.decisions.store_plain(ctx.tracker.checked(ctx.board_time()))
+        if asked:
+            ctx.announcer.note("colours", actor.label)
+        state.publish(ctx, force=True)
+        return {"ok": True, "checked": asked}
 
     def end_move(self, actor: Actor) -> dict[str, Any]:
         """The clock button after a move at the board (``press_to_end``): the mover's clock

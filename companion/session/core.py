@@ -71,7 +71,12 @@ class GameSession(SessionService):
         monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:
         defaults = defaults or SessionDefaults()
-        factory = tracker_factory or Tracker  # e.g. a Tracker with other timings (tests)
+
+        def default_tracker(game: Game) -> Tracker:
+            return Tracker(game, check_pieces=defaults.check_pieces)
+
+        # another factory (e.g. a Tracker with other timings, in tests) makes its own choices
+        factory = tracker_factory or default_tracker
 
         def make_tracker(game: Game) -> ProposingTracker:
             return TrackerAdapter(game, factory)
@@ -85,7 +90,8 @@ class GameSession(SessionService):
             clocks=Clocks(board_time=lambda: ctx.board_time(), wall=wall),
             seats=Seats(), advisor=Advisor(),
             analyses=AnalysisWorker(reader, self._analysis_done),
-            outbox=Outbox(wall), announcer=Announcer(announce, wall), game=game,
+            outbox=Outbox(wall), announcer=Announcer(announce, wall, lambda by: ctx.stamp(by)),
+            game=game,
             tracker=make_tracker(game), tracker_factory=make_tracker,
             settings=defaults.settings, players=dict(defaults.players))
         self.decisions = Decisions(ctx)
@@ -118,6 +124,7 @@ class GameSession(SessionService):
             scan, t = self.proposals.read(now)
             self.proposals.check_flag(t)
             self.proposals.check_next_game(scan)
+            self.setup.reading_over(now)
             self.machines.computer_turn(now)
             self.machines.advice()
             if ctx.outbox.due(now):

@@ -93,7 +93,7 @@ class Decisions:
 
     def store_plain(self, observed: list[Observed]) -> None:
         """What the tracker reported on a reset (set-up guidance): stored, nothing to decide
-        (a new game on a board already set up is ``ready`` at once: its clock starts)."""
+        (a new game on a board already set up is ``ready`` at once)."""
         wall = self.ctx.wall()
         for o in observed:
             if o.kind != "leds" and o.kind not in PROPOSALS:
@@ -102,12 +102,14 @@ class Decisions:
                 self.start_clock(o.t)
 
     def start_clock(self, t: float) -> None:
-        """The board is set up (``ready``): the game's clock starts (docs/session.md)."""
+        """The board is set up (``ready``): the game's clock runs again, but none before the
+        game's first move is on the board (docs/session.md; a server's clocks are its own)."""
         ctx = self.ctx
         m = ctx.move_to_make
         held = m is not None and ctx.players[other_side(m["side"])].moves_off_board
         ctx.clocks.start_when_ready(ctx.game.turn, ctx.game.is_over(), t,
-                                    m["side"] if m else None, held)
+                                    m["side"] if m else None, held,
+                                    moved=bool(ctx.game.played) or ctx.remote.authoritative_clock)
 
     def ends_by_press(self, mover: str) -> bool:
         """Whether ``mover``'s move at the board waits for the clock button."""
@@ -203,7 +205,7 @@ class Decisions:
         for _ in range(plies):
             game.undo()
         ctx.game = game
-        ctx.clocks.took_back(plies, game.turn, t)
+        ctx.clocks.took_back(plies, game.turn, t, moved=bool(game.played))
         ctx.draw_offer = None
         ctx.move_to_make = None
         ctx.seats.forget_hopeless()
@@ -213,6 +215,8 @@ class Decisions:
         return stopped
 
     def game_ended(self, t: float) -> None:
+        """The game ended: the clocks stop, the machines too; its match goes on or ends; it is
+        analysed in the background (``[computer] analyse_finished``)."""
         ctx = self.ctx
         ctx.clocks.ended(t)
         ctx.move_to_make = None
@@ -220,6 +224,16 @@ class Decisions:
         ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
         self.finish_match_game()
+        if ctx.game.played:
+            self.analyse_later([ctx.gid])
+
+    def analyse_later(self, gids: list[int]) -> None:
+        """Queue finished or imported games for the background analysis (off with
+        ``[computer] analyse_finished = false``)."""
+        cfg = self.ctx.defaults.computer
+        if cfg.analyse_finished:
+            for gid in gids:
+                self.ctx.analyses.later(gid, cfg.analysis_seconds)
 
     def end_on_time(self, side: str, at: float) -> None:
         """``side``'s time ran out at ``at``: a loss on time (stored, then shown)."""
@@ -236,8 +250,8 @@ class Decisions:
         ctx.game = game
         ctx.draw_offer = None
         log.info("game %d: the %s lost on time", ctx.gid, side)
+        ctx.announcer.note("flag", "clock", side=side)  # then the match's end, if any
         self.game_ended(at)
-        ctx.announcer.note("flag", "clock", side=side)
         self.after_control()
 
     # -- matches ---------------------------------------------------------------------------------

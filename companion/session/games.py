@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from companion.rules import other
+from companion.rules.board import Position
 from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import Actor
@@ -71,13 +72,14 @@ class Games:
     def start(self, settings: GameSettings, tc: TimeControl | None,
               players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
               new_match: dict[str, Any] | None = None,
-              remote: tuple[RemoteKind, RemoteTerms] | None = None) -> None:
+              remote: tuple[RemoteKind, RemoteTerms] | None = None,
+              start: Position | None = None) -> None:
         """A new game (game 2 of ``match``, game 1 of ``new_match``, or with a player at a
-        distance on ``remote`` terms), stored first; the game before it, unfinished, is closed
-        as abandoned."""
+        distance on ``remote`` terms; from the ``start`` position, or the variant's), stored
+        first; the game before it, unfinished, is closed as abandoned."""
         ctx = self.ctx
         rules = settings.rules()
-        game = Game(rules)
+        game = Game(rules, start.otn, start.turn) if start else Game(rules)
         clock = GameClock(tc) if tc else None
         number = len(match.game_ids) + 1 if match is not None else None
         old = ctx.gid
@@ -116,8 +118,9 @@ class Games:
         ctx.fed = None
         if remote is not None:
             ctx.remote.bind(*remote, started=False)  # started() once its moves are known
+        own = {"position": str(start)} if start and start.otn != rules.start else {}
         ctx.announcer.note("new_game", actor.label, game=gid, variant=settings.variant,
-                           match=match.id if match else None)
+                           match=match.id if match else None, **own)
         log.info("new game %d: %s%s", gid, rules.name,
                  f" (match {match.id}, game {number})" if match else "")
         self.decisions.after_control()

@@ -215,12 +215,14 @@ class Proposals:
             self.decisions.end_on_time(*due)
 
     def check_next_game(self, scan: Scan | None) -> None:
-        """In a match, game 2 starts once the board is set up again after game 1."""
+        """In a match, game 2 starts once the board is set up again after game 1 (in the
+        position the match started from)."""
         ctx = self.ctx
         match = ctx.match
         if match is None or not match.wants_next or scan is None:
             return
-        target = Game(ctx.settings.rules()).board.occupied_names()
+        target = Game(ctx.settings.rules(), ctx.game.start_position,
+                      ctx.game.start_turn).board.occupied_names()
         if scan.occupied != target:
             ctx.left_start = True
         elif ctx.left_start and ctx.outbox.ok:

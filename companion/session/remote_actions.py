@@ -198,9 +198,9 @@ class RemoteActions:
         b.ending = ending
         was_over, ctx.game = ctx.game.is_over(), game
         ctx.draw_offer = None
+        ctx.announcer.note("remote_end", by, result=result, reason=reason)  # then the match's
         if not was_over:
             self.decisions.game_ended(ctx.board_time())
-        ctx.announcer.note("remote_end", by, result=result, reason=reason)
         self.decisions.after_control()
 
     def remote_clock(self, clock: RemoteClock, only: str | None) -> None:

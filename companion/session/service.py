@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from companion.session import state
+from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
 from companion.session.commands import CommandQueue, on_loop
@@ -23,7 +23,6 @@ from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions, storage_error
 from companion.session.library import Library
-from companion.session.match import side_of_seat
 from companion.session.outbox import STORE_ERRORS, Written
 from companion.session.remote import RemotePlayer
 from companion.session.setup import GameSetup
@@ -91,17 +90,16 @@ class SessionService:
             link = self.library.link(token)
             if link is None:
                 return None
+            # the player it was made for (links follow their player from game to game)
+            link = {**link, "player": links.player_of(self.reader, link)}
             with self._links_lock:
                 if len(self._links) >= LINKS_KEPT:
                     self._links.clear()
                 self._links[token] = link
         snap = self.snapshot
-        if link.get("match_id") is not None:
-            if snap.match_id != link["match_id"] or link.get("seat") is None:
-                return None
-            return player(side_of_seat(snap.match_number, int(link["seat"])))
-        side = link.get("side")
-        return player(side) if side and link.get("game_id") == snap.gid else None
+        side = links.side_now(link, link["player"], links.Seating.of_state(
+            snap.state, snap.gid, snap.match_id, snap.match_number))
+        return player(side) if side else None
 
     # -- stored games ----------------------------------------------------------------------------
     def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
@@ -160,6 +158,10 @@ class SessionService:
         return self.controls.clock_control(actor, action)
 
     @on_loop
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.confirm_pieces(actor)
+
+    @on_loop
     def end_move(self, actor: Actor) -> dict[str, Any]:
         return self.controls.end_move(actor)
 
@@ -172,6 +174,10 @@ class SessionService:
     @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
         return self.setup.new_game(actor, request)
+
+    @on_loop
+    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+        return self.setup.read_board(actor, on)
 
     @on_loop
     def next_game(self, actor: Actor) -> dict[str, Any]:
@@ -208,11 +214,13 @@ class SessionService:
         rows = [(g.game, (clean_name(g.players[0]), clean_name(g.players[1])), g.started,
                  dict(g.origin), g.ending) for g in games]
         try:
-            return ctx.store.import_games(rows)
+            ids = ctx.store.import_games(rows)
         except STORE_ERRORS as exc:
             if ctx.outbox.failed(exc, ctx.monotonic()) is Written.DOWN:
                 self.decisions.store_plain(ctx.tracker.suspend("storage"))
             raise storage_error() from None
+        self.decisions.analyse_later(ids)  # as finished games are
+        return ids
 
     def attach_remote(self, player_: RemotePlayer) -> None:
         """Play with ``player_`` (online, club) from now on: any thread, never blocks. The

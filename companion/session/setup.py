@@ -12,7 +12,11 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from companion.session import state
+from companion.rules.board import Position
+from companion.rules.otn import PositionError
+from companion.rules.ruleset import RuleSet
+from companion.rules.start import check_start
+from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.clock import TimeControl, TimeControlError
 from companion.session.computer import engine_allowed
@@ -36,9 +40,12 @@ from companion.session.state import position_key
 from companion.store import StoreError
 
 # the fields of POST /api/new (and /api/match); anything else is refused, not ignored
-NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match"})
+NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match",
+                             "position", "turn"})
 BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"
 HINT_SECONDS = (0.1, 30.0)
+#: A reading of the board (a position of one's own) ends this long after the page last asked.
+READING_S = 60.0
 ANALYSIS_SECONDS = (0.05, 30.0)
 
 
@@ -50,6 +57,26 @@ def _seconds(value: object, bounds: tuple[float, float]) -> float | None:
         raise ControlError(400, "bad_request", f'"seconds" must be a number from {bounds[0]:g} '
                                                f"to {bounds[1]:g}")
     return float(value)
+
+
+def _start_position(rules: RuleSet, request: Mapping[str, object]) -> Position | None:
+    """The position a new game starts from (``position`` and ``turn`` of the request: None
+    for the variant's own start); ControlError 400 ``bad_position`` saying what is wrong."""
+    if "position" not in request and "turn" not in request:
+        return None
+    otn, turn = request.get("position", rules.start), request.get("turn", rules.first)
+    if not isinstance(otn, str) or not otn.strip():
+        raise ControlError(400, "bad_position", "position must be an OTN placement such as "
+                                                "the one /api/state gives")
+    if turn not in SIDES:
+        raise ControlError(400, "bad_position", f"turn must be attackers or defenders, not "
+                                                f"{turn!r}")
+    try:
+        board = check_start(rules, Position(otn.strip(), str(turn)))
+    except PositionError as exc:
+        raise ControlError(400, "bad_position", f"the position cannot start a game of "
+                                                f"{rules.name}: {exc}") from None
+    return board.position()
 
 
 class GameSetup:
@@ -81,7 +108,9 @@ class GameSetup:
     # -- games and matches ---------------------------------------------------------------------
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
         """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
-        ``time_control``, ``players`` and ``tie_break`` as optional fields."""
+        ``time_control``, ``players`` and ``tie_break`` as optional fields; ``position`` (OTN)
+        and ``turn`` start it from a position of one's own (a study, an endgame, a game from a
+        book, an imported game played on), checked for the variant (``rules.start``)."""
         check(actor, Action.NEW_GAME)
         ctx = self.ctx
         unknown = sorted(set(request) - NEW_GAME_FIELDS)
@@ -114,6 +143,7 @@ class GameSetup:
             raise ControlError(409, "board_size", f"{rules.name} is played on {rules.size}x"
                                                   f"{rules.size}; this board is "
                                                   f"{ctx.board.size}x{ctx.board.size}")
+        start = _start_position(rules, request)
         # an online game starts on the server only: its seats do not carry over to a game
         # started here (after a game played or watched online, the board plays both sides)
         players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
@@ -137,7 +167,7 @@ class GameSetup:
                                                              players["defenders"].to_json()]}}
         elif request.get("match") not in (None, False):
             raise ControlError(400, "bad_match", '"match" must be true or false')
-        self.games.start(settings, tc, players, None, actor, new_match)
+        self.games.start(settings, tc, players, None, actor, new_match, start=start)
         # a board of the club plays a side: the game is proposed to it (its answer starts it)
         self.games.propose_remote(only=PlayerKind.CLUB)
         state.publish(ctx, force=True)
@@ -169,8 +199,39 @@ class GameSetup:
         if m is None or not m.wants_next:
             raise ControlError(409, "no_next_game", "there is no match game to start next")
         players = {"attackers": ctx.players["defenders"], "defenders": ctx.players["attackers"]}
-        self.games.start(ctx.settings, ctx.clocks.tc, players, m, actor)
+        # a match played from a position of its own plays game 2 from it too
+        start = Position(ctx.game.start_position, ctx.game.start_turn)
+        self.games.start(ctx.settings, ctx.clocks.tc, players, m, actor, start=start)
         return {"game": ctx.gid, "match": m.id}
+
+    # -- a position of one's own, set up on the board ----------------------------------------
+    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+        """While ``on``, the board defines the next game's position (a study, an endgame): the
+        tracker neither guides the pieces back to the game nor judges them, and the state's
+        guidance (``reading``) has the occupied squares and, where the sensors tell them, their
+        colours; the owner's page builds the position from it and starts the game from it
+        (``new_game`` with ``position`` and ``turn``), which ends the reading. It ends by itself
+        :data:`READING_S` after the page last asked (a page closed meanwhile never leaves the
+        board unjudged), and with ``on`` false."""
+        check(actor, Action.NEW_GAME)
+        ctx = self.ctx
+        self._ready()
+        if not isinstance(on, bool):
+            raise ControlError(400, "bad_request", '"on" must be true or false')
+        ctx.reading_until = ctx.monotonic() + READING_S if on else None
+        self.decisions.store_plain(ctx.tracker.read_board(on, ctx.board_time()))
+        if not on:
+            self.decisions.expect_current()  # the game again (its move to make too)
+        state.publish(ctx, force=True)
+        return {"ok": True, "reading": on}
+
+    def reading_over(self, now: float) -> None:
+        """End a reading the page no longer renews (loop thread, every step)."""
+        ctx = self.ctx
+        if ctx.reading_until is not None and now > ctx.reading_until:
+            ctx.reading_until = None
+            self.decisions.store_plain(ctx.tracker.read_board(False, ctx.board_time()))
+            self.decisions.expect_current()
 
     # -- players ---------------------------------------------------------------------------------
     def swap(self, actor: Actor) -> dict[str, Any]:
@@ -263,6 +324,8 @@ class GameSetup:
                 seat = m.seat(m.number, side) if m is not None else None
                 link = next((k for k in known if (k["seat"] == seat if m is not None
                                                   else k["side"] == side)), None)
+                if link is None:  # the link its player had in an earlier game follows him
+                    link = links.following(ctx.store, self._seating(), side)
                 if link is None:
                     token = secrets.token_urlsafe(24)
                     if m is not None:
@@ -275,6 +338,12 @@ class GameSetup:
         except STORE_ERRORS:
             raise storage_error() from None
         return {"links": out, "match": m.id if m else None, "game": ctx.gid}
+
+    def _seating(self) -> links.Seating:
+        ctx = self.ctx
+        return links.Seating(ctx.gid, ctx.match.id if ctx.match else None,
+                             ctx.match.number if ctx.match else 0,
+                             {s: p.name for s, p in ctx.players.items()})
 
     # -- the computer's help: hints and analyses -------------------------------------------------
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:

@@ -11,6 +11,12 @@ until the move is made (``held``). A choice that is withdrawn gives the clocks b
 before it; a takeback, the end of the game or a new game simply forget it. The choice's clocks
 are stored with the move to make, so a restart brings them back too.
 
+No clock runs before the game's first move is on the board, however the game started (the
+page, the command line, a match's next game, a restart, a takeback to the start): the board's
+set-up (``ready``) starts nothing, the first move costs its side nothing and earns no increment,
+and it starts the opponent's clock when its piece comes to rest. Only the owner's explicit start
+(the board's clock button) runs a clock sooner.
+
 Every time is on the board's time base (``board_time``), so a switch can be backdated to the
 moment the piece came to rest.
 """
@@ -88,7 +94,7 @@ class Clocks:
 
     # -- the game ------------------------------------------------------------------------------
     def new_game(self, tc: TimeControl | None) -> None:
-        """A new game's clocks: full, not running (they run once the board is set up)."""
+        """A new game's clocks: full, not running (they run from the first move)."""
         self.tc, self.clock = tc, GameClock(tc) if tc else None
         self.records, self.before, self.pending = [], [], None
         self.forget_choice()
@@ -159,14 +165,16 @@ class Clocks:
         return None if self._held else other(turn)
 
     def start_when_ready(self, turn: str, over: bool, t: float,
-                         chosen: str | None, opponent_off_board: bool) -> None:
-        """The board is set up (the first ``ready``): the clock starts for the side to move,
-        or with a switched choice waiting at the board for its opponent (nobody while it is
-        held); a choice made before the set-up stops its clock now."""
+                         chosen: str | None, opponent_off_board: bool, moved: bool) -> None:
+        """The board is set up (``ready``): once the game's first move is on the board
+        (``moved``) the clock runs again for the side to move, or with a switched choice
+        waiting at the board for its opponent (nobody while it is held); a choice made before
+        the set-up stops its clock now. Before the first move no clock runs (the module
+        docstring)."""
         clock = self.clock
         side = self.side_to_start(turn)
         if (clock is not None and clock.running is None and clock.flagged is None
-                and not over and side is not None):
+                and not over and side is not None and moved):
             clock.start(side, t)
             self.catch_up(chosen, t, over, opponent_off_board)
 
@@ -225,9 +233,10 @@ class Clocks:
                 placed = (self.records[-1] or {}).get("placed", t)
                 self.records[-1] = self.record(placed, switched=t)
 
-    def took_back(self, plies: int, turn: str, t: float) -> None:
+    def took_back(self, plies: int, turn: str, t: float, moved: bool) -> None:
         """``plies`` moves were taken back: both clocks as before them, the side to move's
-        running from ``t``."""
+        running from ``t`` (none when the game is back before its first move: ``moved`` is
+        False)."""
         before: dict[str, Any] | None = None
         for _ in range(plies):
             if self.records:
@@ -236,15 +245,20 @@ class Clocks:
         if self.tc is not None:
             self.clock = GameClock.restore(before) if before else GameClock(self.tc)
             self.clock.flagged = None
-            self.clock.start(turn, t)
+            if moved:
+                self.clock.start(turn, t)
+            else:
+                self.clock.running, self.clock.since = None, None
         self.pending = None
         self.forget_choice()
 
-    def reopened(self, turn: str, t: float) -> None:
-        """A draw agreement or resignation was taken back: the side to move's clock runs."""
+    def reopened(self, turn: str, t: float, moved: bool) -> None:
+        """A draw agreement or resignation was taken back: the side to move's clock runs (none
+        before the game's first move)."""
         if self.clock is not None and self.tc is not None:
             self.clock.flagged = None
-            self.clock.start(turn, t)
+            if moved:
+                self.clock.start(turn, t)
 
     def ended(self, t: float) -> None:
         if self.clock is not None and self.clock.running:

@@ -92,6 +92,10 @@ class ProposingTracker(Protocol):
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Observed]: ...
 
+    def read_board(self, on: bool, t: float | None = None) -> list[Observed]: ...
+
+    def checked(self, t: float | None = None) -> list[Observed]: ...
+
 
 class TrackerAdapter:
     """The project's :class:`~companion.tracker.Tracker` as the session uses it: guidance as
@@ -135,6 +139,15 @@ class TrackerAdapter:
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Observed]:
         return self._observed(self._tracker.suspend(reason, t))
+
+    def read_board(self, on: bool, t: float | None = None) -> list[Observed]:
+        """While ``on`` the board defines a new position: neither guided nor judged (guidance
+        ``reading``: the occupied squares and, on polarity boards, their colours)."""
+        return self._observed(self._tracker.read_board(on, t))
+
+    def checked(self, t: float | None = None) -> list[Observed]:
+        """The players checked the pieces' kinds (``check_pieces`` guidance): it ends."""
+        return self._observed(self._tracker.checked(t))
 
     @staticmethod
     def _observed(events: list[Event]) -> list[Observed]:

@@ -66,12 +66,16 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/variants")
     def variants() -> Response:
+        from companion.engine import LEVELS
         from companion.session.settings import OPTIONS
 
+        # the computer's levels with their measured rating (None where not measured yet)
+        levels = [{"level": n, "name": lv.name, "rating": lv.rating}
+                  for n, lv in sorted(LEVELS.items())]
         return jsonify(variants=[
             {"id": r.id, "name": r.name, "size": r.size,
              "options": {k: getattr(r, k) for k in OPTIONS}} for r in PRESETS.values()
-        ], options={k: list(v) for k, v in OPTIONS.items()})
+        ], options={k: list(v) for k, v in OPTIONS.items()}, levels=levels)
 
     @app.get("/api/legal")
     def legal() -> Response:
@@ -221,6 +225,19 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         for link in out["links"].values():
             link["url"] = base + link["path"]
         return jsonify(out)
+
+    @app.post("/api/colours")
+    def colours() -> Response:
+        """The players checked the pieces' kinds against the position the game believes."""
+        return jsonify(control(session.confirm_pieces))
+
+    @app.post("/api/reading")
+    def reading() -> Response:
+        """The board defines the next game's position while ``on`` (renewed by the page)."""
+        on = body().get("on")
+        if not isinstance(on, bool):
+            raise ApiError(400, '"on" is required (true or false)', "bad_request")
+        return jsonify(control(session.read_board, on))
 
     @app.post("/api/clock")
     def clock() -> Response:

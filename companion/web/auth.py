@@ -347,8 +347,8 @@ class Credentials(Generic[A]):
         if link and self.player_for_token is not None:
             actor = self.player_for_token(link)
             if actor is None:
-                raise self.error(403, "this player link is not valid for the current game",
-                                 "bad_link")
+                raise self.error(403, "this player link has ended: its player does not play "
+                                      "the current game (the owner has new links)", "bad_link")
             return actor
         return self.spectator
 

@@ -24,50 +24,42 @@ static void escape_lines(const Engine *e, uint8_t *e1) {
 }
 
 static int reaches_escape(const Engine *e) {
-    uint8_t seen[MAXSQ];
-    int stack[MAXSQ], top = 0;
-    memset(seen, 0, (size_t)e->count);
-    seen[e->king] = 1;
-    stack[top++] = e->king;
-    while (top) {
-        int s = stack[--top];
-        if (e->escape[s]) return 1;
-        for (int d = 0; d < 4; d++) {
-            int a = e->nbr[s][d];
-            if (a >= 0 && !seen[a] && e->sq[a] != ATTP) {
-                seen[a] = 1;
-                stack[top++] = a;
-            }
-        }
-    }
-    return 0;
+    BB reach;
+    memset(&reach, 0, sizeof reach);
+    bb_set(&reach, e->king);
+    return flood(e, &reach, &e->bb_escape);
 }
 
 /* how many escape squares the king could walk to, or (defenders) edge squares the defenders
  * could walk to, through squares without attackers */
-static int flood_count(const Engine *e, int defenders, const uint8_t *target) {
-    uint8_t seen[MAXSQ];
-    int stack[MAXSQ], top = 0, hits = 0;
-    memset(seen, 0, (size_t)e->count);
-    if (e->king >= 0) { seen[e->king] = 1; stack[top++] = e->king; }
+static int flood_count(const Engine *e, int defenders, const BB *target) {
+    BB reach;
+    memset(&reach, 0, sizeof reach);
+    if (e->king >= 0) bb_set(&reach, e->king);
     if (defenders)
-        for (int i = 0; i < e->pcount[DEF]; i++) {
-            int s = e->plist[DEF][i];
-            seen[s] = 1;
-            stack[top++] = s;
+        for (int i = 0; i < e->pcount[DEF]; i++) bb_set(&reach, e->plist[DEF][i]);
+    flood(e, &reach, NULL);
+    return bb_count_and(&reach, target, e->nw);
+}
+
+/* the learned corner zones (evaluate.py zone_score) */
+static int zone_score(const Engine *e) {
+    int n = e->n, kf = e->king % n, kr = e->king / n, score = 0;
+    for (int k = 0; k < 4; k++) {
+        int c = e->zone_corner[k];
+        int d = abs(kf - c % n) + abs(kr - c / n);
+        const int *w = e->zone_w[d <= e->zone_near ? 0 : (d <= e->zone_mid ? 1 : 2)];
+        for (int i = 0; i < ZONE_SQUARES; i++) {
+            int p = e->sq[e->zone_sq[k][i]];
+            if (p == ATTP) score += w[e->zone_cls[k][i]];
+            else if (p == DEFP) score += w[ZONE_CLASSES + e->zone_cls[k][i]];
         }
-    while (top) {
-        int s = stack[--top];
-        hits += target[s];
-        for (int d = 0; d < 4; d++) {
-            int a = e->nbr[s][d];
-            if (a >= 0 && !seen[a] && e->sq[a] != ATTP) {
-                seen[a] = 1;
-                stack[top++] = a;
-            }
-        }
+        int s2 = 1, s3 = 1;
+        for (int i = 0; i < 3; i++) s2 &= e->sq[e->zone_seal2[k][i]] == ATTP;
+        for (int i = 0; i < 4; i++) s3 &= e->sq[e->zone_seal3[k][i]] == ATTP;
+        if (s2 || s3) score += w[2 * ZONE_CLASSES];
     }
-    return hits;
+    return score;
 }
 
 static int evaluate(const Engine *e) {
@@ -78,7 +70,8 @@ static int evaluate(const Engine *e) {
         for (int i = 0; i < e->pcount[DEF]; i++) score -= e->pst_dfn[e->plist[DEF][i]];
         if (e->king >= 0) score -= e->pst_king[e->king];
     }
-    if (c[W_DEF_EDGE]) score -= c[W_DEF_EDGE] * flood_count(e, 1, e->edge);
+    if (c[W_DEF_EDGE]) score -= c[W_DEF_EDGE] * flood_count(e, 1, &e->bb_edge);
+    if (e->zone_on && e->king >= 0) score += zone_score(e);
     if (e->king >= 0) {
         int king = e->king;
         int32_t kd[128];
@@ -103,7 +96,7 @@ static int evaluate(const Engine *e) {
         score += c[W_KING_ADJACENT] * adj_att;
         score -= c[W_KING_GUARDS] * adj_dfn;
         if (c[W_KING_CORNERS]) {
-            int corners = flood_count(e, 0, e->escape);
+            int corners = flood_count(e, 0, &e->bb_escape);
             score -= c[W_KING_CORNERS] * corners;
             if (!corners) score += c[W_SEALED];
         } else if (c[W_SEALED] && !reaches_escape(e)) {

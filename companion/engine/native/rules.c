@@ -188,33 +188,71 @@ static int compute_captures(const Engine *e, int to, int attackers_moved, int *c
     return cnt;
 }
 
+/* ---------------------------------------------------------------- flood fills ------------- */
+static inline void bb_set(BB *b, int s) { b->w[s >> 6] |= (uint64_t)1 << (s & 63); }
+
+static inline int bb_any_and(const BB *a, const BB *b, int nw) {
+    uint64_t x = 0;
+    for (int i = 0; i < nw; i++) x |= a->w[i] & b->w[i];
+    return x != 0;
+}
+
+static inline int bb_count_and(const BB *a, const BB *b, int nw) {
+    int c = 0;
+    for (int i = 0; i < nw; i++) c += __builtin_popcountll(a->w[i] & b->w[i]);
+    return c;
+}
+
+/* the squares reached from `reach` (grown in place) by steps through squares without
+ * attackers; stops early, returning 1, once it touches `stop` (NULL: never) */
+static int flood(const Engine *e, BB *reach, const BB *stop) {
+    int nw = e->nw, n = e->n;
+    BB free = e->bb_full;
+    for (int i = 0; i < e->pcount[ATT]; i++) {
+        int s = e->plist[ATT][i];
+        free.w[s >> 6] &= ~((uint64_t)1 << (s & 63));
+    }
+    for (;;) {
+        if (stop && bb_any_and(reach, stop, nw)) return 1;
+        BB g;
+        uint64_t changed = 0, c1 = 0, cn = 0, d1 = 0, dn = 0;
+        for (int i = 0; i < nw; i++) { /* towards higher squares: east (+1) and north (+n) */
+            uint64_t v = reach->w[i];
+            uint64_t east = (v << 1) | c1, north = (v << n) | cn;
+            c1 = v >> 63;
+            cn = v >> (64 - n);
+            g.w[i] = v | (east & e->bb_not_first.w[i]) | north;
+        }
+        for (int i = nw - 1; i >= 0; i--) { /* towards lower squares: west (-1) and south (-n) */
+            uint64_t v = reach->w[i];
+            uint64_t west = (v >> 1) | d1, south = (v >> n) | dn;
+            d1 = v << 63;
+            dn = v << (64 - n);
+            g.w[i] |= (west & e->bb_not_last.w[i]) | south;
+        }
+        for (int i = 0; i < nw; i++) {
+            g.w[i] &= free.w[i];
+            changed |= g.w[i] ^ reach->w[i];
+            reach->w[i] = g.w[i];
+        }
+        if (!changed) return 0;
+    }
+}
+
+/* the defenders (the king with them) can no longer reach the board's edge */
 static int encircled(const Engine *e) {
-    static __thread int stack[MAXSQ];
-    uint8_t seen[MAXSQ];
-    memset(seen, 0, (size_t)e->count);
-    int top = 0;
+    BB reach;
+    memset(&reach, 0, sizeof reach);
     for (int i = 0; i < e->pcount[DEF]; i++) {
         int s = e->plist[DEF][i];
         if (e->edge[s]) return 0;
-        seen[s] = 1;
-        stack[top++] = s;
+        bb_set(&reach, s);
     }
     if (e->king >= 0) {
         if (e->edge[e->king]) return 0;
-        seen[e->king] = 1;
-        stack[top++] = e->king;
+        bb_set(&reach, e->king);
     }
-    while (top) {
-        int s = stack[--top];
-        for (int d = 0; d < 4; d++) {
-            int a = e->nbr[s][d];
-            if (a < 0 || seen[a] || e->sq[a] == ATTP) continue;
-            if (e->edge[a]) return 0;
-            seen[a] = 1;
-            stack[top++] = a;
-        }
-    }
-    return 1;
+    return !flood(e, &reach, &e->bb_edge);
 }
 
 /* the exit fort (rules/core.py exit_fort and _fort_wall_breakable) */

@@ -33,12 +33,28 @@ static int king_escape(const Engine *e, uint8_t *kdmap, int *esc_sq, int *nesc) 
     return nk;
 }
 
-/* squares that block every open line from the king to the escape squares, and his neighbours */
-static void block_mask(const Engine *e, const int *esc, int nesc, uint8_t *mask) {
+/* the empty squares beside the king where an attacker arriving would capture him */
+static int king_capture_squares(Engine *e, int *out) {
+    int king = e->king, cnt = 0;
+    if (king < 0) return 0;
+    for (int d = 0; d < 4; d++) {
+        int a = e->nbr[king][d];
+        if (a < 0 || e->sq[a] != EMPTY) continue;
+        e->sq[a] = ATTP;
+        if (king_is_captured(e, king, a)) out[cnt++] = a;
+        e->sq[a] = EMPTY;
+    }
+    return cnt;
+}
+
+/* the squares where an attacker stops the king's escape: every square of his one open line to
+ * an escape square (with two or more lines open no single move blocks them all), and the
+ * squares where an attacker captures him */
+static void block_mask(Engine *e, const int *esc, int nesc, uint8_t *mask) {
     int king = e->king;
     memset(mask, 0, (size_t)e->count);
-    for (int i = 0; i < nesc; i++) {
-        int target = esc[i];
+    if (nesc == 1) {
+        int target = esc[0];
         for (int d = 0; d < 4; d++) {
             int q = e->nbr[king][d], hit = 0;
             while (q >= 0) { if (q == target) { hit = 1; break; } q = e->nbr[q][d]; }
@@ -47,8 +63,8 @@ static void block_mask(const Engine *e, const int *esc, int nesc, uint8_t *mask)
             while (q >= 0) { mask[q] = 1; if (q == target) break; q = e->nbr[q][d]; }
         }
     }
-    for (int d = 0; d < 4; d++)
-        if (e->nbr[king][d] >= 0) mask[e->nbr[king][d]] = 1;
+    int kc[4], nkc = king_capture_squares(e, kc);
+    for (int i = 0; i < nkc; i++) mask[kc[i]] = 1;
 }
 
 /* capmap[s] = 1 where a piece of the side to move arriving makes an ordinary custodial capture
@@ -347,8 +363,10 @@ static int quiesce(Engine *e, int alpha, int beta, int ply, int qd) {
     int nm = gen_moves(e, moves), k = 0;
     uint8_t near[MAXSQ];
     memset(near, 0, (size_t)e->count);
-    if (side == ATT && king >= 0)
-        for (int d = 0; d < 4; d++) if (e->nbr[king][d] >= 0) near[e->nbr[king][d]] = 1;
+    if (side == ATT && king >= 0) {
+        int kc[4], nkc = king_capture_squares(e, kc);
+        for (int i = 0; i < nkc; i++) near[kc[i]] = 1;
+    }
     int32_t cand[MAXMOVES];
     uint8_t capmap[MAXSQ];
     capture_map(e, capmap);

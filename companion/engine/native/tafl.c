@@ -73,6 +73,16 @@ Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
     for (int s = 0; s < count; s++)
         if (e->escape[s] && e->nescapes < 4 * MAXN) e->escapes[e->nescapes++] = s;
     e->z_side = zob[3 * count + 1];
+    e->nw = (count + 63) / 64;
+    for (int s = 0; s < count; s++) {
+        uint64_t b = (uint64_t)1 << (s % 64);
+        int f = s % e->n;
+        e->bb_full.w[s / 64] |= b;
+        if (f > 0) e->bb_not_first.w[s / 64] |= b;
+        if (f < e->n - 1) e->bb_not_last.w[s / 64] |= b;
+        if (e->edge[s]) e->bb_edge.w[s / 64] |= b;
+        if (e->escape[s]) e->bb_escape.w[s / 64] |= b;
+    }
     e->tt = calloc((size_t)1 << tt_bits, sizeof(TTEntry));
     e->tt_mask = ((uint64_t)1 << tt_bits) - 1;
     e->history = calloc((size_t)count << 9, sizeof(int32_t));
@@ -81,6 +91,31 @@ Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
     e->p.time_scale = 1.0;
     e->p.qdepth = 6;
     return e;
+}
+
+/* the corner zones: ZONE_BANDS * ZONE_SIZE weights, the two band limits, then per corner its
+ * square, ZONE_SQUARES (square, class) pairs and its seals' 3 + 4 squares */
+int tafl_set_zone(Engine *e, const int32_t *data, int n) {
+    int need = ZONE_BANDS * ZONE_SIZE + 2 + 4 * (1 + 2 * ZONE_SQUARES + 7);
+    if (n != need) return 0;
+    const int32_t *p = data;
+    for (int b = 0; b < ZONE_BANDS; b++)
+        for (int i = 0; i < ZONE_SIZE; i++) e->zone_w[b][i] = *p++;
+    e->zone_near = *p++;
+    e->zone_mid = *p++;
+    for (int k = 0; k < 4; k++) {
+        e->zone_corner[k] = *p++;
+        for (int i = 0; i < ZONE_SQUARES; i++) {
+            e->zone_sq[k][i] = *p++;
+            e->zone_cls[k][i] = *p++;
+            if (e->zone_sq[k][i] < 0 || e->zone_sq[k][i] >= e->count) return 0;
+            if (e->zone_cls[k][i] < 0 || e->zone_cls[k][i] >= ZONE_CLASSES) return 0;
+        }
+        for (int i = 0; i < 3; i++) e->zone_seal2[k][i] = *p++;
+        for (int i = 0; i < 4; i++) e->zone_seal3[k][i] = *p++;
+    }
+    e->zone_on = 1;
+    return 1;
 }
 
 void tafl_free(Engine *e) {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#define ABI_VERSION 4
+#define ABI_VERSION 5
 #define MAXSQ 361
 #define MAXN 19
 #define MAXPLY 160
@@ -17,6 +17,10 @@
 #define WIN 100000
 #define MATE_BOUND (WIN - 1000)
 #define INF 1000000
+#define ZONE_BANDS 3
+#define ZONE_CLASSES 9
+#define ZONE_SIZE (2 * ZONE_CLASSES + 1)
+#define ZONE_SQUARES 15
 #define EXACT 0
 #define LOWER 1
 #define UPPER 2
@@ -52,6 +56,10 @@ typedef struct {
     int move;
     int caps[8 * 4];
 } Undo;
+
+/* a bitboard of up to 6 words (19 x 19 = 361 squares), square s is bit s % 64 of word s / 64 */
+#define BBW 6
+typedef struct { uint64_t w[BBW]; } BB;
 
 typedef struct {
     uint64_t key;
@@ -93,6 +101,13 @@ typedef struct {
     int inward[MAXSQ], distance[MAXSQ];
     int pst_att[MAXSQ], pst_dfn[MAXSQ], pst_king[MAXSQ];
     int nbr[MAXSQ][4]; /* neighbour per direction (E, W, N, S), -1 off board */
+    int nw; /* words of the bitboards used */
+    BB bb_full, bb_not_first, bb_not_last, bb_edge, bb_escape; /* flood fills' masks */
+    /* the learned corner zones (evaluate.py Weights.zone; zone_on 0: none) */
+    int zone_on, zone_near, zone_mid;
+    int zone_w[ZONE_BANDS][ZONE_SIZE];
+    int zone_corner[4], zone_sq[4][ZONE_SQUARES], zone_cls[4][ZONE_SQUARES];
+    int zone_seal2[4][3], zone_seal3[4][4];
     int step[4];
     uint64_t z_att[MAXSQ], z_dfn[MAXSQ], z_king[MAXSQ + 1], z_side;
     /* position */

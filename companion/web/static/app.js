@@ -108,6 +108,11 @@
     msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     renderOver(over);
+    if (T.setup) T.setup.live(S);   // a position of one's own: the editor follows the board
+    if (T.check || kind === "check_pieces") {   // check the pieces' kinds (check.js, on demand)
+      if (T.check) T.check.render(S, me);
+      else T.load("check").then(() => S && T.check.render(S, me), () => {});
+    }
     const quiet = over && S.guidance && S.guidance.kind === "game_over" && !(S.guidance.squares || []).length;
     msg.hidden = reachable && board.connected && !!quiet;   // the banner says it (nothing to lift)
     const threat = $("threat");

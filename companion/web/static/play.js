@@ -81,7 +81,10 @@
       }
     });
     const paused = c.paused && S.result === "ongoing";
-    el.querySelector(".cstate").textContent = (paused ? _("Clocks paused") + " · " : "") + controlText(c.control);
+    // no clock runs before the game's first move is on the board (the daemon's rule)
+    const first = !S.moves.length && !c.running && S.result === "ongoing";
+    const head = paused ? _("Clocks paused") : first ? _("The clocks start with the first move") : "";
+    el.querySelector(".cstate").textContent = (head ? head + " · " : "") + controlText(c.control);
     el.classList.toggle("paused", paused);
     return ticking;
   }
@@ -131,7 +134,8 @@
     if (by === "engine") return _("by the engine");
     if (by === "club") return T.club ? T.club.who() : "";
     if (by === "attackers" || by === "defenders") {
-      // the name it had when it happened (kept with the event), else the side's name now
+      // who played that side when it happened (kept with the event), else the side's player now
+      if (e && /^(computer|engine)$/.test(e.by_kind || "")) return _("by the computer");
       const name = e && e.name ? e.name : S && S.players && S.players[by] ? S.players[by].name : "";
       if (name) return _("by {name}", { name: playerName(name) });
       return by === "attackers" ? _("by the attackers' player") : _("by the defenders' player");
@@ -157,6 +161,7 @@
       case "resign": return per(s, _("The attackers resigned"), _("The defenders resigned"));
       case "swap": return e.next_game ? _("The players swap sides for the next game") : _("The players swapped sides");
       case "players": return _("The players were changed");
+      case "colours": return _("The pieces were checked: they are right");
       case "flag": return per(s, _("The attackers ran out of time"), _("The defenders ran out of time"));
       case "clock": return e.action === "pause" ? _("The clocks were paused") : _("The clocks run again");
       case "new_game": return _("Game {id} started", { id: e.game });
