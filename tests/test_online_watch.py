@@ -216,6 +216,7 @@ def test_join_a_bots_open_rated_game(server, client):
         service.table.watch.asked, service.table.watch.asked_at = game_id, time.monotonic()
 
     service.call(ask)
+    wait_until(lambda: service.table.watch.asked == game_id, what="asked")
     record = json.dumps({"id": game_id, "attackers": "alice", "defenders": "ai-0b62a6",
                          "dim": 11, "start": "", "time_control": None,
                          "time_remaining_ms": None, "moves": "e1-e4", "rated": True,
