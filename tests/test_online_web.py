@@ -1,4 +1,5 @@
-"""The online routes (GET /api/online, POST /api/online/login|seek|join|leave|chat) of a real
+"""The online routes (GET /api/online, POST /api/online/login|seek|join|leave|chat|watch|unwatch)
+of a real
 in-process daemon, its online client talking to the protocol-faithful test server."""
 
 from __future__ import annotations
@@ -89,6 +90,13 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
         "bob", "defenders", "hnefatafl-org", True)
     assert online(daemon)["status"] == "playing"
     assert control(base, "api/online/join", {"id": "x"})[0] == 400
+    # watching: the owner's, a game's number, not while a game of the board's own goes on
+    assert control(base, "api/online/watch", {"id": 3}, pin=None)[0] == 403
+    assert control(base, "api/online/unwatch", {}, pin=None)[0] == 403
+    for bad in ({"id": "3"}, {"id": True}, {"id": -1}, {"game": 3}, {}):
+        assert control(base, "api/online/watch", bad)[0] == 400, bad
+    refused = control(base, "api/online/watch", {"id": game["id"]})
+    assert refused[0] == 400 and "finish the game" in refused[1]["error"]
     assert control(base, "api/online/chat", {"text": "good luck"})[0] == 200
     bob.expect(lambda line: "good luck" in line)
     # the password never reaches the page or the log
