@@ -1,6 +1,5 @@
 """The online routes (GET /api/online, POST /api/online/login|seek|join|leave|chat|watch|unwatch)
-of a real
-in-process daemon, its online client talking to the protocol-faithful test server."""
+of a real in-process daemon, its online client talking to the protocol-faithful test server."""
 
 from __future__ import annotations
 
