@@ -8,6 +8,7 @@ moves; stopping frees the board."""
 from __future__ import annotations
 
 import signal
+import time
 
 import pytest
 from hnefatafl_double import HnefataflDouble
@@ -68,9 +69,14 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         wait_for(lambda: "f4" not in state(base)["occupied"], what="f4 lifted")
         assert state(base)["moves"] == ["e1-e4", "h6-h9", "g1-g4xf4"]
         # hostile: an attackers' move in the defenders' turn changes nothing on the board
+        ignored = online(base)["ignored"]
+        asked = server.received("alice").count(f"watch_game_json {game_id}")
         server.inject("alice", f"game {game_id} play attacker e4 e5")
-        wait_for(lambda: "does not fit" in (online(base)["message"] or ""), timeout=5,
-                 what="the message about the move")
+        wait_for(lambda: online(base)["ignored"] > ignored, timeout=5, what="the move dropped")
+        wait_for(lambda: server.received("alice").count(f"watch_game_json {game_id}") > asked,
+                 timeout=5, what="the server's record asked for again")
+        time.sleep(0.3)
+        assert "does not fit" in online(base)["message"]
         s = state(base)
         assert s["moves"] == ["e1-e4", "h6-h9", "g1-g4xf4"] and s["move_to_make"] is None
         assert s["result"] == "ongoing"

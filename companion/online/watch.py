@@ -152,8 +152,11 @@ class GameWatch:
         if doc.attackers_ms is not None and doc.defenders_ms is not None:
             self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms,
                                       clock_age(doc, self.link.lag)))
-        self.link.note(f"watching game {doc.id}: {doc.attackers} against {doc.defenders}",
-                       "watching")
+        if asked:   # (asked again, the message of why stays on the page)
+            self.link.note(f"watching game {doc.id}: {doc.attackers} against {doc.defenders}",
+                           "watching")
+        else:
+            self.link.publish()
 
     def lobby_changed(self, listed_before: bool) -> None:
         """The lobby changed: a watched game that left it ended (or was dropped): ask for it
