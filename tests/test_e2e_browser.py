@@ -174,6 +174,36 @@ def test_controls_refused_without_the_pin(browser, daemon) -> None:
     page.context.close()
 
 
+# a page's fetch that holds each tap's request 300 ms and counts how many are on the way at once
+SLOW_CLICKS = """
+window.tapsInFlight = 0; window.tapsMost = 0;
+const plainFetch = window.fetch;
+window.fetch = async (url, opts) => {
+  if (!String(url).includes("/api/click")) return plainFetch(url, opts);
+  window.tapsMost = Math.max(window.tapsMost, ++window.tapsInFlight);
+  await new Promise((done) => setTimeout(done, 300));
+  try { return await plainFetch(url, opts); } finally { window.tapsInFlight--; }
+};
+"""
+
+
+def test_quick_taps_reach_the_board_in_the_order_tapped(browser, daemon) -> None:
+    """Lift and place tapped at once are sent one after the other: sent together over two
+    connections they could be served in the other order (a move lost under load, found when a
+    CI run's short game stalled)."""
+    ctx = browser.new_context(viewport=PHONE, bypass_csp=True)
+    ctx.set_default_timeout(PATIENCE * 1000)
+    ctx.add_init_script(SLOW_CLICKS)
+    page = ctx.new_page()
+    page.goto(daemon + f"#pin={PIN}")
+    page.wait_for_selector("#board .hit")
+    wait_for(lambda: state(daemon)["tracking"] == "ready", what="the set-up checked")
+    move(page, "h1", "h3")  # both taps at once: the second waits for the first
+    assert page.evaluate("window.tapsMost") == 1
+    assert state(daemon)["moves"] == ["h1-h3"]
+    ctx.close()
+
+
 def test_play_a_short_game_by_clicking(browser, daemon) -> None:
     page = open_page(browser, daemon + f"#pin={PIN}")
     page.click("#controls summary")
