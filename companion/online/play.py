@@ -1,8 +1,10 @@
-"""The board's game on the server connection: starting it (joined, adopted, or handed over by
-the session after a restart), moves both ways, resuming it at every login, clocks, draws,
-resignation, the end and the game's chat. Runs on the network thread, for
+"""The board's game on the server connection: starting it (joined, adopted, watched, or handed
+over by the session after a restart), moves both ways, resuming it at every login, clocks,
+draws, resignation, the end and the game's chat. Runs on the network thread, for
 :class:`~companion.online.table.GameTable` (which reads the lines) and the session's
-:class:`~companion.online.player.OnlinePlayer`.
+:class:`~companion.online.player.OnlinePlayer`. A watched game (``OnlineGame.watching``) is
+asked for with ``watch_game_json`` instead of ``resume_game_json`` and sends nothing
+(:mod:`companion.online.watch`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from companion.rules import Move, MoveError
 from companion.session.remote import (
     RemoteChat,
     RemoteEvent,
+    RemoteLeave,
     RemoteRefused,
-    RemoteStatus,
     RemoteTerms,
 )
 
@@ -27,7 +29,10 @@ from .protocol import (
     ROLES,
     JoinedGame,
     ProtocolError,
+    ResumedGame,
     ServerTime,
+    parse_chat,
+    parse_game_time,
     parse_opentafl,
     parse_square,
     play_line,
@@ -36,6 +41,9 @@ from .protocol import (
 
 END_MARKER = "\U000131f3"       # the server's "game over" chat line comes from this name
 RESUME_TIMEOUT = 15.0
+#: A watched game silent this long is asked for again (the server tells watchers nothing of a
+#: draw agreed by the players: the game just stops).
+WATCH_QUIET = 120.0
 
 
 class Link(Protocol):
@@ -51,12 +59,21 @@ class Link(Protocol):
     def user(self) -> str | None: ...
     def send(self, line: str) -> None: ...
     def emit(self, event: RemoteEvent) -> None: ...
-    def note(self, message: str) -> None: ...
+    def note(self, message: str, code: str | None = None) -> None: ...
     def publish(self) -> None: ...
     def logged_in_ok(self) -> None: ...
     def pong(self) -> None: ...
     def login_failed(self, code: str, message: str, retry: bool,
                      until: float | None = None) -> None: ...
+
+
+def clock_age(doc: ResumedGame, lag: float) -> float:
+    """How long ago the clocks of a game document were read: they stand as at the game's last
+    move (the side to move has thought since), by the server's wall clock; the link's lag when
+    that time is missing or not believable (another machine's clock)."""
+    when = wall_time(doc.last_move) if doc.last_move else None
+    age = time.time() - when if when is not None else -1.0
+    return max(age, lag) if 0.0 <= age < 86400.0 else lag
 
 
 def wall_time(text: str) -> float | None:
@@ -79,11 +96,21 @@ class GamePlay:
         self.resume_sent: float | None = None
         self.resume_tries = 0
         self.pending_at = 0.0
+        self.recheck_at = 0.0           # a watched game is asked for again then
         self.chat: list[dict[str, object]] = []
 
     @property
     def busy(self) -> bool:
         return self.game is not None and not self.game.over
+
+    @property
+    def watching(self) -> bool:
+        return self.busy and self.game is not None and self.game.watching
+
+    @property
+    def own_state(self) -> str:
+        """The link's state while the game goes on: playing or watching."""
+        return "watching" if self.watching else "playing"
 
     # -- the session's side (network thread) ---------------------------------------------------
     def started(self, terms: RemoteTerms, moves: tuple[Move, ...]) -> None:
@@ -114,14 +141,17 @@ class GamePlay:
         self.resume()   # or at the login
 
     def stopped(self) -> None:
+        """The session no longer plays (or follows) the game."""
+        if self.watching and self.game is not None and self.link.logged_in:
+            self.link.send(f"leave_game {self.game.id}")
         self.game = None
-        if self.link.state == "playing":
+        if self.link.state in ("playing", "watching"):
             self.link.state = "lobby"
         self.link.publish()
 
     def send_move(self, ply: int, move: Move) -> None:
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:  # (a watcher sends nothing)
             return
         if ply < game.plies:
             return  # already on the server (e.g. a move the server sent us)
@@ -141,7 +171,7 @@ class GamePlay:
 
     def send_draw(self, action: str) -> None:
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:
             return
         if action == "offer":
             self.link.send(f"request_draw {game.id} {game.side[:-1]}")
@@ -153,7 +183,7 @@ class GamePlay:
         """Resign; the server takes a resignation only on one's own turn, so one made during
         the opponent's turn is sent when the turn comes."""
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:
             return
         if game.turn == game.side and game.pending is None and self.link.logged_in:
             game.resigned = game.side   # the server does not echo it to the resigning side
@@ -173,13 +203,14 @@ class GamePlay:
         game = self.game
         if game is not None and self.link.logged_in and self.resume_sent is None:
             self.resume_sent = time.monotonic()
-            self.link.send(f"resume_game_json {game.id}")
+            verb = "watch_game_json" if game.watching else "resume_game_json"
+            self.link.send(f"{verb} {game.id}")
 
     def logged_in(self) -> None:
         """A (new) connection is logged in: the game goes on with it."""
         self.resume_sent = None
         self.resume_tries = 0
-        self.link.state = "playing" if self.busy else "lobby"
+        self.link.state = self.own_state if self.busy else "lobby"
         self.resume()
 
     def link_lost(self) -> None:
@@ -197,15 +228,27 @@ class GamePlay:
         if self.resume_sent is not None and now - self.resume_sent > RESUME_TIMEOUT:
             self.resume_sent = None
             self.resume_tries += 1
-            if self.resume_tries < 3:   # the server answers nothing for a game it no longer has
+            game = self.game
+            # the server answers nothing for a game it no longer has (one that left the lobby
+            # while watched has ended: once is enough)
+            tries = 1 if game and game.watching and game.id not in self.link.lobby.games else 3
+            if self.resume_tries < tries:
                 self.resume()
             elif self.game is not None:
                 self.game.over = True
-                self.link.emit(RemoteStatus(
-                    "error", "the server no longer has this game (it ended while the board "
-                    "was away); its result is on the server", "game_gone"))
+                leave = RemoteLeave(
+                    "the server no longer has this game: it ended without a result shown "
+                    "here (a draw the players agreed on is not shown to watchers)"
+                    if self.game.watching else
+                    "the server no longer has this game (it ended while the board was away, "
+                    "or without a result); its result is on the server", "game_gone")
+                self.link.emit(leave)
                 self.link.state = "lobby"
-                self.link.publish()
+                self.link.note(leave.reason, leave.code)   # (for the page; publishes)
+
+    def heard(self, now: float, within: float = WATCH_QUIET) -> None:
+        """A line about the game came (a watched game is asked for again ``within`` s)."""
+        self.recheck_at = now + within
 
     # -- the server's lines about the game ----------------------------------------------------
     def for_game(self, game_id: str, act: Callable[[OnlineGame], list[RemoteEvent]]) -> None:
@@ -215,6 +258,7 @@ class GamePlay:
             self.ignore(f"ignored a message for game {game_id[:20]}, which this board does "
                         "not play")
             return
+        self.heard(time.monotonic())
         for event in act(game):
             self.link.emit(event)
         self.after_end()
@@ -230,6 +274,7 @@ class GamePlay:
                         "play")
             return
         side = ROLES[role]
+        self.heard(time.monotonic())
         if len(words) >= 5 and words[4] == "resigns":
             game.resigned = side
             return
@@ -307,18 +352,14 @@ class GamePlay:
             self.pending_at = time.monotonic()
             self.link.send(play_line(game.id, game.side, to_send, game.size))
         if doc.attackers_ms is not None and doc.defenders_ms is not None:
-            self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms, self.link.lag))
+            self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms,
+                                      clock_age(doc, self.link.lag)))
         self.link.publish()
 
     def clock(self, data: object) -> None:
         """``= game_time {"id", "attacker_ms_left", "defender_ms_left"}``."""
-        if not isinstance(data, dict):
-            raise ProtocolError("game_time is not a JSON object")
-        att, dfn, game_id = (data.get("attacker_ms_left"), data.get("defender_ms_left"),
-                             data.get("id"))
-        if not isinstance(att, int) or not isinstance(dfn, int):
-            raise ProtocolError("game_time needs attacker_ms_left and defender_ms_left")
-        self.for_game(str(game_id), lambda game: [game.clock(att, dfn, self.link.lag)])
+        game_id, att, dfn = parse_game_time(data)
+        self.for_game(game_id, lambda game: [game.clock(att, dfn, self.link.lag)])
 
     def draw_answer(self, word: str) -> None:
         """``= draw accept`` (agreement, or the move limit) / ``= draw decline``."""
@@ -330,28 +371,23 @@ class GamePlay:
                 self.link.emit(event)
         elif word == "decline":
             game.over = True
-            self.link.emit(RemoteStatus(
-                "error", "the opponent declined the draw offer, and this server then drops "
-                "the game without a result", "draw_declined"))
+            self.link.emit(RemoteLeave(
+                "the opponent declined the draw offer, and this server then drops the game "
+                "without a result", "draw_declined"))
         self.after_end()
 
     def after_end(self) -> None:
-        if self.game is not None and self.game.over and self.link.state == "playing":
+        if self.game is not None and self.game.over and self.link.state in ("playing",
+                                                                             "watching"):
             self.link.state = "lobby"
         self.link.publish()
 
     def chat_line(self, data: object) -> None:
         """``= text_game (username, timestamp, content)``."""
-        if not isinstance(data, dict):
-            raise ProtocolError("text_game is not a (username, timestamp, content) struct")
-        by, content = data.get("username"), data.get("content")
-        if not isinstance(by, str) or not isinstance(content, str):
-            raise ProtocolError("text_game needs a username and content")
+        by, content, stamp = parse_chat(data)
         if by == END_MARKER and not content:
             return
-        stamp = data.get("timestamp")
-        wall = wall_time(stamp) if isinstance(stamp, str) else None
-        when = wall or time.time()
+        when = (wall_time(stamp) if stamp else None) or time.time()
         self.chat = (self.chat + [{"by": by[:40], "text": content[:1024], "wall": when}])[-50:]
         self.link.emit(RemoteChat(by[:40], content[:1024], when))
         self.link.publish()
@@ -370,10 +406,4 @@ class GamePlay:
 
     # -- for the page -------------------------------------------------------------------------
     def status(self) -> dict[str, object] | None:
-        game = self.game
-        if game is None:
-            return None
-        return {"id": game.id, "side": game.side, "opponent": game.opponent,
-                "rating": game.rating, "rated": game.rated, "variant": game.rules.id,
-                "size": game.size, "time_control": game.time.text if game.time else "none",
-                "plies": game.plies, "over": game.over, "draw_offer": game.draw_offered_by}
+        return self.game.status() if self.game is not None else None

@@ -1,5 +1,6 @@
 """The online client: one network thread that logs in to a hnefatafl.org server, keeps the
-lobby, opens and joins games, plays the board's game and reconnects by itself.
+lobby, opens and joins games, plays the board's game (or follows a game of two others on the
+board) and reconnects by itself.
 
 Every other thread only enqueues (:meth:`OnlineService.call`) and reads the published
 snapshot (:meth:`OnlineService.status`): nothing here ever blocks the session's loop thread
@@ -66,6 +67,8 @@ class OnlineService:
         self.state = "off" if stored is None else "connecting"
         self.error: str | None = None
         self.message: str | None = None
+        self.code: str | None = None        # the message's id (the page's words for it)
+        self.error_code: str | None = None
         self.failures = 0           # failed logins since the last success
         self.unreachable = 0        # failed connects in a row
         self.next_try: float | None = time.monotonic() if stored else None
@@ -120,7 +123,7 @@ class OnlineService:
         """Log in (or create the account) with new credentials; checked by the caller."""
         def apply() -> None:
             self.account, self._create = Account(user, password), create
-            self.error = None
+            self.error = self.error_code = None
             self._drop(None)
             self.lobby.clear()
             self.state = "connecting"
@@ -152,14 +155,28 @@ class OnlineService:
         """Withdraw a seek or a request to join."""
         self.call(self.table.leave)
 
+    def watch(self, game_id: int) -> None:
+        """Follow a game in progress on the board (both sides' moves as moves to make)."""
+        if isinstance(game_id, bool) or not isinstance(game_id, int) or game_id < 0:
+            raise ValueError("id must be the number of a game in progress")
+        self._need_login(("lobby", "seeking", "watching"))
+        self.call(lambda: self.table.watch_game(game_id))
+
+    def unwatch(self) -> None:
+        """Stop following the watched game (the board is free again)."""
+        self.call(self.table.watch.stop)
+
     def chat(self, text: str) -> None:
         """Say something in the game's chat."""
         message = clean_chat(text)
         if message:
             self.call(lambda: self.table.play.send_chat(message))
 
-    def _need_login(self) -> None:
-        if self.status().get("status") not in ("lobby", "seeking"):
+    def _need_login(self, states: tuple[str, ...] = ("lobby", "seeking")) -> None:
+        status = self.status().get("status")
+        if status == "watching" and status not in states:
+            raise ValueError("stop watching the game first")
+        if status not in states:
             raise ValueError("log in first (and finish the game being played)")
 
     def _wake(self) -> None:
@@ -254,7 +271,7 @@ class OnlineService:
         assert self.account is not None
         self.next_try = None
         self.state = "connecting" if self.failures == 0 else "reconnecting"
-        self.message = f"connecting to {self.server}"
+        self.message, self.code = f"connecting to {self.server}", "connecting"
         self._publish()
         try:
             self.conn = LineConnection(self.host, self.port, timeout=10.0)
@@ -282,7 +299,7 @@ class OnlineService:
     def _retry_in(self, wait: float, message: str, code: str) -> None:
         self.next_try = time.monotonic() + wait
         self.state = "reconnecting"
-        self.message = message
+        self.message, self.code = message, code
         self.emit(RemoteStatus("reconnecting", message, code, {"retry_in": wait}))
         self._publish()
 
@@ -294,7 +311,7 @@ class OnlineService:
         self._ping_sent = None
         self._login_sent = None
         if reason:
-            self.message = reason
+            self.message, self.code = reason, None
 
     def _lost(self, reason: str) -> None:
         """The link broke: reconnect after a short wait (a login back-off applies later)."""
@@ -310,6 +327,7 @@ class OnlineService:
         self._drop(None)
         if not retry:
             self.state, self.error, self.message = "error", message, message
+            self.error_code = self.code = code
             self.next_try = None
             self.emit(RemoteStatus("error", message, code))
             self._publish()
@@ -324,7 +342,7 @@ class OnlineService:
     def logged_in_ok(self) -> None:
         self.logged_in = True
         self.failures = 0
-        self.error = None
+        self.error = self.error_code = None
         self._login_sent = None
         self._last_ping = time.monotonic()
         if self.account is not None:
@@ -333,7 +351,7 @@ class OnlineService:
             except OSError as exc:
                 self.note(f"could not keep the account in the data directory: {exc.strerror}")
         self._create = False
-        self.message = f"logged in to {self.server} as {self.user}"
+        self.message, self.code = f"logged in to {self.server} as {self.user}", "logged_in"
         self.emit(RemoteStatus("connected", self.message, "logged_in"))
 
     def pong(self) -> None:
@@ -346,10 +364,10 @@ class OnlineService:
     def user(self) -> str | None:
         return self.account.user if self.account else None
 
-    def note(self, message: str) -> None:
-        """A message for the page about something the client ignored or dropped."""
+    def note(self, message: str, code: str | None = None) -> None:
+        """A message for the page about something the client did, ignored or dropped."""
         log.info("online: %s", message)
-        self.message = message
+        self.message, self.code = message, code
         self._publish()
 
     def publish(self) -> None:
@@ -360,7 +378,9 @@ class OnlineService:
         snap: dict[str, object] = {
             "status": self.state, "server": self.server, "user": self.user, "rating": rating,
             "open_games": self.lobby.open_games(self.user) if self.logged_in else [],
+            "live_games": self.lobby.live_games(self.user) if self.logged_in else [],
             "game": self.table.game_status(), "error": self.error, "message": self.message,
+            "code": self.code, "error_code": self.error_code,
             "retry_in": (round(max(0.0, self.next_try - time.monotonic()), 1)
                          if self.next_try is not None and self.conn is None else None),
             "lag_ms": round(self.lag * 1000), "unencrypted": True,

@@ -67,6 +67,9 @@ class GameSetup:
         b = self.ctx.remote.binding
         if proposal_ok and not self.ctx.remote.agreed:
             return
+        if b is not None and not self.ctx.game.is_over() and b.terms.watching:
+            raise ControlError(409, "remote_game", "this board follows a game on the server: "
+                               "stop watching it first")
         if b is not None and not self.ctx.game.is_over():
             raise ControlError(409, "remote_game", f"this game is played with "
                                f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
@@ -117,7 +120,10 @@ class GameSetup:
                                                   f"{rules.size}; this board is "
                                                   f"{ctx.board.size}x{ctx.board.size}")
         start = _start_position(rules, request)
-        players = dict(ctx.next_players or ctx.players)
+        # an online game starts on the server only: its seats do not carry over to a game
+        # started here (after a game played or watched online, the board plays both sides)
+        players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
+                   for side, p in (ctx.next_players or ctx.players).items()}
         wanted = request.get("players")
         if isinstance(wanted, Mapping):
             for side, value in wanted.items():
