@@ -80,6 +80,8 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return w["setup"], w["setup_n"].format(n=len(fill) + len(clear))
     if kind == "lift_captured":
         return w["lift"].format(squares=_squares(list(guidance.get("squares") or []))), ""
+    if kind == "reading":  # a position of one's own is set up (the page's editor)
+        return w["reading"], w["n_read"].format(n=len(guidance.get("squares") or []))
     if kind == "takeback":
         return w["takeback_put"].format(squares=_squares(list(guidance.get("squares") or []))), ""
     thinking = st.get("thinking")
@@ -92,6 +94,8 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return line, w["hint"].format(move=move_words(hint["from"], hint["to"]))
     if st.get("hint_pending"):
         return line, w["hint_wait"]
+    if kind == "check_pieces":  # a reed board: the LEDs show where the defenders should be
+        return line, w["check_pieces"]
     return line, ""
 
 
