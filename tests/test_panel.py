@@ -348,6 +348,13 @@ def test_game_lines_from_a_snapshot() -> None:
     assert game_lines({**st, "move_to_make": None, "result": "attackers", "match": None},
                       "de", now=1000.0)[0] == "Angreifer siegen"
     assert clock_text(3725) == "1:02:05" and clock_text(9.44) == "0:09.4"
+    # a reed board asks for a check of the pieces; a paused clock says so first
+    check = {"turn": "attackers", "moves": [], "guidance": {"kind": "check_pieces"}}
+    assert game_lines(check, "de", now=0.0)[:3] == ["Angreifer am Zug", "Zug 1", "Steine prüfen"]
+    paused = {**check, "clock": {"attackers": 300.0, "defenders": 300.0, "paused": True}}
+    assert game_lines(paused, "en", now=0.0)[2] == "Clock paused"
+    reading = {"turn": "attackers", "guidance": {"kind": "reading", "squares": ["d1", "d4"]}}
+    assert game_lines(reading, "en", now=0.0)[::2] == ["Set up a position", "Pieces: 2"]
 
 
 def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> None:

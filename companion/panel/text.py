@@ -94,8 +94,6 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return line, w["hint"].format(move=move_words(hint["from"], hint["to"]))
     if st.get("hint_pending"):
         return line, w["hint_wait"]
-    if kind == "check_pieces":  # a reed board: the LEDs show where the defenders should be
-        return line, w["check_pieces"]
     return line, ""
 
 
@@ -129,6 +127,8 @@ def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
             detail = detail or w["paused"]
     else:
         second = w["move_n"].format(n=len(st.get("moves") or []) // 2 + 1)
+    if not detail and (st.get("guidance") or {}).get("kind") == "check_pieces":
+        detail = w["check_pieces"]  # a reed board: the LEDs show where the defenders should be
     return [head, second, detail, note or footer(st, w)]
 
 
