@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 import time
-
-import pytest
 from pathlib import Path
 
+import pytest
 import test_e2e_browser as e2e
 from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import browser_page
