@@ -56,7 +56,9 @@ class GameRow:
         data = json.loads(self.imported_json)
         if not isinstance(data, dict):
             data = {}
-        tags = data.get("tags") if isinstance(data.get("tags"), dict) else {}
+        tags = data.get("tags")
+        if not isinstance(tags, dict):
+            tags = {}
         return {"name": str(data.get("name") or ""), "format": str(data.get("format") or ""),
                 "date": file_date(str(tags.get("date") or ""))}
 
