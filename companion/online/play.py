@@ -51,10 +51,12 @@ class Link(Protocol):
 
     lobby: Lobby
     server: str
-    lag: float
     state: str
-    logged_in: bool
 
+    @property
+    def lag(self) -> float: ...
+    @property
+    def logged_in(self) -> bool: ...
     @property
     def user(self) -> str | None: ...
     def send(self, line: str) -> None: ...
