@@ -14,7 +14,7 @@ from hnefatafl_double import HnefataflDouble
 from online_helpers import Opponent, wait_until
 from test_online_client import mv, start_client
 
-from companion.online import play as play_module
+from companion.online import resume as resume_module
 from companion.online import watch as watch_module
 from companion.session.remote import (
     RemoteChat,
@@ -169,7 +169,7 @@ def test_a_reconnect_asks_for_the_game_again(server, client):
 
 def test_a_draw_the_players_agree_is_not_shown_to_watchers_the_game_is_let_go(
         server, client, monkeypatch):
-    monkeypatch.setattr(play_module, "RESUME_TIMEOUT", 1.0)
+    monkeypatch.setattr(resume_module, "RESUME_TIMEOUT", 1.0)
     service, player, inbox = client
     bob, carol, game_id = two_play(server)
     wait_until(lambda: service.status()["live_games"], what="the game in the lobby")

@@ -4,7 +4,8 @@ draws, resignation, the end and the game's chat. Runs on the network thread, for
 :class:`~companion.online.table.GameTable` (which reads the lines) and the session's
 :class:`~companion.online.player.OnlinePlayer`. A watched game (``OnlineGame.watching``) is
 asked for with ``watch_game_json`` instead of ``resume_game_json`` and sends nothing
-(:mod:`companion.online.watch`).
+(:mod:`companion.online.watch`). Asking the server for the game's record, and giving the game up
+when the server no longer answers for it: :class:`~companion.online.resume.GameResume`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
 
 from companion.rules import Move, MoveError
 from companion.session.remote import (
@@ -24,7 +24,7 @@ from companion.session.remote import (
 )
 
 from .game import OnlineGame
-from .lobby import Lobby
+from .link import Link
 from .protocol import (
     ROLES,
     JoinedGame,
@@ -38,33 +38,11 @@ from .protocol import (
     play_line,
     resign_line,
 )
+from .resume import GameResume
 
 END_MARKER = "\U000131f3"       # the server's "game over" chat line comes from this name
-RESUME_TIMEOUT = 15.0
-#: A watched game silent this long is asked for again (the server tells watchers nothing of a
-#: draw agreed by the players: the game just stops).
-WATCH_QUIET = 120.0
 
-
-class Link(Protocol):
-    """What the game needs of the service that owns the connection."""
-
-    lobby: Lobby
-    server: str
-    lag: float
-    state: str
-    logged_in: bool
-
-    @property
-    def user(self) -> str | None: ...
-    def send(self, line: str) -> None: ...
-    def emit(self, event: RemoteEvent) -> None: ...
-    def note(self, message: str, code: str | None = None) -> None: ...
-    def publish(self) -> None: ...
-    def logged_in_ok(self) -> None: ...
-    def pong(self) -> None: ...
-    def login_failed(self, code: str, message: str, retry: bool,
-                     until: float | None = None) -> None: ...
+__all__ = ["GamePlay", "Link", "clock_age", "wall_time"]
 
 
 def clock_age(doc: ResumedGame, lag: float) -> float:
@@ -93,10 +71,7 @@ class GamePlay:
         self.link = link
         self.ignore = ignore            # a line that does not fit: counted and shown
         self.game: OnlineGame | None = None
-        self.resume_sent: float | None = None
-        self.resume_tries = 0
-        self.pending_at = 0.0
-        self.recheck_at = 0.0           # a watched game is asked for again then
+        self.resume = GameResume(link, lambda: self.game)
         self.chat: list[dict[str, object]] = []
 
     @property
@@ -138,7 +113,7 @@ class GamePlay:
         self.game = game
         if self.link.logged_in:
             self.link.state = "playing"
-        self.resume()   # or at the login
+        self.resume.ask()   # or at the login
 
     def stopped(self) -> None:
         """The session no longer plays (or follows) the game."""
@@ -162,11 +137,11 @@ class GamePlay:
         if why is not None:
             self.link.emit(RemoteRefused(ply, why))
             return
-        if self.resume_sent is not None or not self.link.logged_in:
+        if self.resume.sent is not None or not self.link.logged_in:
             game.unsent = (ply, move)   # sent once the server's record is known
             return
         game.pending = (ply, move)
-        self.pending_at = time.monotonic()
+        self.resume.move_sent()
         self.link.send(play_line(game.id, game.side, move, game.size))
 
     def send_draw(self, action: str) -> None:
@@ -197,58 +172,15 @@ class GamePlay:
             self.link.send(f"text_game {self.game.id} {text}")
 
     # -- the connection -----------------------------------------------------------------------
-    def resume(self) -> None:
-        """Ask for the board's game (re-attaches this connection to it): after every login,
-        and whenever the board and the server may disagree."""
-        game = self.game
-        if game is not None and self.link.logged_in and self.resume_sent is None:
-            self.resume_sent = time.monotonic()
-            verb = "watch_game_json" if game.watching else "resume_game_json"
-            self.link.send(f"{verb} {game.id}")
-
     def logged_in(self) -> None:
         """A (new) connection is logged in: the game goes on with it."""
-        self.resume_sent = None
-        self.resume_tries = 0
         self.link.state = self.own_state if self.busy else "lobby"
-        self.resume()
+        self.resume.logged_in()
 
     def link_lost(self) -> None:
-        self.resume_sent = None
+        self.resume.forget()
         if self.game is not None and self.game.pending is not None:
             self.game.unsent, self.game.pending = self.game.pending, None
-
-    def timers(self, now: float) -> None:
-        game = self.game
-        if game is not None and game.pending is not None and self.resume_sent is None and \
-                now - self.pending_at > RESUME_TIMEOUT:
-            # the server answers some malformed moves with nothing at all: ask for the game
-            self.link.note("the server did not answer the board's move; asking for the game")
-            self.resume()
-        if self.resume_sent is not None and now - self.resume_sent > RESUME_TIMEOUT:
-            self.resume_sent = None
-            self.resume_tries += 1
-            game = self.game
-            # the server answers nothing for a game it no longer has (one that left the lobby
-            # while watched has ended: once is enough)
-            tries = 1 if game and game.watching and game.id not in self.link.lobby.games else 3
-            if self.resume_tries < tries:
-                self.resume()
-            elif self.game is not None:
-                self.game.over = True
-                leave = RemoteLeave(
-                    "the server no longer has this game: it ended without a result shown "
-                    "here (a draw the players agreed on is not shown to watchers)"
-                    if self.game.watching else
-                    "the server no longer has this game (it ended while the board was away, "
-                    "or without a result); its result is on the server", "game_gone")
-                self.link.emit(leave)
-                self.link.state = "lobby"
-                self.link.note(leave.reason, leave.code)   # (for the page; publishes)
-
-    def heard(self, now: float, within: float = WATCH_QUIET) -> None:
-        """A line about the game came (a watched game is asked for again ``within`` s)."""
-        self.recheck_at = now + within
 
     # -- the server's lines about the game ----------------------------------------------------
     def for_game(self, game_id: str, act: Callable[[OnlineGame], list[RemoteEvent]]) -> None:
@@ -258,7 +190,7 @@ class GamePlay:
             self.ignore(f"ignored a message for game {game_id[:20]}, which this board does "
                         "not play")
             return
-        self.heard(time.monotonic())
+        self.resume.heard(time.monotonic())
         for event in act(game):
             self.link.emit(event)
         self.after_end()
@@ -274,7 +206,7 @@ class GamePlay:
                         "play")
             return
         side = ROLES[role]
-        self.heard(time.monotonic())
+        self.resume.heard(time.monotonic())
         if len(words) >= 5 and words[4] == "resigns":
             game.resigned = side
             return
@@ -288,8 +220,7 @@ class GamePlay:
         except MoveError as exc:
             self.ignore(f"the server's move {words[4]}-{words[5]} does not fit the board's "
                         f"game ({exc}); asking the server for the whole game")
-            self.resume_sent = None
-            self.resume()
+            self.resume.ask_again()
             return
         for event in events:
             self.link.emit(event)
@@ -310,18 +241,10 @@ class GamePlay:
         self.link.emit(self.game.start_event())
         self.link.publish()
 
-    def adopt(self, game_id: str) -> None:
-        """A game of this account that the board does not know (e.g. a tournament game, or
-        one started while the board's store lost it): resume it and start it on the board."""
-        if game_id.isdigit() and self.resume_sent is None and self.game is None:
-            self.resume_sent = time.monotonic()
-            self.link.send(f"resume_game_json {game_id}")
-
     def resumed(self, text: str) -> None:
         """``= resume_game_json {OPENTAFL}``: the server's record of the game."""
         doc = parse_opentafl(text)
-        self.resume_sent = None
-        self.resume_tries = 0
+        self.resume.answered()
         game = self.game
         me = self.link.user
         to_send: Move | None = None
@@ -349,7 +272,7 @@ class GamePlay:
                 self.link.emit(event)
         if to_send is not None:
             game.pending = (game.plies, to_send)
-            self.pending_at = time.monotonic()
+            self.resume.move_sent()
             self.link.send(play_line(game.id, game.side, to_send, game.size))
         if doc.attackers_ms is not None and doc.defenders_ms is not None:
             self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms,

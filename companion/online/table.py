@@ -14,7 +14,8 @@ import json
 import logging
 
 from . import ron
-from .play import GamePlay, Link, wall_time
+from .link import Link
+from .play import GamePlay, wall_time
 from .protocol import ProtocolError, ServerTime, new_game_line, parse_join
 from .watch import GameWatch
 
@@ -97,7 +98,7 @@ class GameTable:
         self.play.link_lost()
 
     def timers(self, now: float) -> None:
-        self.play.timers(now)
+        self.play.resume.timers(now)
         self.watch.timers(now)
 
     # -- lines --------------------------------------------------------------------------------
@@ -110,7 +111,7 @@ class GameTable:
                 self._failure(words[1], words[2:])
             elif words[0] == "game" and len(words) >= 4 and words[2] == "generate_move":
                 if not self.play.busy and self.join_id is None and self.seek_id is None:
-                    self.play.adopt(words[1])
+                    self.play.resume.adopt(words[1])
             elif words[0] == "game" and len(words) >= 4 and words[2] == "play":
                 self.play.play_line(words)
             elif words[0] == "request_draw" and len(words) == 3:

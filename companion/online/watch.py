@@ -84,8 +84,7 @@ class GameWatch:
                                    ratings=(seats[0].rating, seats[1].rating))
         if self.link.logged_in:
             self.link.state = "watching"
-        play.resume_sent = None
-        play.resume()   # (or at the login)
+        play.resume.ask_again()   # (or at the login)
 
     def stop(self) -> None:
         """Stop watching: the server stops sending the game; the board lets it go."""
@@ -98,7 +97,7 @@ class GameWatch:
             self.link.send(f"leave_game {game.id}")
             self.link.emit(RemoteLeave(f"stopped watching game {game.id}", "stopped_watching"))
         play.game = None
-        play.resume_sent = None
+        play.resume.forget()
         if self.link.state == "watching":
             self.link.state = "lobby"
         self.link.publish()
@@ -121,8 +120,8 @@ class GameWatch:
                                "board, not watched", "watch_own_game")
                 return
         else:
-            play.resume_sent, play.resume_tries = None, 0
-            play.heard(time.monotonic())
+            play.resume.answered()
+            play.resume.heard(time.monotonic())
         ratings = self.link.lobby.ratings
         game = OnlineGame(doc.id, doc.size, "", f"{doc.attackers} – {doc.defenders}", doc.rated,
                           doc.time, self.link.server, watched=(doc.attackers, doc.defenders),
@@ -142,8 +141,8 @@ class GameWatch:
                 self.link.send(f"leave_game {current.id}")   # the one watched before
             current = None
         if asked:
-            play.resume_sent, play.resume_tries = None, 0
-            play.heard(time.monotonic())
+            play.resume.answered()
+            play.resume.heard(time.monotonic())
         if current is None:
             play.chat = []
         play.game = game
@@ -164,15 +163,10 @@ class GameWatch:
         play = self.play
         if play.watching and play.game is not None and listed_before and \
                 play.game.id not in self.link.lobby.games:
-            now = time.monotonic()
-            play.recheck_at = min(play.recheck_at, now + WATCH_RECHECK)
+            play.resume.recheck_by(time.monotonic() + WATCH_RECHECK)
 
     def timers(self, now: float) -> None:
-        play, game = self.play, self.play.game
-        if game is not None and game.watching and not game.over and \
-                play.resume_sent is None and now >= play.recheck_at:
-            play.heard(now)             # is it still going on? (no answer: it is gone)
-            play.resume()
+        self.play.resume.recheck_watched(now)
         if self.asked is not None and now - self.asked_at > ASK_TIMEOUT:
             game_id, self.asked = self.asked, None
             self.link.note(f"the server did not answer for game {game_id}: it is over, or "
