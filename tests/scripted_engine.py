@@ -43,7 +43,7 @@ def proxy(mode: str) -> None:
 
 def scripted(mode: str) -> None:
     """``mute`` never says hello; ``chatty`` prints a banner first and, like ``silent``, only
-    thinks aloud when asked to play; ``garbage``, ``illegal``, ``crash``, ``resign`` and
+    thinks aloud when asked to play; ``garbage``, ``illegal``, ``crash`` (``crash_late``: its last words after its exit), ``resign`` and
     ``slow`` answer ``play`` as named."""
     if mode == "mute":
         time.sleep(60)
@@ -59,6 +59,14 @@ def scripted(mode: str) -> None:
                 say("move banana")
             elif mode == "illegal":
                 say("move a1-a2")
+            elif mode == "crash_late":
+                # its last words reach the pipe after its exit (as when the host's threads are
+                # scheduled late): a helper holding stderr writes them 0.3 s later
+                import subprocess
+                subprocess.Popen([sys.executable, "-c", "import sys, time; time.sleep(0.3); "
+                                  "sys.stderr.write('Traceback: the engine broke\\n')"],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                sys.exit(3)
             elif mode == "crash":
                 sys.stderr.write("Traceback: the engine broke\n")
                 sys.stderr.flush()

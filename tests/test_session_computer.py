@@ -268,6 +268,7 @@ def test_the_computer_answers_a_draw_offer_by_its_evaluation(
     ("garbage", "unreadable move: 'banana'"),
     ("illegal", "illegal move a1-a2"),
     ("crash", "exited with status 3: Traceback: the engine broke"),
+    ("crash_late", "exited with status 3: Traceback: the engine broke"),  # last words kept
 ])
 def test_a_failing_engine_is_shown_and_never_holds_up_the_board(
         tmp_path: Path, scripted, mode: str, words: str) -> None:

@@ -69,7 +69,9 @@ class EngineProcess:
             raise EngineError(
                 "crash", f"engine {host.name!r} could not be started: {exc.strerror or exc}"
             ) from None
-        for target, name in ((self._read, "out"), (self._drain, "err"), (self._write, "in")):
+        self._drainer = threading.Thread(target=self._drain, name="otep-err", daemon=True)
+        self._drainer.start()
+        for target, name in ((self._read, "out"), (self._write, "in")):
             threading.Thread(target=target, name=f"otep-{name}", daemon=True).start()
         timer = threading.Timer(host.hello_timeout, self._hello_timeout)
         timer.daemon = True
@@ -118,6 +120,9 @@ class EngineProcess:
             self.exit_code = proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.exit_code = None
+        # its last words on stderr belong in the report of its exit: the drain ends at the
+        # pipe's end, which a busy machine may reach after this thread saw stdout's
+        self._drainer.join(timeout=2)
         self.dead.set()
         self.outbox.put(None)
         self.owner.on_exit(self)
