@@ -43,8 +43,8 @@ def proxy(mode: str) -> None:
 
 def scripted(mode: str) -> None:
     """``mute`` never says hello; ``chatty`` prints a banner first and, like ``silent``, only
-    thinks aloud when asked to play; ``garbage``, ``illegal``, ``crash`` (``crash_late``: its last words after its exit), ``resign`` and
-    ``slow`` answer ``play`` as named."""
+    thinks aloud when asked to play; ``garbage``, ``illegal``, ``crash`` (``crash_late``: its
+    last words after its exit), ``resign`` and ``slow`` answer ``play`` as named."""
     if mode == "mute":
         time.sleep(60)
     if mode == "chatty":
