@@ -200,13 +200,13 @@ def cpu_seconds(pid: int) -> float:
 class Daemon:
     """The child process and its scan counter."""
 
-    def __init__(self, work: Path) -> None:
+    def __init__(self, work: Path, root: Path = ROOT) -> None:
         self.stats = work / "stats.json"
         config = work / "config.toml"
         config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[board]\nkind = "sim"\n'
                           "scan_hz = 100\n")
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(ROOT), str(self.stats), "run", "--config",
+            [sys.executable, "-c", CHILD, str(root), str(self.stats), "run", "--config",
              str(config), "--data-dir", str(work / "data"), "--pin", PIN],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
         self.url: str | None = None
@@ -248,12 +248,19 @@ class Daemon:
         self.proc.wait(15)
 
 
-def slowloris(d: Daemon, n: int, interval: float, duration: float, per_address: int) -> dict:
+SLOW_HEAD = (b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"X-Slow: 1\r\n")
+SLOW_BODY = (b"POST /api/auth HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 16000\r\n\r\n{", b" ")
+
+
+def slowloris(d: Daemon, n: int, interval: float, duration: float, per_address: int,
+              trickle: tuple[bytes, bytes] = SLOW_HEAD) -> dict:
     """``n`` connections (``per_address`` from each loopback address) that send a request line
     and then one header line every ``interval`` seconds, and open a new connection whenever the
     server cuts one, for ``duration`` seconds; meanwhile a client from another address fetches
     the page (``GET /``) every 0.5 s. Reports the page's answer times and what the server did
-    with the trickling connections."""
+    with the trickling connections. ``trickle``: what a connection sends first and then at each
+    interval (a head line by line, or with :data:`SLOW_BODY` a 16,000-byte body byte by byte)."""
     port = d.port
     page = d.url
     assert page is not None
@@ -273,14 +280,14 @@ def slowloris(d: Daemon, n: int, interval: float, duration: float, per_address: 
             try:
                 s.bind((src, 0))
                 s.connect(("127.0.0.1", port))
-                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                s.sendall(trickle[0])
                 count("opened")
                 while time.monotonic() < stop:
                     s.settimeout(max(0.1, min(interval, stop - time.monotonic())))
                     try:
                         answer = s.recv(4096)
                     except TimeoutError:
-                        s.sendall(b"X-Slow: 1\r\n")
+                        s.sendall(trickle[1])
                         continue
                     count("refused" if answer.startswith(b"HTTP/1.1 503") else
                           "timed_out" if answer.startswith(b"HTTP/1.1 408") else "closed")
@@ -450,19 +457,25 @@ def main() -> None:
                    help="seconds the slowloris attack lasts (default 90)")
     p.add_argument("--slow-per-address", type=int, default=10,
                    help="trickling connections per source address (default 10)")
+    p.add_argument("--slow-body", action="store_true",
+                   help="trickle request bodies (POST /api/auth, Content-Length 16000, a byte "
+                        "per interval) instead of heads")
     p.add_argument("--guess", type=float, default=0.0,
                    help="seconds of PIN guessing from rotating addresses, run last (e.g. 400)")
+    p.add_argument("--root", type=Path, default=ROOT,
+                   help="the checkout to run (default: this one; another for a before/after)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     counts = [int(x) for x in a.viewers.split(",")]
     plan = moves_without_captures(a.moves * len(counts))
     rows = []
     with tempfile.TemporaryDirectory(prefix="tafl-load-") as work:
-        d = Daemon(Path(work))
+        d = Daemon(Path(work), root=a.root.resolve())
         try:
             idle_rss = memory_mb(d.proc.pid)[0]
             slow = (slowloris(d, a.slowloris, a.slow_interval, a.slow_duration,
-                              a.slow_per_address) if a.slowloris else None)
+                              a.slow_per_address, SLOW_BODY if a.slow_body else SLOW_HEAD)
+                    if a.slowloris else None)
             for i, n in enumerate(counts):
                 chunk = plan[i * a.moves:(i + 1) * a.moves]
                 rows.append(asyncio.run(measure(d, n, chunk, a.stalled, a.pause)))
@@ -489,11 +502,13 @@ def main() -> None:
               f"{r['load']:>5}")
     if slow:
         print(f"slowloris: {slow['connections']} connections from {slow['addresses']} "
-              f"address(es), a header line every {slow['interval_s']:g} s, for "
+              f"address(es), {'a body byte' if a.slow_body else 'a header line'} every "
+              f"{slow['interval_s']:g} s, for "
               f"{slow['duration_s']:g} s (reconnecting when cut): at most {slow['held_max']} "
               f"connections held; {slow['opened']} opened, {slow['refused']} refused at once "
-              f"(503), {slow['timed_out']} cut by the head deadline (408), {slow['closed']} "
-              f"closed otherwise; the page (GET /) meanwhile: {slow['page_ok']} answered, "
+              f"(503), {slow['timed_out']} cut by a deadline (408), {slow['closed']} "
+              f"closed otherwise (evicted for a new connection); the page (GET /) meanwhile: "
+              f"{slow['page_ok']} answered, "
               f"{slow['page_failed']} failed, p50 {slow['page_p50_ms']} ms, p95 "
               f"{slow['page_p95_ms']} ms, max {slow['page_max_ms']} ms; RSS {slow['rss_mb']} "
               f"MB; load average {slow['load']}")

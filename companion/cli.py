@@ -1,7 +1,8 @@
 """The ``tafl-companion`` command line (documented in docs/interfaces.md).
 
 Every command prints one JSON document on stdout and exits 0, or prints a one-line message on
-stderr and exits 2 on bad input. Subsystems add their commands through ``register(subparsers)``.
+stderr and exits 2 on bad input; ``rules replay`` exits 1 when it read the records but some
+disagree with the rules. Subsystems add their commands through ``register(subparsers)``.
 Without a command it prints the commands; ``--version`` prints the version.
 """
 
@@ -11,13 +12,13 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import cast
+from typing import Any, cast
 
 from . import __version__
 from .commands import Parser, Subcommands, UsageError, emit
-from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, get_variant, perft
-from .rules.otg import replay_otg
-from .rules.records import RecordError, read_records, replay_record
+from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, RuleSet, get_variant, perft
+from .rules.otg import OtgError, replay_otg
+from .rules.records import Record, RecordError, read_records, replay_record
 from .squares import a_board
 
 
@@ -75,25 +76,32 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def cmd_replay_records(args: argparse.Namespace) -> int:
+    """``rules replay``: exit 0 when every game agrees with the rules, 1 when the file was read
+    but some disagree (the document says where), 2 when the file cannot be read as records."""
     rules = get_variant(args.variant)
     try:
         with open(args.file, encoding="utf-8") as fh:
             text = fh.read()
         if args.file.lower().endswith(".otg") or text.lstrip().startswith("["):
-            emit(replay_otg(rules, text))
-            return 0
-        records = read_records(text)
+            doc = replay_otg(rules, text)
+        else:
+            doc = replay_records(rules, read_records(text))
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror}") from None
-    except (RecordError, UnicodeDecodeError) as exc:
+    except (RecordError, OtgError, UnicodeDecodeError) as exc:
         raise UsageError(f"{args.file}: {exc}") from None
+    emit(doc)
+    return 1 if doc["disagree"] else 0
+
+
+def replay_records(rules: RuleSet, records: list[Record]) -> dict[str, Any]:
+    """The ``rules replay`` document of CSV records."""
     disagree = []
     for i, record in enumerate(records, 1):
         _, problem = replay_record(rules, record)
         if problem:
             disagree.append({"game": i, "ply": problem[0], "reason": problem[1]})
-    emit({"games": len(records), "agree": len(records) - len(disagree), "disagree": disagree})
-    return 0
+    return {"games": len(records), "agree": len(records) - len(disagree), "disagree": disagree}
 
 
 def _register_rules(sub: Subcommands) -> None:

@@ -30,11 +30,19 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     draw_threshold = 0.0            # accepts when it stands no better than this (soldiers)
     hint_seconds = 1.0              # how long the engine looks for a hint
     analysis_seconds = 1.0          # per position, in a post-game analysis
+    analyse_finished = true         # analyse every finished or imported game in the background
     engines = ["/opt/engines/x --otep"]  # engine commands the owner may choose on the page
     any_engine = false              # any command from the page (only on a trusted network)
+    [online]                        # online play on a hnefatafl.org server (docs/online.md)
+    server = "hnefatafl.org:49152"  # host:port (the protocol is plain text: no encryption)
+    version = "32d9a140"            # the protocol's version id (a newer server may change it)
+    user = "alice"                  # an account (the page's login keeps one in the data dir)
+    password = "..."
     [club]    ...                   # broker, name, board: companion.club.config (docs/club.md)
     [board]   ...                   # checked by companion.hardware_config.parse_board
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
+    [buttons] ...                   # the board's buttons (hardware_config.parse_buttons)
+    [display] ...                   # the board's OLED display (hardware_config.parse_display)
 
 Every problem raises :class:`ConfigError` whose message starts with the file name and names the
 field, e.g. ``config.toml: [web] port must be an integer 1-65535, not 'abc'``.
@@ -52,6 +60,8 @@ from typing import Any
 
 from companion.hardware_config import (
     BoardConfig,
+    ButtonsConfig,
+    DisplayConfig,
     LedConfig,
     parse_hardware,
     read_toml,
@@ -62,12 +72,14 @@ from companion.hardware_config import (
 from companion.rules import PRESETS
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
-            "players", "rules", "match", "computer", "club")
+            "players", "rules", "match", "computer", "club", "online", "buttons",
+            "display")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
 COMPUTER_KEYS = ("resign", "resign_threshold", "resign_moves", "draw", "draw_threshold",
-                 "hint_seconds", "analysis_seconds", "engines", "any_engine")
+                 "hint_seconds", "analysis_seconds", "engines", "any_engine",
+                 "analyse_finished")
 DEFAULT_PORT = 8080
 DEFAULT_HOST = "0.0.0.0"
 
@@ -89,6 +101,8 @@ class DaemonConfig:
     raichi: bool = True  # LED role raichi on the king's free escape squares (docs/page.md)
     board: BoardConfig = field(default_factory=BoardConfig)
     leds: LedConfig = field(default_factory=LedConfig)
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)  # [buttons] (hardware_config)
+    display: DisplayConfig = field(default_factory=DisplayConfig)  # [display] (hardware_config)
     source: str = "(defaults)"
     time_control: str = "none"
     players: tuple[str, str] = ("board", "board")
@@ -98,13 +112,14 @@ class DaemonConfig:
     tie_break: tuple[str, ...] = ("moves", "time")
     reset_store: bool = False
     computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
+    online: Any = field(default_factory=lambda: _online(None))  # online.account.OnlineConfig
     club: Any = None  # companion.club.config.ClubConfig when the board is in a club
 
 
 def _computer_defaults() -> Any:
     from companion.session.computer import ComputerConfig
 
-    return ComputerConfig()
+    return ComputerConfig(analyse_finished=True)
 
 
 def default_data_dir() -> Path:
@@ -216,7 +231,7 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
             raise ConfigError(str(exc)) from None
-        cfg = replace(cfg, board=hw.board, leds=hw.leds)
+        cfg = replace(cfg, board=hw.board, leds=hw.leds, buttons=hw.buttons, display=hw.display)
         if cfg.board.kind == "sim":
             cfg = replace(cfg, board=replace(cfg.board, size=PRESETS[cfg.variant].size))
         check_board_fits(cfg)
@@ -263,9 +278,22 @@ def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
         if "tie_break" in match:
             cfg = replace(cfg, tie_break=check_tie_break(match["tie_break"], "[match] tie_break"))
         cfg = replace(cfg, computer=_computer(_table(doc, "computer", COMPUTER_KEYS)))
+        if "online" in doc:
+            cfg = replace(cfg, online=_online(doc["online"]))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return cfg
+
+
+def _online(table: object) -> Any:
+    """``[online]``: the online server and account (an OnlineConfig; docs/online.md)."""
+    from companion.online.account import OnlineConfig, parse_online
+
+    if table is None:
+        return OnlineConfig()
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[online] must be a table, not {type(table).__name__}")
+    return parse_online(table)
 
 
 def _club(table: object) -> Any:
@@ -284,8 +312,8 @@ def _computer(table: Mapping[str, Any]) -> Any:
     """``[computer]``: the computer players' policy (a ComputerConfig)."""
     from companion.session.computer import ComputerConfig
 
-    out: dict[str, Any] = {}
-    for key in ("resign", "draw", "any_engine"):
+    out: dict[str, Any] = {"analyse_finished": True}
+    for key in ("resign", "draw", "any_engine", "analyse_finished"):
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"[computer] {key} must be true or false, not {table[key]!r}")

@@ -25,18 +25,26 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
-from companion.drivers.base import BoardSource, LedSink
+from companion.drivers.base import BoardSource, LedSink, capabilities
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
+from companion.online.player import OnlinePlayer
+from companion.online.service import OnlineService, open_online
 from companion.qr import print_startup
 from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
-from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_move_player
+from companion.session.players import (
+    MACHINE_NAMES,
+    PlayerError,
+    PlayerKind,
+    PlayerSpec,
+    check_move_player,
+)
 from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
@@ -45,11 +53,13 @@ from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
     from companion.club.service import ClubService
+    from companion.panel import Panel
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
 
 DB_NAME = "games.sqlite3"
+DEFAULT_NAMES = DaemonConfig().names  # a side nobody named: "Player 1", "Player 2"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
 
@@ -62,8 +72,13 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
             side: PlayerSpec.parse(kind, name, f"--{side}")
             for side, kind, name in zip(("attackers", "defenders"), cfg.players, cfg.names)
         }
+        for side, spec in players.items():  # `--defenders computer` is "Computer", as on the
+            if spec.kind in MACHINE_NAMES and spec.name in DEFAULT_NAMES:  # page (issue 21)
+                players[side] = replace(spec, name=MACHINE_NAMES[spec.kind])
         for side, spec in players.items():
             check_move_player(spec, side)
+            if spec.kind is PlayerKind.CLUB and spec.name in DaemonConfig.names:
+                players[side] = spec.named(spec.peer or spec.name)  # called by its board
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     if all(spec.is_remote for spec in players.values()):
@@ -71,6 +86,17 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
                           "(online, club); the other is played at this board")
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+
+
+def checks_pieces(board: BoardSource) -> bool:
+    """Whether the players check the pieces' kinds at natural moments (the tracker's
+    ``check_pieces``): on a real board whose sensors cannot tell attackers from defenders (reed
+    switches, Hall sensors without polarity); not on polarity boards (the tracker checks every
+    scan), the simulated board (the program sets its pieces up) or a replayed trace."""
+    caps = capabilities(board)
+    if caps.clickable is not None or caps.timed is not None:
+        return False
+    return getattr(board, "sensors", "switch") != "polarity"
 
 
 #: Makes the player at a distance for a ``run`` player spec (``online``, ``club:BOARD``). The
@@ -86,7 +112,8 @@ class _LateApp:
     def __init__(self) -> None:
         self.app: Callable[..., Iterable[bytes]] | None = None
 
-    def __call__(self, environ: dict, start_response: Callable[..., object]) -> Iterable[bytes]:
+    def __call__(self, environ: dict[str, Any],
+                 start_response: Callable[..., object]) -> Iterable[bytes]:
         if self.app is None:
             start_response("503 Service Unavailable", [("Content-Type", "application/json")])
             return [b'{"error": "starting"}']
@@ -120,6 +147,8 @@ class Daemon:
         self.server: WebServer | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
+        self.online: OnlineService | None = None
+        self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
@@ -142,10 +171,16 @@ class Daemon:
                 self.leds = open_leds(cfg.leds, self.board)
             self.store = Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store,
                                log=log.warning)
+            # a board whose sensors cannot tell the pieces' kinds: the players are asked to check
+            self.defaults = replace(self.defaults, check_pieces=checks_pieces(self.board))
             self.session = GameSession(self.store, self.board, defaults=self.defaults,
                                        announce=self.hub.publish,
                                        tracker_factory=self._tracker_factory)
+            self.session.press_to_end = cfg.buttons.press_to_end_move  # the clock button
             self.session.open()
+            from companion.panel import build_panel
+
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
         except BaseException:
             if self.session is not None:
                 self.session.close()
@@ -158,11 +193,26 @@ class Daemon:
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
-        app.app = create_app(self.session, self.hub, self.pin, cfg.host,
-                             secret=auth.token_secret(Path(cfg.data_dir)))
+        self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
+        online_player = OnlinePlayer(self.online)
+
+        def own_online(spec: PlayerSpec) -> RemotePlayer:
+            return online_player
+
+        # the online client's player, unless the caller brought its own (tests)
+        own = self.remote_players.setdefault(PlayerKind.ONLINE, own_online) is own_online
+        flask_app = create_app(self.session, self.hub, self.pin, cfg.host,
+                               secret=auth.token_secret(Path(cfg.data_dir)), online=self.online)
+        if self.panel is not None:
+            from companion.panel.web import blueprint
+
+            flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        app.app = flask_app
         self._start_club(app)
         try:
             self._attach_remote_players()
+            if own:  # always attached: a game opened or joined on the page starts here
+                self.session.attach_remote(online_player)
         except BaseException:
             self.stop()
             raise
@@ -170,6 +220,8 @@ class Daemon:
         t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
         t.start()
         self._threads.append(t)
+        if self.panel is not None:
+            self.panel.start()  # its presses and text go through the loop thread
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
 
@@ -188,12 +240,18 @@ class Daemon:
         self.club.attach(self.hub)
         self.club.start()
         club = self.club
+        # the session's one club player is every other board (club:BOARD names the board)
         self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
 
     def _attach_remote_players(self) -> None:
         """Hand the session the players at a distance of the ``run`` players (``online``,
         ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
         assert self.session is not None
+        kinds = {spec.kind for spec in self.defaults.players.values() if spec.is_remote}
+        if self.club is not None and PlayerKind.CLUB not in kinds:
+            # a board of a club always hears the other boards: their proposals, a game
+            # chosen on the page, a stored game with one of them
+            self.session.attach_remote(self.club.opponents)
         for spec in self.defaults.players.values():
             if not spec.is_remote:
                 continue
@@ -238,12 +296,16 @@ class Daemon:
 
     def stop(self) -> None:
         """Stop the loop and the web server, turn the LEDs off, close the store."""
+        if self.panel is not None:  # first: its thread may be waiting for the loop to answer
+            self.panel.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
             self.server.close()
         for t in self._threads:
             t.join(timeout=5)
+        if self.online is not None:
+            self.online.close()   # a clean close frees the account on the server at once
         if self.session is not None:
             self.session.close()  # the loop has stopped: waiting controls get a 503
         if self.club is not None:
@@ -254,6 +316,9 @@ class Daemon:
         self.notifier.close()
 
     def _close_devices(self) -> None:
+        if self.panel is not None:
+            with contextlib.suppress(Exception):
+                self.panel.close()
         for thing in (self.leds, self.board):
             with contextlib.suppress(Exception):
                 if thing is not None:
@@ -390,7 +455,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``run`` to the command line (options as in docs/session.md and INTERFACES)."""
     p = sub.add_parser("run", help="run the companion: board, LEDs, game store, phone page")
     p.add_argument("--config", help="TOML config file (see docs/raspberry-pi.md)")

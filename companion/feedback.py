@@ -5,7 +5,7 @@ drivers map roles to colours and blink patterns (``companion.drivers.leds``); th
 decides roles. When a square has several roles the most urgent one wins, in this order::
 
     win > illegal > capture > make_to > make_from > storage > setup
-        > hint_to > hint_from > raichi > target > to > from
+        > hint_to > hint_from > raichi > check > target > to > from
 
 Why: ``win`` marks the end of the game and overrides everything (nothing is judged afterwards).
 An illegal placement must be seen even on a square that also holds a captured piece or belongs
@@ -15,7 +15,8 @@ execute) beats everything else: it is what the board is waiting for. ``storage``
 board-wide by the session when moves are not being saved: the roles above show through it, the
 ones below (guidance that would invite play) are covered. ``setup`` guidance to fix the board
 beats the advisory roles: a requested hint, the raichi warning (the king has a free path to
-escape), the targets of a lifted piece, and the last move's ``from``/``to``.
+escape), the ``check`` of the pieces' kinds (boards whose sensors cannot tell them), the
+targets of a lifted piece, and the last move's ``from``/``to``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class LedRole(StrEnum):
     HINT_TO = "hint_to"      #: the destination of a suggested move
     HINT_FROM = "hint_from"  #: the piece of a suggested move
     RAICHI = "raichi"        #: the king has a free path to escape here
+    CHECK = "check"          #: a defender or the king stands here (check the pieces' kinds)
     TARGET = "target"        #: where the lifted piece may go
     TO = "to"                #: the last move's destination
     FROM = "from"            #: the last move's origin
@@ -62,6 +64,7 @@ class FrameSpec:
     win: Iterable[str] = ()
     make_from: Iterable[str] = ()
     make_to: Iterable[str] = ()
+    check: Iterable[str] = ()
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -93,6 +96,7 @@ def build_frame(spec: FrameSpec) -> dict[str, str]:
     if spec.last_to:
         merge(frame, (spec.last_to,), LedRole.TO)
     merge(frame, spec.target, LedRole.TARGET)
+    merge(frame, spec.check, LedRole.CHECK)
     merge(frame, spec.setup, LedRole.SETUP)
     merge(frame, spec.make_from, LedRole.MAKE_FROM)
     merge(frame, spec.make_to, LedRole.MAKE_TO)

@@ -1,5 +1,5 @@
-"""The ``[board]`` and ``[leds]`` sections of the daemon's TOML config, checked field by field,
-and the factories that open the matching drivers.
+"""The ``[board]``, ``[leds]``, ``[buttons]`` and ``[display]`` sections of the daemon's TOML
+config, checked field by field, and the factories that open the matching drivers.
 
 Every problem raises :class:`ConfigError` with a message that names the section and field, e.g.
 ``[board] row_pins: 10 pins for an 11x11 board (need 11, rank 1 first)``. Other top-level keys
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from companion.drivers.base import BOARD_KINDS, BoardSource, LedSink
+from companion.drivers.buttons import ButtonSource
+from companion.drivers.display import TextDisplay
 from companion.drivers.leds import LAYOUTS
 from companion.squares import a_board
 
@@ -64,14 +66,66 @@ class LedConfig:
     brightness: float = 0.5
 
 
+BUTTON_KINDS = ("none", "gpio", "pico")
+#: what a press can do (companion.panel): "none" does nothing
+BUTTON_ACTIONS = ("clock", "hint", "takeback", "menu", "new_game", "none")
+#: the default action of each button's short and long press
+DEFAULT_ACTIONS: dict[str, str] = {
+    "clock": "clock", "clock_long": "menu", "hint": "hint", "hint_long": "none",
+    "takeback": "takeback", "takeback_long": "none", "new": "menu", "new_long": "new_game"}
+#: the default pins: BCM on the Pi header (build A, spare pins of boards up to 9x9 and of
+#: build B, whose header is free), GP numbers on the Pico are in bridge_config.json
+DEFAULT_BUTTON_PINS: dict[str, int] = {"clock": 5, "hint": 6, "takeback": 13, "new": 19}
+DISPLAY_INTERFACES = ("i2c", "spi")
+LANGUAGES = ("en", "de")
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    """The board's buttons: where they are read and what each press does."""
+
+    kind: str = "none"
+    pins: tuple[tuple[str, int], ...] = tuple(DEFAULT_BUTTON_PINS.items())
+    bounce_ms: int = 30
+    long_press_s: float = 1.0
+    stuck_s: float = 10.0
+    actions: tuple[tuple[str, str], ...] = tuple(DEFAULT_ACTIONS.items())
+    press_to_end_move: bool = False  # a move at the board ends with the clock button
+
+    def action(self, button: str, long: bool) -> str:
+        """What a short (or long) press of ``button`` does."""
+        return dict(self.actions).get(f"{button}_long" if long else button, "none")
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """The board's small OLED display."""
+
+    kind: str = "none"
+    interface: str = "i2c"
+    i2c_port: int = 1
+    address: int = 0x3C
+    spi_port: int = 0
+    spi_device: int = 0
+    dc_pin: int = 24
+    reset_pin: int = 25
+    rotate: int = 0
+    language: str = "en"
+
+
 @dataclass(frozen=True)
 class HardwareConfig:
     board: BoardConfig
     leds: LedConfig
+    buttons: ButtonsConfig = ButtonsConfig()
+    display: DisplayConfig = DisplayConfig()
 
 
 _BOARD_KEYS = tuple(BoardConfig.__dataclass_fields__)
 _LED_KEYS = tuple(LedConfig.__dataclass_fields__)
+_BUTTON_KEYS = ("kind", "pins", "bounce_ms", "long_press_s", "stuck_s", "press_to_end_move",
+                *DEFAULT_ACTIONS)
+_DISPLAY_KEYS = tuple(DisplayConfig.__dataclass_fields__)
 
 
 def _section(doc: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
@@ -86,7 +140,8 @@ def _section(doc: Mapping[str, Any], name: str, keys: tuple[str, ...]) -> Mappin
     return sec
 
 
-def _choice(sec, section: str, key: str, options, default: str) -> str:
+def _choice(sec: Mapping[str, Any], section: str, key: str, options: tuple[str, ...],
+            default: str) -> str:
     value = sec.get(key, default)
     if not isinstance(value, str) or value not in options:
         opts = ", ".join(f'"{o}"' for o in options)
@@ -94,7 +149,8 @@ def _choice(sec, section: str, key: str, options, default: str) -> str:
     return value
 
 
-def _int(sec, section: str, key: str, default: int, lo: int, hi: int, what: str = "") -> int:
+def _int(sec: Mapping[str, Any], section: str, key: str, default: int, lo: int, hi: int,
+         what: str = "") -> int:
     value = sec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"[{section}] {key}: expected a whole number, got {value!r}")
@@ -103,7 +159,8 @@ def _int(sec, section: str, key: str, default: int, lo: int, hi: int, what: str 
     return value
 
 
-def _number(sec, section: str, key: str, default: float, lo: float, hi: float, unit: str) -> float:
+def _number(sec: Mapping[str, Any], section: str, key: str, default: float, lo: float,
+            hi: float, unit: str) -> float:
     value = sec.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ConfigError(f"[{section}] {key}: expected a number, got {value!r}")
@@ -112,7 +169,7 @@ def _number(sec, section: str, key: str, default: float, lo: float, hi: float, u
     return float(value)
 
 
-def _pins(sec, key: str, size: int, required: bool) -> tuple[int, ...]:
+def _pins(sec: Mapping[str, Any], key: str, size: int, required: bool) -> tuple[int, ...]:
     if key not in sec:
         if required:
             raise ConfigError(
@@ -194,10 +251,104 @@ def parse_leds(sec: Mapping[str, Any]) -> LedConfig:
     return LedConfig(kind, bus, device, hz, layout, max_amps, brightness)
 
 
+def parse_buttons(sec: Mapping[str, Any]) -> ButtonsConfig:
+    """A checked ButtonsConfig from the ``[buttons]`` table."""
+    from firmware_bridge.protocol import BUTTONS
+
+    sec = _section({"buttons": sec}, "buttons", _BUTTON_KEYS)
+    kind = _choice(sec, "buttons", "kind", BUTTON_KINDS, "none")
+    raw = sec.get("pins", DEFAULT_BUTTON_PINS)
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"[buttons] pins: expected a table such as {{clock = 5, hint = 6}}, "
+                          f"got {raw!r}")
+    pins: dict[str, int] = {}
+    for name, pin in raw.items():
+        if name not in BUTTONS:
+            raise ConfigError(f"[buttons] pins: unknown button {name!r}; the buttons are "
+                              f"{', '.join(BUTTONS)}")
+        if isinstance(pin, bool) or not isinstance(pin, int) or pin not in HEADER_GPIOS:
+            raise ConfigError(f"[buttons] pins: {name} = {pin!r} is not a GPIO of the 40-pin "
+                              "header (BCM 0-27)")
+        if pin in pins.values():
+            raise ConfigError(f"[buttons] pins: GPIO {pin} is given to two buttons")
+        pins[name] = pin
+    bounce = _int(sec, "buttons", "bounce_ms", 30, 5, 200, " ms")
+    long_s = _number(sec, "buttons", "long_press_s", 1.0, 0.3, 5.0, " s")
+    stuck_s = _number(sec, "buttons", "stuck_s", 10.0, 3.0, 120.0, " s")
+    if stuck_s <= long_s:
+        raise ConfigError(f"[buttons] stuck_s: {stuck_s:g} s must be longer than the long "
+                          f"press ({long_s:g} s)")
+    actions = {key: _choice(sec, "buttons", key, BUTTON_ACTIONS, default)
+               for key, default in DEFAULT_ACTIONS.items()}
+    press = sec.get("press_to_end_move", False)
+    if not isinstance(press, bool):
+        raise ConfigError(f"[buttons] press_to_end_move: expected true or false, got {press!r}")
+    return ButtonsConfig(kind, tuple(sorted(pins.items())), bounce, long_s, stuck_s,
+                         tuple(actions.items()), press)
+
+
+def parse_display(sec: Mapping[str, Any]) -> DisplayConfig:
+    """A checked DisplayConfig from the ``[display]`` table."""
+    from companion.drivers.display import DISPLAY_KINDS
+
+    sec = _section({"display": sec}, "display", _DISPLAY_KEYS)
+    kind = _choice(sec, "display", "kind", DISPLAY_KINDS, "none")
+    interface = _choice(sec, "display", "interface", DISPLAY_INTERFACES, "i2c")
+    port = _int(sec, "display", "i2c_port", 1, 0, 31)
+    address = _int(sec, "display", "address", 0x3C, 0x03, 0x77, " - SSD1306/SH1106: 0x3C or 0x3D")
+    spi_port = _int(sec, "display", "spi_port", 0, 0, 6)
+    spi_device = _int(sec, "display", "spi_device", 0, 0, 3)
+    dc = _int(sec, "display", "dc_pin", 24, 0, 27)
+    reset = _int(sec, "display", "reset_pin", 25, 0, 27)
+    rotate = _int(sec, "display", "rotate", 0, 0, 3, " quarter turns")
+    language = _choice(sec, "display", "language", LANGUAGES, "en")
+    return DisplayConfig(kind, interface, port, address, spi_port, spi_device, dc, reset,
+                         rotate, language)
+
+
+def _check_buttons_and_display(board: BoardConfig, leds: LedConfig, buttons: ButtonsConfig,
+                               display: DisplayConfig) -> None:
+    """No GPIO with two jobs between the matrix, the LED bus, the buttons and the display."""
+    jobs: dict[int, str] = {}
+    if board.kind == "gpio":
+        for key, pins in (("row_pins", board.row_pins), ("col_pins", board.col_pins)):
+            for p in pins:
+                jobs[p] = f"[board] {key}"
+    if leds.kind in ("apa102", "ws2812-spi"):
+        for p, what in SPI_PINS.get(leds.spi_bus, {}).items():
+            jobs.setdefault(p, f"{what} of the {leds.kind} LEDs")
+    if display.kind in ("ssd1306", "sh1106"):
+        i2c_pins = {1: (2, 3), 0: (0, 1)}.get(display.i2c_port, ())
+        if display.interface == "i2c":
+            for p, what in zip(i2c_pins, ("SDA", "SCL")):
+                if p in jobs:
+                    raise ConfigError(
+                        f"[display] i2c_port: I2C{display.i2c_port} {what} is GPIO {p}, which "
+                        f"is {jobs[p]}; on an 11x11 Pi-header board use i2c_port = 0 (GPIO 0 "
+                        "and 1, hardware/README.md)")
+                jobs[p] = f"I2C{display.i2c_port} {what} of the display"
+        elif display.interface == "spi":
+            for p in (display.dc_pin, display.reset_pin):
+                if p in jobs:
+                    raise ConfigError(f"[display] dc_pin/reset_pin: GPIO {p} is already "
+                                      f"{jobs[p]}")
+                jobs[p] = "[display] dc_pin/reset_pin"
+    if buttons.kind == "gpio":
+        for name, p in buttons.pins:
+            if p in jobs:
+                raise ConfigError(f"[buttons] pins: {name} = {p} is already {jobs[p]}; "
+                                  "hardware/README.md lists the free pins")
+    if buttons.kind == "pico" and board.kind != "serial":
+        raise ConfigError('[buttons] kind: "pico" buttons are read by the Pico bridge, but '
+                          f'[board] kind = "{board.kind}"')
+
+
 def parse_hardware(doc: Mapping[str, Any]) -> HardwareConfig:
-    """Both sections of a parsed config document, plus the checks that need both."""
+    """Every hardware section of a parsed config document, plus the checks that need two."""
     board = parse_board(doc.get("board", {}))
     leds = parse_leds(doc.get("leds", {}))
+    buttons = parse_buttons(doc.get("buttons", {}))
+    display = parse_display(doc.get("display", {}))
     if leds.kind == "pico" and board.kind != "serial":
         raise ConfigError(
             f'[leds] kind: "pico" LEDs hang off the Pico bridge, but [board] kind = "{board.kind}"'
@@ -211,10 +362,11 @@ def parse_hardware(doc: Mapping[str, Any]) -> HardwareConfig:
                         f"[board] {key}: GPIO {p} is {taken[p]}, which the {leds.kind} LEDs "
                         f"on SPI bus {leds.spi_bus} need; move that line to a free GPIO"
                     )
-    return HardwareConfig(board, leds)
+    _check_buttons_and_display(board, leds, buttons, display)
+    return HardwareConfig(board, leds, buttons, display)
 
 
-def read_toml(path: str | Path) -> dict:
+def read_toml(path: str | Path) -> dict[str, Any]:
     """The parsed TOML document of a config file; ConfigError naming the file if it cannot be
     read or is not valid TOML."""
     p = Path(path)
@@ -270,7 +422,8 @@ def open_board(cfg: BoardConfig) -> BoardSource:
 
 
 def open_leds(
-    cfg: LedConfig, board: BoardSource | None = None, size: int | None = None, spidev=None
+    cfg: LedConfig, board: BoardSource | None = None, size: int | None = None,
+    spidev: Any = None,
 ) -> LedSink:
     """The LED sink for ``cfg``. ``board`` gives the board size and, for ``pico``, the serial
     bridge that carries the frames; ``spidev`` replaces the spidev module (tests)."""
@@ -300,3 +453,55 @@ def open_leds(
         ) from None
     sink_cls = L.Apa102Sink if cfg.kind == "apa102" else L.Ws2812SpiSink
     return sink_cls(spi, renderer)
+
+
+def open_buttons(cfg: ButtonsConfig, board: BoardSource | None = None,
+                 pin_factory: Any = None) -> ButtonSource | None:
+    """The button driver for ``cfg`` (None without buttons). The simulated board always has
+    its buttons (``POST /api/button``); ``pin_factory`` is gpiozero's (tests)."""
+    from companion.drivers import buttons as B
+
+    if board is not None and board.kind == "sim":
+        return B.SimButtons()
+    if cfg.kind == "none":
+        return None
+    if cfg.kind == "pico":
+        from companion.drivers.serial_bridge import SerialBridge
+
+        if not isinstance(board, SerialBridge):
+            raise ConfigError('[buttons] kind: "pico" needs the serial board')
+        return B.PicoButtons(board, stuck_s=cfg.stuck_s)
+    try:
+        return B.GpioButtons(dict(cfg.pins), bounce_s=cfg.bounce_ms / 1000,
+                             long_s=cfg.long_press_s, stuck_s=cfg.stuck_s,
+                             pin_factory=pin_factory)
+    except ImportError as e:
+        raise ConfigError(f"[buttons] kind: \"gpio\" needs gpiozero ({e})") from None
+    except Exception as e:  # gpiozero's errors: no pin library, a pin in use
+        raise ConfigError(f"[buttons] pins: cannot use the buttons' GPIOs ({e})") from None
+
+
+def open_display(cfg: DisplayConfig, board: BoardSource | None = None,
+                 serial: Any = None) -> TextDisplay | None:
+    """The display driver for ``cfg`` (None without one); the simulated board gets the capture
+    display when none is configured. ``serial`` replaces luma's bus interface (tests)."""
+    from companion.drivers import display as D
+
+    kind = cfg.kind
+    if kind == "none" and board is not None and board.kind == "sim":
+        kind = "capture"
+    if kind == "none":
+        return None
+    try:
+        if kind == "capture":
+            return D.capture_display()
+        return D.open_oled(kind, cfg.interface, i2c_port=cfg.i2c_port, address=cfg.address,
+                           spi_port=cfg.spi_port, spi_device=cfg.spi_device, dc_pin=cfg.dc_pin,
+                           reset_pin=cfg.reset_pin, rotate=cfg.rotate, serial=serial)
+    except ImportError as e:
+        raise ConfigError(f"[display] kind: the display needs luma.oled ({e})") from None
+    except Exception as e:  # luma's DeviceNotFoundError, OSError: no bus, nothing at the address
+        where = (f"I2C bus {cfg.i2c_port} address 0x{cfg.address:02X}" if cfg.interface == "i2c"
+                 else f"SPI {cfg.spi_port}.{cfg.spi_device}")
+        raise ConfigError(f"[display] {cfg.interface}: no {kind.upper()} found on {where} ({e}); "
+                          "is I2C enabled and the wiring right (hardware/README.md)?") from None

@@ -11,6 +11,10 @@ agree), and prints every sensor change with its time::
       4.02s  e4 on (attacker)
     hwtest: OK: the board was read, 2 sensor changes, no fault
 
+With ``[buttons]`` and ``[display]`` in the config it also prints every button event
+(``5.10s  button hint short``), shows the last one on the display, and counts a stuck button as
+a fault.
+
 Exit status: 0 when the board was read and showed no fault; 1 when the hardware cannot be
 opened, no reading came during the whole run (no board found, not connected), or a fault was
 seen (a stuck file, a Pico reporting another board size or a configuration it cannot run);
@@ -23,9 +27,11 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from companion.drivers.base import BoardSource, LedSink
+from companion.drivers.buttons import ButtonEvent, ButtonSource
+from companion.drivers.display import TextDisplay
 from companion.drivers.leds import led_index
 from companion.hardware_config import (
     BoardConfig,
@@ -34,6 +40,8 @@ from companion.hardware_config import (
     LedConfig,
     load_hardware_config,
     open_board,
+    open_buttons,
+    open_display,
     open_leds,
 )
 from companion.scan import Scan
@@ -42,7 +50,7 @@ from companion.squares import parse_coords, square_names
 _COLOUR_WORDS = {"a": "attacker", "d": "defender"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``hwtest`` subcommand to the ``tafl-companion`` parser."""
     p = subparsers.add_parser(
         "hwtest",
@@ -75,9 +83,16 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
     except Exception as e:  # the hardware itself: a busy or missing gpiochip, permissions
         print(f"hwtest: cannot open the {hw.board.kind} board: {e}", file=sys.stderr)
         return 1
+    buttons: ButtonSource | None = None
+    display: TextDisplay | None = None
     try:
         leds = open_leds(hw.leds, board)
+        if board.kind != "sim":  # the simulated board's are pressed on the page
+            buttons = open_buttons(hw.buttons, board)
+            display = open_display(hw.display, board)
     except ConfigError as e:
+        if buttons is not None:
+            buttons.close()
         board.close()
         print(f"hwtest: {e}", file=sys.stderr)
         return 2
@@ -86,7 +101,7 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
     print(f"hwtest: checking {source} {length} (Ctrl-C ends it early)")
     if not args.config:
         print("hwtest: no --config given: nothing real to check; pass your board's config file")
-    summary: dict = {}
+    summary: dict[str, Any] = {}
     try:
         summary = run_hwtest(
             board,
@@ -95,11 +110,17 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
             scan_hz=hw.board.scan_hz,
             led_step=args.led_step,
             layout=hw.leds.layout,
+            buttons=buttons,
+            display=display,
         )
     except KeyboardInterrupt:
         summary = verdict(board, None, 0)
         print(summary["verdict"])
     finally:
+        if display is not None:
+            display.close()
+        if buttons is not None:
+            buttons.close()
         leds.close()
         board.close()
     return 0 if summary.get("ok") else 1
@@ -126,9 +147,21 @@ def run_hwtest(
     out: TextIO | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
-) -> dict:
-    """The check loop; returns ``{"changes": n, "scans": n, "lit": [squares in lit order]}``."""
+    buttons: ButtonSource | None = None,
+    display: TextDisplay | None = None,
+) -> dict[str, Any]:
+    """The check loop; returns ``{"changes": n, "scans": n, "lit": [squares in lit order],
+    "presses": [button events as "hint short"]}``."""
     out = out or sys.stdout
+    pressed: list[ButtonEvent] = []
+    presses: list[str] = []
+    if buttons is not None:
+        buttons.listen(pressed.append)
+        print(f"hwtest: buttons {', '.join(buttons.names)} ({buttons.kind}): press each, short "
+              "and long", file=out)
+    if display is not None:
+        display.show(["hwtest", "press a button", "", ""])
+        print(f"hwtest: display: {display.status().get('detail', display.kind)}", file=out)
     order = strip_order(board.size, layout)
     if board.kind != "sim":  # the simulated board's detail speaks of clicks on the page
         print(f"hwtest: {board.status().get('detail', board.kind)}", file=out)
@@ -173,6 +206,12 @@ def run_hwtest(
                         print(f"{now:7.2f}s  {_describe(s, scan)} changed colour", file=out)
                         changes += 1
             last = scan
+        while pressed:
+            event = pressed.pop(0)
+            presses.append(f"{event.button} {event.kind}")
+            print(f"{now:7.2f}s  button {presses[-1]}", file=out)
+            if display is not None:
+                display.show(["hwtest", f"{event.button}", f"{event.kind}", f"{now:.1f} s"])
         sweep = order[int(now / led_step) % len(order)]
         if not lit or lit[-1] != sweep:
             lit.append(sweep)
@@ -181,14 +220,20 @@ def run_hwtest(
         leds.show(frame, now)
         sleep(max(0.0, period - ((clock() - t0) - now)))
     result = verdict(board, last, changes)
+    extra = list((buttons.status().get("faults") if buttons is not None else None) or [])
+    if display is not None and not display.status().get("connected", True):
+        extra.append(f"display: {display.status().get('detail')}")
+    if extra:
+        result = {**result, "ok": False, "faults": result["faults"] + extra,
+                  "verdict": f"hwtest: FAILED: {len(result['faults']) + len(extra)} fault(s)"}
     print(f"hwtest: {changes} sensor changes, {len(result['faults'])} faults", file=out)
     for f in result["faults"]:
         print(f"hwtest: FAULT {f}", file=out)
     print(result["verdict"], file=out)
-    return {**result, "changes": changes, "scans": scans, "lit": lit}
+    return {**result, "changes": changes, "scans": scans, "lit": lit, "presses": presses}
 
 
-def verdict(board: BoardSource, last: Scan | None, changes: int) -> dict:
+def verdict(board: BoardSource, last: Scan | None, changes: int) -> dict[str, Any]:
     """``{"ok", "faults", "verdict"}``: the board was read and reports no fault."""
     status = board.status()
     faults = list(status.get("faults") or [])

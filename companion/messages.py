@@ -18,6 +18,13 @@ from .rules.outcome import REASON_TEXT
 PIECE_WORD = {"t": "attacker", "T": "defender", "K": "king"}
 COLOUR_WORD = {"a": "an attacker", "d": "a defender"}
 
+#: Why a check of the pieces' kinds is asked (``check_pieces`` guidance) -> how it starts.
+CHECK_TEXT = {
+    "setup": "The board is set up: check the pieces",
+    "resume": "The game goes on: check the pieces",
+    "takeback": "After the takeback, check the pieces",
+}
+
 #: Why the session suspended the tracker (``tracker.suspend(reason)``) -> English; any other
 #: reason text is shown as it is.
 SUSPEND_TEXT = {
@@ -223,6 +230,19 @@ def guidance_text(guidance: Any) -> str:
         if g["squares"]:
             text += f" — lift the captured {pieces_on(_pairs(g))}"
         return text
+    if kind == "check_pieces":
+        lead = CHECK_TEXT.get(g.get("reason", ""), "Check the pieces")
+        pieces = _pairs(g)
+        defenders = sorted(s for s, p in pieces.items() if p == "T")
+        kings = [s for s, p in pieces.items() if p == "K"]
+        parts = ([f"defender{'s' if len(defenders) > 1 else ''} on {join(defenders)}"]
+                 if defenders else []) + [f"the king on {s}" for s in kings]
+        return (f"{lead}: {', '.join(parts) or 'no defenders'}; every other piece is an attacker. "
+                f"{side_word(g['side'])} to move")
+    if kind == "reading":
+        n = len(g["squares"])
+        return (f"Set up any position: {n} piece{'s' if n != 1 else ''} on the board; say on "
+                "the page which is which and who moves")
     if kind == "suspended":
         reason = g.get("reason") or ""
         return f"Paused: {SUSPEND_TEXT.get(reason, reason)}. No move is accepted until then"

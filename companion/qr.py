@@ -16,7 +16,10 @@ import socket
 import struct
 import sys
 from collections.abc import Iterable
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    import segno
 
 #: Where avahi-daemon leaves its socket while it runs.
 AVAHI_SOCKET = "/run/avahi-daemon/socket"
@@ -82,7 +85,7 @@ def page_urls(host: str, port: int, addresses: Iterable[str] | None = None,
     return [f"http://{host}{suffix}/"]
 
 
-def matrix(text: str):
+def matrix(text: str) -> segno.QRCode:
     """The QR code of ``text`` (segno's QRCode; error correction M, the smallest version)."""
     import segno
 

@@ -122,64 +122,6 @@ def is_square_name(text: object, size: int = MAX_SIZE) -> bool:
     return c is not None and c[0] < size and c[1] < size
 
 
-# -- relations between squares (by name) -------------------------------------------------------
-
-
-def same_line(a: str, b: str) -> bool:
-    """Whether two squares share a rank or a file."""
-    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
-    return fa == fb or ra == rb
-
-
-def touching(a: str, b: str) -> bool:
-    """Whether two different squares touch (orthogonally or diagonally)."""
-    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
-    return a != b and abs(fa - fb) <= 1 and abs(ra - rb) <= 1
-
-
-def distance(a: str, b: str) -> int:
-    """King-step (Chebyshev) distance between two squares."""
-    (fa, ra), (fb, rb) = parse_coords(a), parse_coords(b)
-    return max(abs(fa - fb), abs(ra - rb))
-
-
-def line(frm: str, to: str, size: int, extend: int = 0) -> list[str]:
-    """The squares of the straight line from ``frm`` to ``to`` (both included), extended by
-    ``extend`` squares beyond each end where the board goes on (``frm == to``: just the
-    square). SquareError if the two are not on one rank or file."""
-    (f0, r0), (f1, r1) = parse_coords(frm, size), parse_coords(to, size)
-    if f0 != f1 and r0 != r1:
-        raise SquareError(f"{frm} and {to} are not on one rank or file")
-    df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
-    n = max(abs(f1 - f0), abs(r1 - r0))
-    if not n:
-        return [frm]
-    out = []
-    for i in range(-extend, n + extend + 1):
-        f, r = f0 + i * df, r0 + i * dr
-        if 0 <= f < size and 0 <= r < size:
-            out.append(f"{_LETTERS[f]}{r + 1}")
-    return out
-
-
-def neighbours(sq: str, size: int, diagonal: bool = False) -> list[str]:
-    """The squares beside ``sq`` on a ``size`` board (north, south, east, west; then the four
-    diagonal ones with ``diagonal``)."""
-    f, r = parse_coords(sq, size)
-    steps = [(0, 1), (0, -1), (1, 0), (-1, 0)]
-    if diagonal:
-        steps += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
-    return [f"{_LETTERS[f + df]}{r + dr + 1}" for df, dr in steps
-            if 0 <= f + df < size and 0 <= r + dr < size]
-
-
-def step(sq: str, dfile: int, drank: int, size: int) -> str | None:
-    """The square ``dfile`` files and ``drank`` ranks from ``sq``, None if off the board."""
-    f, r = parse_coords(sq, size)
-    f, r = f + dfile, r + drank
-    return f"{_LETTERS[f]}{r + 1}" if 0 <= f < size and 0 <= r < size else None
-
-
 def with_article(number: int, rest: str) -> str:
     """``"a 7x7 board"``, ``"an 11x11 board"``: "a" or "an" before ``number`` as it is spoken
     (eight, eleven, eighteen, eighty…, eleven thousand begin with a vowel), then ``rest``."""

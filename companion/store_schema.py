@@ -23,6 +23,7 @@ import errno
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SCHEMA_VERSION = 5
@@ -216,7 +217,8 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-def open_database(path: Path, *, reset: bool = False, log=None) -> sqlite3.Connection:
+def open_database(path: Path, *, reset: bool = False,
+                  log: Callable[[str], None] | None = None) -> sqlite3.Connection:
     """Open (create, migrate) the store at ``path``; StoreOpenError with one line if it cannot
     be used. A damaged database is moved aside and replaced only when ``reset``."""
     check_data_dir(path.parent)

@@ -29,7 +29,13 @@ except ImportError:
     import protocol as P  # type: ignore[no-redef]
 
 
+MYPY = False  # the types are in comments: MicroPython has no typing module
+if MYPY:
+    from typing import Any  # noqa: F401 - used in type comments
+
+
 def check_buttons(cfg):
+    # type: (dict[str, Any]) -> list[tuple[str, int]]
     """The configured ``button_pins`` as a sorted list of (name, pin); ValueError naming the
     problem (an unknown button name, a pin that is not a number)."""
     pins = cfg.get("button_pins") or {}
@@ -56,6 +62,7 @@ class Button:
     """One debounced button and its press state."""
 
     def __init__(self, name, pin, need):
+        # type: (str, int, int) -> None
         self.name = name
         self.pin = machine.Pin(pin, machine.Pin.IN, machine.Pin.PULL_UP)
         self.need = need
@@ -68,9 +75,11 @@ class Button:
         self.ignore = False
 
     def raw(self):
-        return self.pin.value() == 0
+        # type: () -> bool
+        return bool(self.pin.value() == 0)
 
     def update(self, now, long_ms, stuck_ms):
+        # type: (int, int, int) -> str | None
         """One scan; the event to send (or None)."""
         r = self.raw()
         if r == self.down:
@@ -96,6 +105,7 @@ class Button:
         return None
 
     def _changed(self, now):
+        # type: (int) -> str | None
         if self.down:
             self.since = now
             self.long_sent = self.stuck = False
@@ -113,12 +123,14 @@ class Buttons:
     """Every configured button; :meth:`scan` returns the events of one scan."""
 
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         need = cfg["debounce"] if cfg["debounce"] > 0 else 1
         self.long_ms = cfg["long_ms"]
         self.stuck_ms = cfg["stuck_ms"]
         self.buttons = [Button(name, pin, need) for name, pin in check_buttons(cfg)]
 
     def prime(self, now):
+        # type: (int) -> None
         """Take the buttons as they are at start-up: one already down is not a press."""
         for b in self.buttons:
             b.down = b.cand = b.raw()
@@ -126,6 +138,7 @@ class Buttons:
             b.ignore = b.down
 
     def scan(self, now):
+        # type: (int) -> list[tuple[str, str]]
         """``[(name, event), ...]`` for this scan."""
         out = []
         for b in self.buttons:

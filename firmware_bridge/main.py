@@ -34,6 +34,10 @@ except ImportError:
     import buttons as B  # type: ignore[no-redef]
     import protocol as P  # type: ignore[no-redef]
 
+MYPY = False  # the types are in comments: MicroPython has no typing module
+if MYPY:
+    from typing import Any  # noqa: F401 - used in type comments
+
 FW_VERSION = "1.2"
 CONFIG_FILE = "bridge_config.json"
 
@@ -91,6 +95,7 @@ class ConfigError(ValueError):
 
 
 def load_config(path=CONFIG_FILE):
+    # type: (str) -> dict[str, Any]
     """DEFAULT_CONFIG updated with the JSON file ``path`` when it exists; ConfigError when the
     file is not a JSON object."""
     import json
@@ -115,6 +120,7 @@ def load_config(path=CONFIG_FILE):
 
 
 def _pin_list(cfg, key, need):
+    # type: (dict[str, Any], str, int) -> list[int]
     pins = cfg[key]
     if not isinstance(pins, list) or not all(isinstance(p, int) for p in pins):
         raise ConfigError("%s must be a list of GPIO numbers" % key)
@@ -127,6 +133,7 @@ def _pin_list(cfg, key, need):
 
 
 def check_config(cfg):
+    # type: (dict[str, Any]) -> None
     """Raise ConfigError naming the first thing in ``cfg`` the firmware cannot run with."""
     size = cfg["size"]
     if not isinstance(size, int) or not 3 <= size <= 19:
@@ -164,6 +171,7 @@ class Console:
     """Non-blocking byte I/O on stdin/stdout (USB CDC on the Pico, a pty under CPython)."""
 
     def __init__(self):
+        # type: () -> None
         self.cpython = sys.implementation.name != "micropython"
         if self.cpython:
             import os
@@ -180,9 +188,10 @@ class Console:
             self._poll = select.poll()
             self._poll.register(sys.stdin, select.POLLIN)
             self._in = getattr(sys.stdin, "buffer", sys.stdin)
-            self._out = getattr(sys.stdout, "buffer", sys.stdout)
+            self._out = getattr(sys.stdout, "buffer", sys.stdout)  # type: Any
 
     def _kbd_intr(self, code):
+        # type: (int) -> None
         try:
             import micropython
 
@@ -191,11 +200,13 @@ class Console:
             pass
 
     def release(self):
+        # type: () -> None
         """Give stdin back to the REPL (Ctrl-C works again)."""
         if not self.cpython:
             self._kbd_intr(3)
 
     def read(self):
+        # type: () -> bytes
         """Whatever bytes are waiting (possibly none)."""
         if self.cpython:
             try:
@@ -214,6 +225,7 @@ class Console:
         return bytes(out)
 
     def write(self, data):
+        # type: (bytes) -> None
         """Send bytes (a complete line)."""
         if self.cpython:
             view = memoryview(data)
@@ -234,12 +246,14 @@ class Debouncer:
     """Per-square state that changes only after ``need`` identical consecutive raw readings."""
 
     def __init__(self, n, need):
+        # type: (int, int) -> None
         self.need = need if need > 0 else 1
         self.stable = bytearray(n)
         self.cand = bytearray(n)
         self.count = bytearray(n)
 
     def update(self, raw):
+        # type: (bytearray) -> bool
         """Feed one raw scan (bytearray of states); True when the stable state changed."""
         changed = False
         stable, cand, count, need = self.stable, self.cand, self.count, self.need
@@ -265,6 +279,7 @@ class MatrixScanner:
     74HC165 chain)."""
 
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         self.size = cfg["size"]
         self.rows = [machine.Pin(p, machine.Pin.OUT, value=1) for p in cfg["row_pins"]]
         self.chain = None
@@ -274,14 +289,16 @@ class MatrixScanner:
         else:
             pull_up = machine.Pin.PULL_UP
             self.cols = [machine.Pin(p, machine.Pin.IN, pull_up) for p in cfg["col_pins"]]
-        self.stuck = []
+        self.stuck = []  # type: list[int]
 
     def _read_cols(self):
+        # type: () -> list[int]
         if self.chain is not None:
             return self.chain.read()
         return [0 if c.value() else 1 for c in self.cols]
 
     def scan(self, out, stable):
+        # type: (bytearray, bytearray) -> None
         """Fill ``out`` with one raw reading. The squares of a stuck column read as they are in
         ``stable`` (the debounced board): frozen, as the host-side GPIO matrix does. A column
         that shorts in the middle of a scan may already have put pieces into the rows after the
@@ -310,12 +327,14 @@ class ShiftChain:
     the first bit clocked out first."""
 
     def __init__(self, cfg, nbits):
+        # type: (dict[str, Any], int) -> None
         self.nbits = nbits
         self.load = machine.Pin(cfg["sr_load"], machine.Pin.OUT, value=1)
         self.clock = machine.Pin(cfg["sr_clock"], machine.Pin.OUT, value=0)
         self.data = machine.Pin(cfg["sr_data"], machine.Pin.IN)
 
     def read(self):
+        # type: () -> list[int]
         self.load.value(0)
         self.load.value(1)
         bits = []
@@ -331,10 +350,12 @@ class ShiftScanner:
     """One 74HC165 input per square, square i = rank * size + file clocked out i-th."""
 
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         self.chain = ShiftChain(cfg, cfg["size"] * cfg["size"])
-        self.stuck = []
+        self.stuck = []  # type: list[int]
 
     def scan(self, out, stable):
+        # type: (bytearray, bytearray) -> None
         bits = self.chain.read()
         for i in range(len(out)):
             out[i] = DEFENDER if bits[i] else EMPTY
@@ -345,6 +366,7 @@ class HallScanner:
     mux m is channel m % 16 of second-level mux m // 16, which feeds ADC input m // 16."""
 
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         n = cfg["size"] * cfg["size"]
         self.n = n
         self.sel = [machine.Pin(p, machine.Pin.OUT, value=0) for p in cfg["mux_select"]]
@@ -356,14 +378,16 @@ class HallScanner:
         self.off = cfg["hall_off"]
         self.sign = 1 if cfg["attacker_sign"] >= 0 else -1
         self.raw_state = bytearray(n)
-        self.stuck = []
+        self.stuck = []  # type: list[int]
 
     @staticmethod
     def _select(pins, value):
+        # type: (list[Any], int) -> None
         for k in range(4):
             pins[k].value((value >> k) & 1)
 
     def scan(self, out, stable):
+        # type: (bytearray, bytearray) -> None
         n = self.n
         state = self.raw_state
         for ch in range(16):
@@ -387,6 +411,7 @@ class Leds:
     """WS2812 strip; frames come from the host, capped to ``led_max_ma`` as a last safety net."""
 
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         self.count = cfg["led_count"]
         self.max_ma = cfg["led_max_ma"]
         self.np = neopixel.NeoPixel(machine.Pin(cfg["led_pin"]), self.count)
@@ -394,11 +419,13 @@ class Leds:
         self.blank()
 
     def blank(self):
+        # type: () -> None
         self.np.fill((0, 0, 0))
         self.np.write()
         self.lit = False
 
     def show(self, pixels):
+        # type: (list[tuple[int, int, int, int]]) -> None
         total = 0
         for p in pixels:
             total += p[1] + p[2] + p[3]
@@ -417,13 +444,14 @@ class Bridge:
     """The firmware's main loop: scan, debounce, report, obey LED frames."""
 
     def __init__(self, cfg, console=None):
+        # type: (dict[str, Any], Any) -> None
         self.cfg = cfg
         self.size = cfg["size"]
         self.n = self.size * self.size
         self.console = console or Console()
         mode = cfg["mode"]
         if mode in ("matrix", "matrix165"):
-            self.scanner = MatrixScanner(cfg)
+            self.scanner = MatrixScanner(cfg)  # type: MatrixScanner | ShiftScanner | HallScanner
         elif mode == "shift":
             self.scanner = ShiftScanner(cfg)
         elif mode == "hall":
@@ -437,10 +465,11 @@ class Bridge:
         self.raw = bytearray(self.n)
         self.rx = P.LineBuffer()
         self.seq = 0  # from boot on, never restarted: the host drops lines that are not ahead
-        self.host_seq = None  # the last host line taken; HOST starts it afresh
+        self.host_seq = None  # type: int | None
+        # the last host line taken; HOST starts it afresh
         self.scans = 0
         self.bad = 0
-        self.stuck_reported = []
+        self.stuck_reported = []  # type: list[int]
         self.primed = False
         self.stopped = False
         self.tail = b""
@@ -453,10 +482,12 @@ class Bridge:
         self.t_sync = time.ticks_add(now, -SYNC_MIN_MS)
 
     def send(self, kind, payload=""):
+        # type: (str, str) -> None
         self.console.write(P.device_line(self.seq, kind, payload, self.boot))
         self.seq = P.next_seq(self.seq)
 
     def hello(self, nonce=""):
+        # type: (str) -> None
         """HELLO (echoing the nonce of the HOST it answers) and a snapshot."""
         fields = [
             ("fw", FW_VERSION),
@@ -472,6 +503,7 @@ class Bridge:
         self.snapshot()
 
     def snapshot(self):
+        # type: () -> None
         if not self.primed:
             return
         stable = self.deb.stable
@@ -482,6 +514,7 @@ class Bridge:
         self.t_snap = time.ticks_ms()
 
     def heartbeat(self):
+        # type: () -> None
         stuck = self.scanner.stuck
         faults = ",".join(["col%d" % c for c in stuck]) if stuck else "-"
         self.send(
@@ -497,6 +530,7 @@ class Bridge:
         )
 
     def handle(self, line):
+        # type: (bytes) -> None
         try:
             seq, kind, args = P.decode_line(line, P.HOST_TYPES)
             last = self.host_seq
@@ -529,6 +563,7 @@ class Bridge:
                 self.snapshot()
 
     def step(self):
+        # type: () -> None
         """One pass of the main loop."""
         now = time.ticks_ms()
         cfg = self.cfg
@@ -564,6 +599,7 @@ class Bridge:
             self.leds.blank()
 
     def prime(self):
+        # type: () -> None
         """Scan until ``debounce`` identical readings in a row, and take that as the stable state:
         no snapshot is ever sent before the board has really been read."""
         same = 0
@@ -583,6 +619,7 @@ class Bridge:
         self.primed = True
 
     def run(self):
+        # type: () -> None
         """Serve until a tool asks for the REPL (``\r`` then Ctrl-C, as mpremote sends)."""
         self.prime()
         self.hello()
@@ -598,6 +635,7 @@ class Fault:
     the problem every second and after every HOST, and the REPL hand-over, nothing else."""
 
     def __init__(self, message, console=None):
+        # type: (str, Any) -> None
         self.message = message
         self.console = console or Console()
         self.rx = P.LineBuffer()
@@ -607,10 +645,12 @@ class Fault:
         self.tail = b""
 
     def report(self):
+        # type: () -> None
         self.console.write(P.device_line(self.seq, P.ERR, "config " + self.message, self.boot))
         self.seq = P.next_seq(self.seq)
 
     def run(self, period_ms=1000):
+        # type: (int) -> None
         last = None
         while not self.stopped:
             now = time.ticks_ms()
@@ -633,6 +673,7 @@ class Fault:
 
 
 def boot_id():
+    # type: () -> int
     """16 random bits naming this boot (the hardware RNG where there is one)."""
     try:
         import os
@@ -646,10 +687,11 @@ def boot_id():
 
         return random.getrandbits(16)
     except (ImportError, AttributeError):
-        return time.ticks_ms() & 0xFFFF
+        return int(time.ticks_ms()) & 0xFFFF
 
 
 def main(cfg=None):
+    # type: (dict[str, Any] | None) -> None
     """Start the bridge with ``cfg`` (default: load_config()); a configuration it cannot run is
     reported in ERR lines instead (no crash, so the host can say what is wrong)."""
     try:

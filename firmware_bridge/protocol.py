@@ -51,6 +51,10 @@ Host -> Pico:
 # ruff: noqa: UP031 - %-formatting on purpose: it is the one string formatting every MicroPython
 # build has, and the cheapest on the Pico.
 
+MYPY = False  # the types are in comments: MicroPython has no typing module
+if MYPY:
+    from collections.abc import Callable, Iterable, Sequence  # noqa: F401 - used in type comments
+
 PROTO_VERSION = "3"
 MAX_LINE = 4200  # bytes, enough for a 19x19 LED frame with every LED lit
 SEQ_MOD = 65536
@@ -83,12 +87,14 @@ class ProtocolError(ValueError):
     """A received line that must be dropped; ``reason`` is a short tag for statistics."""
 
     def __init__(self, reason, detail=""):
+        # type: (str, str) -> None
         # super(), not ValueError.__init__: MicroPython has no Exception.__init__ to call
         super().__init__(reason + (": " + detail if detail else ""))
         self.reason = reason
 
 
 def _make_table():
+    # type: () -> list[int]
     table = []
     for n in range(256):
         c = n
@@ -105,6 +111,7 @@ _CRC_TABLE = _make_table()
 
 
 def crc32(data, crc=0):
+    # type: (bytes, int) -> int
     """CRC-32 (IEEE 802.3, the zlib one) of ``data`` (bytes), continuing from ``crc``: the
     firmware's own, in plain Python (MicroPython has no ``zlib.crc32``)."""
     crc = crc ^ 0xFFFFFFFF
@@ -115,6 +122,7 @@ def crc32(data, crc=0):
 
 
 def _line_crc():
+    # type: () -> Callable[..., int]
     # The host (CPython) checks lines with zlib's C CRC-32, the same function as crc32 above
     # (tests/test_hw_protocol.py proves they agree, continuation included); the Pico uses its own.
     try:
@@ -129,21 +137,25 @@ line_crc32 = _line_crc()
 
 
 def _crc_text(crc):
+    # type: (int) -> str
     # two halves keep MicroPython in small ints for the formatting
     return "%04X%04X" % ((crc >> 16) & 0xFFFF, crc & 0xFFFF)
 
 
 def next_seq(seq):
+    # type: (int) -> int
     """The sequence number after ``seq``."""
     return (seq + 1) % SEQ_MOD
 
 
 def seq_gap(expected, got):
+    # type: (int, int) -> int
     """How many lines were lost when ``got`` arrives while ``expected`` was due."""
     return (got - expected) % SEQ_MOD
 
 
 def seq_ahead(last, got):
+    # type: (int, int) -> int
     """How far ``got`` is ahead of ``last`` (1 = the next line), or 0 when it is the same number
     or behind it (a replayed or reordered line): half the number space counts as behind."""
     d = (got - last) % SEQ_MOD
@@ -151,15 +163,18 @@ def seq_ahead(last, got):
 
 
 def seq_jump(last, got):
+    # type: (int, int) -> bool
     """True when ``got`` is ahead of ``last`` by more than MAX_AHEAD: not a line to take."""
     return seq_ahead(last, got) > MAX_AHEAD
 
 
 def _key_crc(key):
+    # type: (str) -> int
     return line_crc32((key + " ").encode()) if key else 0
 
 
 def encode_line(seq, kind, payload="", key=""):
+    # type: (int, str, str, str) -> bytes
     """One complete protocol line (bytes, with CRC and newline); a non-empty ``key`` (the boot
     id) is covered by the CRC without being sent."""
     if payload:
@@ -171,11 +186,13 @@ def encode_line(seq, kind, payload="", key=""):
 
 
 def device_line(seq, kind, payload, boot):
+    # type: (int, str, str, str) -> bytes
     """A Pico -> host line of the Pico booted as ``boot``: keyed unless in UNKEYED_TYPES."""
     return encode_line(seq, kind, payload, "" if kind in UNKEYED_TYPES else boot)
 
 
 def is_hex(text):
+    # type: (str) -> bool
     """True when ``text`` is a non-empty run of hex digits (nothing else: no 0x, no _)."""
     if not text:
         return False
@@ -183,6 +200,7 @@ def is_hex(text):
 
 
 def decode_line(raw, allowed, key=""):
+    # type: (bytes, Sequence[str], str) -> tuple[int, str, list[str]]
     """Check one received line (bytes without the newline) and split it.
 
     Returns ``(seq, kind, args)`` with ``args`` a list of strings; raises ProtocolError for any
@@ -238,11 +256,13 @@ def decode_line(raw, allowed, key=""):
 
 
 def hex_digits(nbits):
+    # type: (int) -> int
     """Number of hex digits in a bitmap of ``nbits`` bits."""
     return (nbits + 3) // 4
 
 
 def encode_bitmap(flags):
+    # type: (Sequence[object]) -> str
     """Hex bitmap of a sequence of truthy/falsy values: bit ``i`` set when ``flags[i]``."""
     n = len(flags)
     out = []
@@ -258,6 +278,7 @@ def encode_bitmap(flags):
 
 
 def decode_bitmap(text, nbits):
+    # type: (str, int) -> int
     """Integer of a hex bitmap of exactly ``hex_digits(nbits)`` digits; ProtocolError when the
     length is wrong, a character is not hex, or a padding bit above ``nbits`` is set."""
     if len(text) != hex_digits(nbits) or not is_hex(text):
@@ -269,11 +290,13 @@ def decode_bitmap(text, nbits):
 
 
 def valid_nonce(text):
+    # type: (str) -> bool
     """True for a HOST nonce: 1 to 8 hex digits."""
     return 0 < len(text) <= 8 and is_hex(text)
 
 
 def decode_button(args):
+    # type: (list[str]) -> tuple[str, str]
     """``(button, event)`` of a BTN payload; ProtocolError for an unknown button or event."""
     if len(args) != 2 or args[0] not in BUTTONS or args[1] not in BUTTON_EVENTS:
         raise ProtocolError("bad payload", "button")
@@ -281,11 +304,13 @@ def decode_button(args):
 
 
 def encode_kv(pairs):
+    # type: (Sequence[tuple[str, object]]) -> str
     """``key=value`` tokens from a list of (key, value) pairs."""
     return " ".join(["%s=%s" % (k, v) for k, v in pairs])
 
 
 def decode_kv(args):
+    # type: (list[str]) -> dict[str, str]
     """Dict of ``key=value`` tokens; ProtocolError on a token without ``=``."""
     out = {}
     for a in args:
@@ -297,6 +322,7 @@ def decode_kv(args):
 
 
 def encode_leds(pixels):
+    # type: (Iterable[tuple[int, int, int, int]]) -> str
     """LED payload from ``[(index, r, g, b), ...]`` (only lit LEDs need to be listed)."""
     toks = []
     for p in sorted(pixels):
@@ -306,6 +332,7 @@ def encode_leds(pixels):
 
 
 def decode_leds(args, count):
+    # type: (list[str], int) -> list[tuple[int, int, int, int]]
     """``[(index, r, g, b), ...]`` from LED payload tokens; ProtocolError when an index is out of
     range (``count`` LEDs), repeated, or a colour is not 6 hex digits."""
     out = []
@@ -331,17 +358,20 @@ class LineBuffer:
     away up to the next newline (counted in ``overflows``)."""
 
     def __init__(self, limit=MAX_LINE):
+        # type: (int) -> None
         self.limit = limit
         self.buf = b""
         self.skipping = False
         self.overflows = 0
 
     def clear(self):
+        # type: () -> None
         """Forget any partial line (after a reconnect)."""
         self.buf = b""
         self.skipping = False
 
     def feed(self, data):
+        # type: (bytes) -> list[bytes]
         """Add received bytes; return the list of complete lines (without newline)."""
         lines = []
         buf = self.buf + data

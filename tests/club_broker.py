@@ -59,7 +59,7 @@ class Mosquitto:
         log = open(self.folder / "mosquitto.log", "ab")  # noqa: SIM115 (kept by the process)
         self.proc = subprocess.Popen([str(MOSQUITTO), "-c", str(self.conf)],
                                      stdout=log, stderr=log)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # ends once it listens (a busy machine is slow)
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"mosquitto exited: {(self.folder / 'mosquitto.log')}")

@@ -11,6 +11,8 @@ import queue
 import time
 from collections.abc import Callable
 
+from test_daemon_support import PATIENCE
+
 from companion.rules import Move
 from companion.rules.game import Game
 from companion.session.remote import (
@@ -99,7 +101,7 @@ class FakeBoardSession:
         return [e for e in self.log if isinstance(e, kind)]
 
 
-def wait_for(cond: Callable[[], object], timeout: float = 10.0,
+def wait_for(cond: Callable[[], object], timeout: float = PATIENCE,
              pumps: tuple[FakeBoardSession, ...] = ()) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -104,7 +104,8 @@ class Harness:
 
     def reopen(self) -> Harness:
         """A new session on the same store file and board (a restart)."""
-        self.session.store.close()
+        self.session.close()
+        self.store.close()
         return Harness.__new__(Harness)._reinit(self)
 
     def _reinit(self, old: Harness) -> Harness:

@@ -32,7 +32,7 @@ def test_variants_lists_all_presets_with_every_schema_field(capsys):
     assert code == 0 and err == ""
     variants = doc["variants"]
     assert [v["id"] for v in variants] == list(PRESETS)
-    assert len(variants) == 12
+    assert len(variants) == 15  # the twelve of VARIANTS.md and hnefatafl.org's three
     for v in variants:
         assert set(v) >= SCHEMA, SCHEMA - set(v)
         assert v == PRESETS[v["id"]].to_json()
@@ -82,10 +82,13 @@ def test_replay_command(capsys, tmp_path):
     path = tmp_path / "games.csv"
     path.write_text(good + bad)
     code, doc, err = run(capsys, "rules", "replay", "brandubh", str(path))
-    assert code == 0 and err == ""
+    assert code == 1 and err == ""  # read, but a game disagrees (docs/interfaces.md)
     assert doc["games"] == 3 and doc["agree"] == 2
     [problem] = doc["disagree"]
     assert problem["game"] == 3 and problem["ply"] == 5 and "d3" in problem["reason"]
+    path.write_text(good)
+    code, doc, err = run(capsys, "rules", "replay", "brandubh", str(path))
+    assert code == 0 and doc == {"games": 2, "agree": 2, "disagree": []}
 
 
 BAD_INPUT = [
@@ -131,10 +134,31 @@ def test_malformed_csv_exits_2(capsys, tmp_path, content, needle):
     assert needle in err
 
 
+@pytest.mark.parametrize(("content", "needle"), [
+    # issue 17 defect 5: dim:52 printed a traceback (exit 1)
+    ("[rules:dim:52 start:/]\n", "dim:52"),
+    ("[rules:dim:0 start:/]\n", "dim:0"),
+    ("[date:0001.01.01]\n[rules:dim:7 start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]\n", "date tag"),
+    (f"[defenders:{'B' * 3000}]\n[rules:dim:7 start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]\n",
+     "defenders tag"),
+    ("[rules:dim:7 start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/]\n\n1. d2-e2 c4-c5\n3. e2-e1\n",
+     "turn 3"),
+])
+def test_malformed_otg_exits_2_with_one_line(capsys, tmp_path, content, needle):
+    path = tmp_path / "bad.otg"
+    path.write_text(content)
+    code = main(["rules", "replay", "brandubh", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert needle in err and "Traceback" not in err
+
+
 def test_console_script_errors_have_no_traceback(tmp_path):
     """The same through a real process: exit status 2, one stderr line, nothing on stdout."""
+    (tmp_path / "dim52.otg").write_text("[rules:dim:52 start:/]\n")
     for argv in (["rules", "perft", "chess", "2"], ["rules", "perft", "brandubh", "x"],
-                 ["rules", "replay", "brandubh", str(tmp_path / "missing.csv")]):
+                 ["rules", "replay", "brandubh", str(tmp_path / "missing.csv")],
+                 ["rules", "replay", "brandubh", str(tmp_path / "dim52.otg")]):
         proc = subprocess.run([sys.executable, "-m", "companion.cli", *argv],
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2, argv

@@ -5,84 +5,21 @@ broker stopped mid-game and a board killed with -9 lose no move."""
 from __future__ import annotations
 
 import json
-import re
 import signal
-import subprocess
-import sys
-import threading
 import time
 import urllib.request
 from pathlib import Path
 
 from club_broker import MOSQUITTO, Mosquitto
+from club_support import Room, board, equal_to_board, play
 from prerequisites import require
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PIN, control, wait_for
 
 from companion.club.config import Broker
 from companion.club.link import ClubLink
 
 require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_level=True)
 GAME = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # brandubh, the defenders win
-SAME = ("game", "variant", "turn", "moves", "result", "reason", "position", "players")
-
-
-def board(tmp: Path, broker: str, club: str, name: str):
-    cfg = tmp / f"{name}.toml"
-    cfg.write_text(f'pin = "{PIN}"\nvariant = "brandubh"\n[web]\nhost = "127.0.0.1"\n'
-                   f'port = 0\n[club]\nbroker = "{broker}"\nname = "{club}"\n'
-                   f'board = "{name}"\n')
-    return spawn_daemon(["--config", str(cfg), "--data-dir", str(tmp / name)])
-
-
-def play(base: str, move: str) -> None:
-    n = len(state(base)["moves"])
-    frm, to = move.split("-")
-    control(base, "/api/click", {"square": frm})
-    control(base, "/api/click", {"square": to})
-    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=10)
-
-
-class Room:
-    """``tafl-companion club`` as a real process."""
-
-    def __init__(self, broker: str, club: str) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion", "club", "--broker", broker, "--club", club,
-             "--host", "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
-        self.url = ""
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-            if m:
-                self.url = m.group(1)
-                break
-        assert self.url, "the room did not start"
-        threading.Thread(target=self.proc.stdout.read, daemon=True).start()
-
-    def club(self) -> dict:
-        with urllib.request.urlopen(self.url + "api/club", timeout=5) as r:
-            return json.loads(r.read())
-
-    def board(self, name: str) -> dict | None:
-        for b in self.club()["boards"]:
-            if b["board"] == name:
-                return b["state"]
-        return None
-
-    def stop(self) -> None:
-        self.proc.send_signal(signal.SIGTERM)
-        self.proc.wait(10)
-
-
-def equal_to_board(room: Room, name: str, base: str) -> bool:
-    shown, own = room.board(name), state(base)
-    return shown is not None and all(shown.get(k) == own.get(k) for k in SAME if k != "players"
-                                     ) and all(shown["players"][s]["name"] ==
-                                               own["players"][s]["name"]
-                                               for s in ("attackers", "defenders"))
-
-
 class Watcher:
     """A subscriber of every board's moves topic with a persistent session (QoS 1)."""
 
@@ -111,7 +48,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
         # a late viewer: the room starts after the moves and sees them (retained state)
         room = Room(broker.url, "oslo")
         wait_for(lambda: equal_to_board(room, "table-1", base1)
-                 and equal_to_board(room, "table-2", base2), timeout=10)
+                 and equal_to_board(room, "table-2", base2))
         assert "PIN" not in json.dumps(room.club()) and PIN not in json.dumps(room.club())
         # the board's own page: the club link's state; accepting needs the owner
         with urllib.request.urlopen(base1 + "api/club/status", timeout=5) as r:
@@ -122,7 +59,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
         # live: the room follows the next moves, to the end of the game
         for move in GAME[3:]:
             play(base1, move)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=10)
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         assert room.board("table-1")["result"] == "defenders"  # type: ignore[index]
         with urllib.request.urlopen(room.url + "api/club/table-1/review", timeout=5) as r:
             review = json.loads(r.read())
@@ -134,7 +71,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
             assert "Turniersaal" in r.read().decode()
         # every move of table-1 on its moves topic, in order, once
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME, timeout=10)
+                          if m["kind"] == "move"] == GAME)
         kinds = [m["kind"] for m in watcher.moves("table-1")]
         assert kinds == ["start"] + ["move"] * len(GAME) + ["end"]
         seqs = [m["seq"] for m in watcher.moves("table-1")]
@@ -155,22 +92,22 @@ def test_broker_down_for_a_move_and_a_board_killed_lose_nothing(tmp_path: Path) 
     room = Room(broker.url, "bergen")
     try:
         play(base1, GAME[0])
-        wait_for(lambda: len(watcher.moves("table-1")) == 2, timeout=10)
+        wait_for(lambda: len(watcher.moves("table-1")) == 2)
         broker.stop()
         play(base1, GAME[1])  # accepted at the board while the broker is down
         time.sleep(0.5)
         broker.start()
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME[:2], timeout=40)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=40)
+                          if m["kind"] == "move"] == GAME[:2])
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         # the board dies hard right after a move, and comes back
         play(base1, GAME[2])
         d1.stop(signal.SIGKILL)
         d1, base1 = board(tmp_path, broker.url, "bergen", "table-1")
         play(base1, GAME[3])
         wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME[:4], timeout=20)
-        wait_for(lambda: equal_to_board(room, "table-1", base1), timeout=20)
+                          if m["kind"] == "move"] == GAME[:4])
+        wait_for(lambda: equal_to_board(room, "table-1", base1))
         moves = [(m["ply"], m["move"]) for m in watcher.moves("table-1") if m["kind"] == "move"]
         assert moves == list(enumerate(GAME[:4]))  # in order, once
     finally:

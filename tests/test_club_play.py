@@ -258,7 +258,7 @@ def test_the_broker_restarts_mid_game_and_no_move_is_lost(tmp_path: Path) -> Non
         b.session.play(texts[3])  # played while the broker is down
         broker.start()
         wait_for(lambda: len(a.session.game.played) == 4,  # type: ignore[union-attr]
-                 timeout=40, pumps=(a.session, b.session))
+                 pumps=(a.session, b.session))
         play_moves(a, b, texts[4:])
         assert a.session.game and b.session.game
         assert a.session.game.moves == b.session.game.moves == texts

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from club_broker import MOSQUITTO, Mosquitto
 from prerequisites import require
+from test_daemon_support import PATIENCE
 
 from companion.club.config import Broker
 from companion.club.link import ClubLink
@@ -62,7 +63,7 @@ def get(server: RoomServer, path: str) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read())
 
 
-def wait(pred, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+def wait(pred, timeout: float = PATIENCE) -> None:  # type: ignore[no-untyped-def]
     import time
 
     end = time.monotonic() + timeout

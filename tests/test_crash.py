@@ -33,8 +33,10 @@ def test_no_accepted_move_is_lost_across_kill_9(tmp_path: Path) -> None:
 def test_match_clocks_and_players_come_back_after_kill_9(tmp_path: Path) -> None:
     crash = load_harness()
     seed = int(os.environ.get("TAFL_CRASH_SEED", "4711"))
+    # restarts that find a game stored are checked; kill points are added until 4 were (how
+    # many find one depends on how far each run got, i.e. on the machine's load)
     report = crash.crash_run(kills=8, seed=seed, speed=20.0, plies=24, workdir=tmp_path,
-                             max_delay=1.5, log=lambda m: None, session=True)
+                             max_delay=1.5, log=lambda m: None, session=True, min_checked=4)
     assert report["lost"] == [], f"seed {seed}: {report['lost'][:2]}"
     assert report["restarts_checked"] >= 4, report
     assert report["restore_problems"] == [], f"seed {seed}: {report['restore_problems'][:2]}"
@@ -63,7 +65,7 @@ def _made(base: str, frm: str, to: str) -> dict:
     n = len(state(base)["moves"])
     for square in (frm, to):
         assert control(base, "api/click", {"square": square})[0] == 200
-    return wait_for(lambda: (st := state(base))["moves"][n:] and st, timeout=20,
+    return wait_for(lambda: (st := state(base))["moves"][n:] and st,
                     what=f"the move {frm}-{to}")  # type: ignore[return-value]
 
 
@@ -115,11 +117,11 @@ def test_a_remote_players_move_to_make_survives_kill_9(tmp_path: Path) -> None:
                  and leds.get("e4") == "make_to", what="the LEDs of the move to make")
         assert control(base, "api/click", {"square": "f4"})[0] == 200
         assert control(base, "api/click", {"square": "g4"})[0] == 200
-        wait_for(lambda: "not the move to make" in state(base)["message"], timeout=10,
+        wait_for(lambda: "not the move to make" in state(base)["message"],
                  what="the refusal")
         for square in ("g4", "f4"):  # put back as the lights ask
             assert control(base, "api/click", {"square": square})[0] == 200
-        wait_for(lambda: state(base)["tracking"] == "ready", timeout=10, what="ready")
+        wait_for(lambda: state(base)["tracking"] == "ready", what="ready")
         st = _made(base, "f4", "e4")
         assert st["moves"] == ["d1-d4", "f4-e4"] and st["move_to_make"] is None
     finally:

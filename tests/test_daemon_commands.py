@@ -161,3 +161,71 @@ def test_a_player_at_a_distance_is_at_most_one_side_and_needs_its_client(
     with pytest.raises(ConfigError) as err:
         d.start()  # no [club] in the config
     assert "club:table-2: playing club needs the [club] settings" in str(err.value)
+
+
+class BlockingBoard:
+    """A board whose reading can be held: the loop thread then waits inside its step."""
+
+    kind = "gpio"
+
+    def __init__(self) -> None:
+        from companion.rules import get_variant
+        from companion.rules.game import Game
+
+        self.size = 11
+        self.occupied = Game(get_variant("copenhagen")).board.occupied_names()
+        self.release = threading.Event()
+        self.release.set()
+        self.held = threading.Event()
+
+    def scan(self, now: float):
+        from companion.scan import Scan
+
+        if not self.release.is_set():
+            self.held.set()
+            self.release.wait()
+        return Scan(now, self.occupied)
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": True, "detail": "test board"}
+
+    def close(self) -> None:
+        self.release.set()
+
+
+def test_no_page_read_waits_for_the_loop_or_its_store(tmp_path: Path) -> None:
+    import sqlite3
+
+    from companion.daemon import Daemon
+
+    board = BlockingBoard()
+    d = Daemon(test_config(tmp_path), board=board)
+    d.start()
+    try:
+        base = f"http://127.0.0.1:{d.port}/"
+        gid = state(base)["game"]
+        # the loop is stuck inside a step, and another writer holds the database
+        board.release.clear()
+        assert board.held.wait(5)
+        other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT INTO matches (started, players, tie_break) VALUES (1, '[]', '[]')")
+        try:
+            for path in ("api/state", "api/legal", "api/games", f"api/games/{gid}",
+                         f"api/review/{gid}", f"api/games/{gid}/record.csv", "api/matches",
+                         "api/players"):
+                status, _, body = http(base + path, timeout=5)
+                assert status == 200, (path, body[:200])
+            assert json.loads(http(base + "api/matches")[2])["matches"] == []  # uncommitted
+            # a control waits for the loop: answered 503 in the end, never applied
+            d.session.commands.timeout = 0.3
+            status, out = control(base, "api/resign", {"side": "attackers"})
+            assert status == 503 and out["code"] == "busy"
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+            board.release.set()
+        wait_for(lambda: d.iterations > 5, what="the loop going on")
+        assert state(base)["result"] == "ongoing"
+    finally:
+        d.stop()

@@ -68,7 +68,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
         db = sqlite3.connect(tmp_path / "games.sqlite3", check_same_thread=False)
         lock = threading.Lock()
         checked, problems = [], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def checking_publish(st: dict) -> bool:
             with lock:
@@ -79,7 +79,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
             checked.append(len(st["moves"]))
             return publish(st)
 
-        d.session._announce = checking_publish
+        d.session.ctx.announcer.announce = checking_publish
         for frm, to in (("d1", "d4"), ("f4", "e4"), ("f2", "f4")):
             click_move(d, frm, to)
         db.close()
@@ -89,7 +89,7 @@ def test_every_move_is_stored_before_it_is_announced(tmp_path: Path) -> None:
 def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -> None:
     with running_daemon(tmp_path) as d:
         real, fails, seen = d.store.sync_game, [2], []
-        publish = d.session._announce
+        publish = d.session.ctx.announcer.announce
 
         def flaky(*args, **kw):
             if fails[0]:
@@ -101,7 +101,7 @@ def test_a_failed_write_is_retried_and_not_announced_meanwhile(tmp_path: Path) -
             seen.append((list(st["moves"]), list(real.__self__.move_texts(d.session.gid))))
             return publish(st)
 
-        d.store.sync_game, d.session._announce = flaky, watching_publish
+        d.store.sync_game, d.session.ctx.announcer.announce = flaky, watching_publish
         b = base(d)
         assert control(b, "api/click", {"square": "d1"})[0] == 200
         assert control(b, "api/click", {"square": "d4"})[0] == 200
@@ -177,6 +177,81 @@ def test_replay_board_feeds_a_trace_with_the_real_tracker(tmp_path: Path) -> Non
         wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
         wait_for(lambda: "finished" in state(base(d))["board"]["detail"], what="trace end")
         assert d.store.move_texts(d.session.gid) == moves
+
+
+def test_a_replayed_trace_resumes_a_stored_game_from_its_first_reading(tmp_path: Path) -> None:
+    """The trace's clock starts at the board's first reading, not when the session opens (a
+    clock started early made the trace's first seconds arrive in one burst, and the set-up
+    guidance for the stored game never saw the board settle)."""
+    from companion.store import Store
+
+    moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3"]
+    trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "games.sqlite3")
+    game = Game(get_variant("copenhagen"))
+    gid = store.new_game(game)
+    game.play_text(moves[0])
+    store.sync_game(gid, game, [("move", {"move": moves[0]})])
+    store.close()
+    board = ReplayBoard(trace, speed=25)
+    with running_daemon(data, board=board) as d:
+        wait_for(lambda: state(base(d))["moves"] == moves, timeout=10, what="the trace's moves")
+        assert d.session.gid == gid
+
+
+class LateLoop:
+    """A replayed board as a loop that falls ever further behind sees it (a busy machine): each
+    scan comes ``lag`` seconds later than the one before, whatever the real clock says."""
+
+    def __init__(self, board: ReplayBoard, lag: float) -> None:
+        self.board, self.lag, self.calls = board, lag, 0
+        self.kind, self.size, self.variant = board.kind, board.size, board.variant
+
+    def scan(self, now: float) -> Scan | None:
+        self.calls += 1
+        return self.board.scan(now + self.calls * self.lag)
+
+    def board_time(self, now: float) -> float:
+        return self.board.board_time(now + self.calls * self.lag)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.board, name)
+
+
+def test_a_replay_far_behind_its_clock_is_slowed_not_sent_in_bursts(tmp_path: Path) -> None:
+    """Every scan a second late (20 s of the trace at x20): the trace moves on by at most
+    ``speed`` recorded scan periods a scan, so the tracker still sees the board settle after
+    each move, a resumed game's set-up included (in bursts it never did: the crash test's final
+    run stalled on a busy machine)."""
+    from companion.store import Store
+
+    moves = ["d1-d4", "f4-e4", "f2-f4xe4", "e5-e3", "h1-h3", "e3-e2"]
+    trace = clean_trace(tmp_path / "t.jsonl", "copenhagen", moves)
+    replay = ReplayBoard(trace, speed=20)
+    times = []
+    t = 0.0
+    while not replay.finished:
+        scan = replay.scan(t)
+        assert scan is not None
+        times.append(scan.t)
+        t += 1.0
+    # (a recorded line carries its own time, up to one step before the board's clock)
+    assert all(0 <= b - a <= 2 * replay.max_step + 1e-9 for a, b in zip(times, times[1:]))
+    data = tmp_path / "data"
+    data.mkdir()
+    store = Store(data / "games.sqlite3")
+    game = Game(get_variant("copenhagen"))
+    gid = store.new_game(game)
+    for m in moves[:3]:
+        game.play_text(m)
+    store.sync_game(gid, game, [("move", {"move": m}) for m in moves[:3]])
+    store.close()
+    board = LateLoop(ReplayBoard(trace, speed=20), lag=1.0)
+    with running_daemon(data, board=board) as d:
+        wait_for(lambda: state(base(d))["moves"] == moves, what="the trace's moves")
+        assert d.session.gid == gid
 
 
 def test_notifier_sends_ready_and_watchdog(tmp_path: Path, monkeypatch) -> None:
@@ -266,7 +341,10 @@ def test_run_rejects_a_bad_config_field_and_a_busy_port(tmp_path: Path) -> None:
 
 
 class PolarityBoard(FixedBoard):
-    """A board with polarity Hall sensors: it reports each piece's colour too."""
+    """A board with polarity Hall sensors: it reports each piece's colour too (and says so,
+    as the serial bridge does, so the players are not asked to check the colours)."""
+
+    sensors = "polarity"
 
     def __init__(self, size: int, game: Game) -> None:
         super().__init__(size, game.board.occupied_names())

@@ -65,12 +65,12 @@ def make(page, base: str, move: str) -> None:
     frm, to = move.split("-")[:2]
     click(page, frm)
     click(page, to)
-    wait_for(lambda: len(state(base)["moves"]) == n + 1, timeout=10, what=f"{move} accepted")
+    wait_for(lambda: len(state(base)["moves"]) == n + 1, what=f"{move} accepted")
     for sq in state(base)["last"]["captured"]:
         if sq in state(base)["occupied"]:
             click(page, sq)
     wait_for(lambda: (s := state(base))["tracking"] in ("ready", "over") or s["result"] !=
-             "ongoing", timeout=10, what="the board to be ready")
+             "ongoing", what="the board to be ready")
 
 
 def put_back(page, base: str) -> None:
@@ -84,7 +84,7 @@ def put_back(page, base: str) -> None:
         for sq in sorted(g.get("fill", {})):
             click(page, sq)
         time.sleep(0.3)
-    wait_for(lambda: state(base)["tracking"] == "ready", timeout=10, what="the set-up")
+    wait_for(lambda: state(base)["tracking"] == "ready", what="the set-up")
 
 
 def play_out(page, base: str, you: str, extras: bool) -> dict:
@@ -99,7 +99,7 @@ def play_out(page, base: str, you: str, extras: bool) -> dict:
             if extras and not hinted:
                 page.wait_for_selector("#hintbtn:not([hidden])")
                 page.click("#hintbtn")
-                wait_for(lambda: state(base)["hint"], timeout=20, what="the hint")
+                wait_for(lambda: state(base)["hint"], what="the hint")
                 hint = state(base)["hint"]
                 wait_text(page, "#hinttext", f"{hint['from']} to {hint['to']}")
                 page.wait_for_selector("#board rect.led.hint_to", state="attached")
@@ -113,7 +113,7 @@ def play_out(page, base: str, you: str, extras: bool) -> dict:
             make(page, base, person.choose(game.board).move)
             continue
         wait_for(lambda: (t := state(base))["move_to_make"] or t["result"] != "ongoing",
-                 timeout=30, what="the computer's move")
+                 what="the computer's move")
         m = state(base)["move_to_make"]
         if m is None:
             continue
@@ -200,7 +200,7 @@ def test_the_computer_is_seen_thinking_with_its_best_move_on_request(browser,
         shown = page.inner_text("#thinking")
         assert shown.startswith("The computer (defenders) is thinking… Best move so far "), shown
         assert "(depth " in shown and " stand better by " in shown or "about even" in shown, shown
-        wait_for(lambda: state(base)["move_to_make"], timeout=15, what="the computer's move")
+        wait_for(lambda: state(base)["move_to_make"], what="the computer's move")
         page.wait_for_selector("#thinking", state="hidden")
         m = state(base)["move_to_make"]
         wait_text(page, "#tomake", f"The computer (defenders) plays {m['from']} to {m['to']}.")
@@ -240,7 +240,7 @@ def test_the_computer_and_the_people_keep_their_own_names(browser, tmp_path: Pat
                 page.fill("#nf-you-name", "")
                 page.select_option("#nf-level", "1")
             page.click("button[data-act=new]")
-            wait_for(lambda: state(base)["game"] != before, timeout=10, what="the new game")
+            wait_for(lambda: state(base)["game"] != before, what="the new game")
             return {side: p["name"] for side, p in state(base)["players"].items()}
 
         control(base, "api/players", {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click, move
 
 browser = e2e.browser  # one Chromium for the module
@@ -32,7 +32,7 @@ def text(page, sel: str) -> str:
     return page.inner_text(sel)
 
 
-def wait_text(page, sel: str, part: str, timeout: float = 5000) -> None:
+def wait_text(page, sel: str, part: str, timeout: float = PATIENCE * 1000) -> None:
     page.wait_for_function("([s, t]) => (document.querySelector(s) || {}).textContent"
                            "?.includes(t)", arg=[sel, part], timeout=timeout)
 
@@ -72,8 +72,9 @@ def test_remote_player_plays_against_the_board(browser, tmp_path: Path) -> None:
             localStorage.getItem('tafl-player')}, body: '{"side": "attackers"}'})
             .then(r => r.json().then(j => [r.status, j.code]))""")
         assert status == [403, "not_your_side"]
-        # the clocks run for the side to move
-        wait_for(lambda: running(board) == ["attackers"], what="the attackers' clock to run")
+        # no clock runs before the first move (issue 21), and the page says so
+        wait_text(board, "#clocks", "The clocks start with the first move")
+        assert running(board) == [] and state(base)["clock"]["running"] is None
         for i, m in enumerate(BRANDUBH_WIN):
             frm, to = m.split("-")
             if i % 2 == 0:                                       # the attackers at the board
@@ -130,7 +131,8 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
     proc, base = start(tmp_path, "--variant", "brandubh", "--time-control", "0.06")  # 3.6 s
     try:
         page = page_for(browser, base + f"#pin={PIN}")
-        wait_for(lambda: running(page) == ["attackers"], what="the attackers' clock to run")
+        move(page, "d1", "e1")  # the first move starts the clocks: the defenders' runs
+        wait_for(lambda: running(page) == ["defenders"], what="the defenders' clock to run")
         # both clocks large, side by side above the board, readable from the table
         big = page.eval_on_selector_all("#clocks .ctime", "cs => cs.map(c => "
                                         "parseFloat(getComputedStyle(c).fontSize))")
@@ -143,21 +145,21 @@ def test_clocks_pause_resume_and_flag_fall(browser, tmp_path: Path) -> None:
         page.click("#pausebtn")
         wait_for(lambda: state(base)["clock"]["paused"], what="the pause")
         wait_text(page, "#clocks", "Clocks paused")   # the page has the paused reading
-        paused_at = clock_seconds(page, "attackers")
+        paused_at = clock_seconds(page, "defenders")
         page.wait_for_timeout(600)
-        assert clock_seconds(page, "attackers") == paused_at
+        assert clock_seconds(page, "defenders") == paused_at
         assert "Clocks paused" in text(page, "#clocks")
         page.click("#pausebtn")                                   # resume
         wait_for(lambda: not state(base)["clock"]["paused"], what="the clocks to run again")
         page.wait_for_selector("#clocks .clock.low.run")         # the low-time warning
-        page.wait_for_selector("#result:not([hidden])", timeout=8000)
-        assert text(page, "#result") == "Defenders win: the attackers ran out of time"
-        assert "out" in page.get_attribute("#clocks [data-side=attackers]", "class")
-        assert text(page, "#clocks [data-side=attackers] .ctime") == "0:00"
-        wait_text(page, "#note", "The attackers ran out of time.")
+        page.wait_for_selector("#result:not([hidden])")
+        assert text(page, "#result") == "Attackers win: the defenders ran out of time"
+        assert "out" in page.get_attribute("#clocks [data-side=defenders]", "class")
+        assert text(page, "#clocks [data-side=defenders] .ctime") == "0:00"
+        assert "The defenders ran out of time." in text(page, "#events")
         s = state(base)
-        assert s["reason"] == "time" and s["result"] == "defenders"
-        assert s["clock"]["flagged"] == "attackers"
+        assert s["reason"] == "time" and s["result"] == "attackers"
+        assert s["clock"]["flagged"] == "defenders"
         said = page.evaluate("window.taflAnnounced")
         assert any("less than ten seconds" in a["text"] for a in said)
         page.screenshot(path=str(SHOTS / "tafl-e2e-flag.png"), full_page=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, http, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, control, http, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click, move
 
 from companion.engine import DEFAULT_LEVEL
@@ -51,7 +51,7 @@ def phone(browser, url: str, lang: str = "en", **kw):
                             locale=LANGS[lang], **kw)
 
 
-def wait_text(page, sel: str, part: str, timeout: float = 5000) -> None:
+def wait_text(page, sel: str, part: str, timeout: float = PATIENCE * 1000) -> None:
     page.wait_for_function("([s, t]) => (document.querySelector(s) || {}).textContent"
                            "?.includes(t)", arg=[sel, part], timeout=timeout)
 
@@ -193,7 +193,7 @@ def test_a_hint_is_shown_once_with_its_evaluation_in_words(browser, tmp_path: Pa
         page.click("#hintbtn")
         page.wait_for_function("document.getElementById('hinttext').textContent.includes(':')"
                                " && !document.getElementById('hinttext').textContent"
-                               ".includes('…')", timeout=20000)
+                               ".includes('…')")
         hint = state(base)["hint"]
         shown = page.inner_text("#hinttext")
         assert shown.startswith(w["hint"]) and hint["from"] in shown, shown
@@ -211,7 +211,7 @@ def test_a_hint_is_shown_once_with_its_evaluation_in_words(browser, tmp_path: Pa
 def brandubh_otg(tmp_path: Path) -> Path:
     game = Game(get_variant("brandubh"))
     for m in BRANDUBH_WIN:
-        game.play(m)
+        game.play_text(m)
     path = tmp_path / "played-long-ago.otg"
     path.write_text(export_otg(game, tags={"attackers": "Eva", "defenders": "Finn",
                                            "date": "2019.03.02"}))
@@ -327,3 +327,186 @@ def test_german_numbers_and_default_names(browser, tmp_path: Path) -> None:
         assert "Player" not in page.inner_text("#live")
     finally:
         proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_player_link_that_ended_says_so(browser, tmp_path: Path, lang: str) -> None:
+    """Defect 9 (page): a reload silently turned the friend into a spectator; the page says the
+    link ended and how to get a new one, and keeps saying it."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        friend = phone(browser, base + "?player=a-link-of-an-earlier-game", lang)
+        words = {"en": "This player link has ended",
+                 "de": "Dieser Spielerlink gilt nicht mehr"}
+        wait_text(friend, "#you", words[lang])
+        assert friend.is_visible("#you")
+        control(base, "api/click", {"square": "d1"})  # the game goes on: the words stay
+        control(base, "api/click", {"square": "e1"})
+        wait_for(lambda: state(base)["moves"] == ["d1-e1"], what="the move")
+        friend.wait_for_timeout(500)
+        assert words[lang] in friend.inner_text("#you")
+        assert friend.evaluate("localStorage.getItem('tafl-player')") is None
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_what_happened_keeps_the_names_of_the_moment(browser, tmp_path: Path, lang: str) -> None:
+    """Defect 3: "What happened" rewrote history with today's names."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        control(base, "api/players", {"defenders": {"kind": "page", "name": "Alice"}})
+        _, links = control(base, "api/links")
+        token = links["links"]["defenders"]["token"]
+        page = phone(browser, base, lang)
+        control(base, "api/draw", {"action": "offer", "side": "attackers"})
+        assert control(base, "api/draw", {"action": "decline"}, player=token)[0] == 200
+        said = {"en": "The defenders decline the draw (by Alice).",
+                "de": "Die Verteidiger lehnen das Remis ab (von Alice)."}[lang]
+        wait_text(page, "#events", said)
+        control(base, "api/players", {"defenders": {"kind": "computer", "level": 1}})
+        wait_text(page, "#side-defenders", "Computer")
+        assert said in page.inner_text("#events") and "Bob" not in page.inner_text("#events")
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_computer_levels_show_their_rating(browser, tmp_path: Path, lang: str) -> None:
+    """Levels with ratings: each level the engine has a measured rating for shows it, so a
+    player knows what "level 6" means (the figures are companion.engine.levels'; here the
+    answer is rewritten in the browser so that the page's side is checked whatever they are,
+    and a level without a figure too)."""
+    proc, base = start(tmp_path)
+    try:
+        status, _, body = http(base + "api/variants")
+        served = json.loads(body)["levels"]
+        assert [lv["level"] for lv in served] == list(range(1, 11))
+        from companion.engine import LEVELS
+
+        assert [lv["rating"] for lv in served] == [LEVELS[n].rating for n in range(1, 11)]
+        page = phone(browser, base + f"#pin={PIN}", lang)
+
+        def rated(route) -> None:
+            data = json.loads(route.fetch().body())
+            for lv in data["levels"]:
+                lv["rating"] = 900 + 100 * lv["level"] if lv["level"] != 10 else None
+            route.fulfill(json=data)
+
+        page.route("**/api/variants", rated)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-mode")
+        page.select_option("#nf-mode", "computer")
+        options = page.locator("#nf-level option").all_inner_texts()
+        word = {"en": "level", "de": "Stufe"}[lang]
+        assert options[5] == f"{word} 6: {'strong' if lang == 'en' else 'Starker Spieler'} (≈ 1500)"
+        assert "≈" not in options[9]                        # not measured: no figure
+        assert "Elo" in page.inner_text("#newform [data-mode=computer]")
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_game_from_a_position_set_up_on_the_board(browser, tmp_path: Path, lang: str) -> None:
+    """Set up a position (a study, an endgame) and play from it: the pieces on the board are
+    read in, a tap changes a piece, the side to move is chosen, the rules check it."""
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-start")
+        page.select_option("#nf-start", "setup")
+        page.wait_for_selector("#nf-setup svg.setupboard .hit")
+        # read from the board: the start position as it stands (13 pieces); the daemon reads
+        # the board now (nothing is guided back or judged) and the drawing follows it
+        assert page.locator("#nf-setup svg circle.p").count() == 13
+        wait_for(lambda: state(base)["tracking"] == "reading", what="the board read")
+        page.click('#board [data-sq="c4"]')                # a hand takes a defender away
+        wait_for(lambda: page.locator("#nf-setup svg circle.p").count() == 12, what="followed")
+        wait_text(page, "#msg", {"en": "Set up any position: 12 pieces on the board",
+                                 "de": "Stelle eine beliebige Stellung auf: 12 Steine"}[lang])
+        assert not [e for e in state(base)["events"] if e["kind"] == "refused"]
+        page.click("#nf-setup button[data-setup=empty]")
+        missing = {"en": "the king is missing", "de": "der König fehlt"}[lang]
+        assert missing in page.inner_text("#nf-setup .setupcount")
+        page.click("button[data-act=new]")                 # no king: refused, nothing started
+        wait_text(page, "#ctlmsg", {"en": "That position cannot start a game",
+                                    "de": "Mit dieser Stellung kann keine Partie beginnen"}[lang])
+        for _ in range(3):                                  # attacker, defender, king
+            page.click('#nf-setup [data-sq="d4"]')
+        page.click('#nf-setup [data-sq="d1"]')              # an attacker
+        page.select_option("#setupturn", "defenders")
+        page.click("button[data-act=new]")
+        wait_for(lambda: state(base)["position"] == "/3t3/7/7/3K3/7/7/7/", what="the study")
+        s = state(base)
+        assert s["turn"] == "defenders" and s["moves"] == []
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the board set to it")
+        move(page, "d4", "b4")
+        assert state(base)["moves"] == ["d4-b4"]
+        assert page.errors == []
+    finally:
+        proc.stop()
+
+
+def test_an_imported_game_is_played_on_from_any_move(browser, tmp_path: Path) -> None:
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        path = brandubh_otg(tmp_path)
+        status, j = control(base, "api/import", {"name": path.name, "text": path.read_text()})
+        (gid,) = j["games"]
+        page = phone(browser, base + f"#pin={PIN}")          # the owner's phone, unlocked
+        page.wait_for_function("localStorage.getItem('tafl-owner')")
+        page.goto(base + f"review/{gid}#3")
+        page.wait_for_selector("#rvboard .hit")
+        page.wait_for_selector("#rvplayon:not([hidden])")
+        assert page.inner_text("#rvpos").startswith("Move 3 of 6")
+        review = json.loads(http(base + f"api/review/{gid}")[2])
+        page.click("#rvplayon")
+        wait_for(lambda: state(base)["position"] == review["positions"][3], what="played on")
+        s = state(base)
+        assert s["turn"] == "defenders" and s["moves"] == []
+        assert {p["name"] for p in s["players"].values()} == {"Eva", "Finn"}
+        page.wait_for_selector("#live:not([hidden])")
+        assert page.errors == []
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_reed_board_asks_to_check_the_pieces(browser, tmp_path: Path, lang: str) -> None:
+    """Reed boards cannot tell colours: at set-up (and after a takeback, a restart) the page
+    and the LEDs show where the game believes the defenders and the king are, and a player or
+    the owner confirms."""
+    from session_helpers import HandBoard
+    from test_daemon_support import test_config
+
+    from companion.daemon import Daemon
+
+    board = HandBoard(7, Game(get_variant("brandubh")).board.occupied_names())  # reed switches
+    d = Daemon(test_config(tmp_path, variant="brandubh"), board=board)
+    d.start()
+    try:
+        base = d.url.replace("localhost", "127.0.0.1")
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        said = {"en": "The board is set up: check the pieces: defenders on c4, d3, d5 and e4, the "
+                      "king on d4; every other piece is an attacker. Attackers to move",
+                "de": "Die Aufstellung steht – prüfe die Steine: Verteidiger auf c4, d3, d5 und "
+                      "e4, der König auf d4; alle anderen Steine sind Angreifer."}[lang]
+        wait_text(page, "#msg", said)
+        page.wait_for_selector("#colourcheck button[data-check]")
+        assert page.locator("#board rect.led.check").count() == 5   # four defenders and the king
+        page.screenshot(path=str(SHOTS / f"tafl-polish-check-{lang}.png"))
+        spectator = phone(browser, base, lang)
+        wait_text(spectator, "#msg", said[:20])
+        assert spectator.is_hidden("#colourcheck")                  # spectators cannot answer
+        page.click("#colourcheck button[data-check]")
+        page.wait_for_selector("#colourcheck", state="hidden")
+        assert page.locator("#board rect.led.check").count() == 0
+        done = {"en": "The pieces were checked: they are right (by the owner).",
+                "de": "Die Steine wurden geprüft: Sie stimmen (vom Besitzer)."}[lang]
+        wait_text(page, "#events", done)
+        assert page.errors == [] and spectator.errors == []
+    finally:
+        d.stop()

@@ -278,7 +278,7 @@ def test_led_frame_is_resent_until_acknowledged(tmp_path):
         def led_lines():
             return [(s, a) for s, k, a in dev.read_host() if k == P.LED]
 
-        wait_for(lambda: len(led_lines()) >= 2, timeout=5, what="resend")
+        wait_for(lambda: len(led_lines()) >= 2, what="resend")
         assert all(a == ["3:010203"] for _, a in led_lines())
         acked = led_lines()[-1][0]
         dev.send(1, P.ACK, str(acked))
@@ -307,8 +307,9 @@ def test_silent_pico_gets_soft_reset_requests(tmp_path):
                 raw.extend(os.read(dev.master, 4096))
             return b"\r\x02\x04" in raw
 
-        wait_for(soft_reset_seen, timeout=5, what="soft reset bytes")
-        assert bridge.soft_resets >= 1
+        wait_for(soft_reset_seen, what="soft reset bytes")
+        # the driver counts the reset after writing it: the count may trail the bytes a moment
+        wait_for(lambda: bridge.soft_resets >= 1, what="the soft reset counted")
         assert b"\x03" not in raw  # never a Ctrl-C: that would stop a running firmware
     finally:
         bridge.close()

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent / "hw_shims"))
 from link_fuzz import replay_fuzz  # noqa: E402
 from pico_rig import (  # noqa: E402
     INTERPRETERS,
+    TIMEOUT,
     Rig,
     ScriptedDevice,
     firmware_interpreter,
@@ -110,7 +111,7 @@ def test_replayed_lines_do_not_make_phantom_moves(rig):
     relay.drop_host = lambda line: b" SYNC " in line
     events = []
 
-    def feed_until(cond, what, timeout=10.0):
+    def feed_until(cond, what, timeout=TIMEOUT):
         def step():
             s = bridge.scan(time.monotonic())
             if s is not None:
@@ -349,7 +350,7 @@ def test_one_line_far_ahead_does_not_disconnect_the_board(rig):
     assert bridge.status()["connected"]
     assert bridge.status()["drop_reasons"].get("seq jump", 0) == 1
     pico.place({"b2", "c3"})
-    wait_for(lambda: reading(bridge) == {"b2", "c3"}, what="the next change", timeout=1.0)
+    wait_for(lambda: reading(bridge) == {"b2", "c3"}, what="the next change")
 
 
 def test_a_host_out_of_step_is_put_back_by_the_picos_answer_to_its_nonce():

@@ -125,6 +125,13 @@ def test_import_csv_records_finds_or_takes_the_variant(daemon) -> None:
 
 @pytest.mark.parametrize(("body", "status", "words"), [
     ({"name": "x.otg", "text": "[rules:dim:7]\n"}, 422, "needs dim: and start:"),
+    # issue 17 defect 5: each of these answered 500
+    ({"name": "x.otg", "text": "[rules:dim:0 start:/]\n"}, 422, "dim:0"),
+    ({"name": "x.otg", "text": "[rules:dim:52 start:/]\n"}, 422, "dim:52"),
+    ({"name": "x.otg", "text": "[date:0001.01.01]\n[rules:dim:7 start:/3t3/3t3/3T3/ttTKTtt/3T3/"
+      "3t3/3t3/]\n"}, 422, "date tag"),
+    ({"name": "x.otg", "text": f"[attackers:{'A' * 3000}]\n[rules:dim:7 start:/3t3/3t3/3T3/"
+      "ttTKTtt/3T3/3t3/3t3/]\n"}, 422, "40"),
     ({"name": "x.csv", "text": '"d1-d9",0,0,\n', "variant": "brandubh"}, 422, "game 1, move 1"),
     ({"name": "x.csv", "text": "a,b\n", "variant": "brandubh"}, 422, "4 comma-separated"),
     ({"name": "x.csv", "text": '"d1-e1",0,0,\n', "variant": "chess"}, 400, "unknown variant"),
@@ -160,13 +167,14 @@ def test_rules_replay_reads_an_exported_otg(tmp_path: Path, capsys) -> None:
     path.write_text(export_otg(game))
     assert main(["rules", "replay", "brandubh", str(path)]) == 0
     assert json.loads(capsys.readouterr().out) == {"games": 1, "agree": 1, "disagree": []}
-    assert main(["rules", "replay", "copenhagen", str(path)]) == 0
+    assert main(["rules", "replay", "copenhagen", str(path)]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["agree"] == 0 and doc["disagree"][0]["ply"] == 0
     assert "size" in doc["disagree"][0]["reason"]
     path.write_text(export_otg(game).replace("Kd1-a1--", "Kd1-a2"))
-    assert main(["rules", "replay", "brandubh", str(path)]) == 0
+    assert main(["rules", "replay", "brandubh", str(path)]) == 1  # read, but it disagrees
     doc = json.loads(capsys.readouterr().out)
     assert doc["agree"] == 0 and "diagonally" in doc["disagree"][0]["reason"]
+    assert doc["disagree"][0]["ply"] == 6
 
 

@@ -26,9 +26,10 @@ def replay(variant: str) -> dict:
          str(DATA / f"{variant}.csv")],
         capture_output=True, text=True, timeout=120,
     )
-    assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    return json.loads(proc.stdout)
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == (1 if doc["disagree"] else 0)  # 1: read, but some disagree
+    return doc
 
 
 @pytest.mark.parametrize("variant,games", [("copenhagen", 1752), ("brandubh", 525)])

@@ -52,6 +52,8 @@ def test_rules_string_round_trip_for_every_preset(variant):
     assert text.startswith(f"dim:{rules.size} ") and text.endswith(f"start:{rules.start}")
     ext = (f"id={variant} repetition={rules.repetition} no_moves={rules.no_moves} "
            "sheltered_king=off chain_capture=off")
+    if rules.king_strength == "strong_on_throne":  # hnefatafl.org's brandubh: not in OpenTafl
+        ext += " king_strength=strong_on_throne"
     assert parse_rules_string(text, ext) is rules
 
 
@@ -224,6 +226,20 @@ BAD_FILES = [
     ("no tags", "1. d1-d3 h6-h9\n", "line 1"),
     ("rules without start", "[rules:dim:11 sw:s]\n", "start"),
     ("bad dim", f"[rules:dim:eleven start:{COPENHAGEN_START}]\n", "dim"),
+    # issue 17 defect 5: these raised SquareError, IndexError and ValueError
+    ("dim 0", "[rules:dim:0 start:/]\n", "dim:0: boards are 7x7 to 19x19"),
+    ("dim 52", "[rules:dim:52 start:/]\n", "dim:52: boards are 7x7 to 19x19"),
+    ("dim 99", f"[rules:dim:99 start:{COPENHAGEN_START}]\n", "dim:99"),
+    ("signed dim", f"[rules:dim:+11 start:{COPENHAGEN_START}]\n", "dim must be a number"),
+    ("non-ASCII dim", f"[rules:dim:\u0661\u0661 start:{COPENHAGEN_START}]\n", "dim must be"),
+    ("year 1", f"[date:0001.01.01]\n{RULES_TAG}\n", "date tag: 0001.01.01 is before 1900"),
+    ("no such day", f"[date:2024.02.30]\n{RULES_TAG}\n", "date tag"),
+    ("not a date", f"[date:yesterday]\n{RULES_TAG}\n", "YYYY.MM.DD"),
+    ("long name", f"[attackers:{'A' * 3000}]\n{RULES_TAG}\n", "attackers tag"),
+    ("41 characters", f"[defenders:{'B' * 41}]\n{RULES_TAG}\n", "1 to 40 printable"),
+    ("control character", f"[defenders:Bo\x07b]\n{RULES_TAG}\n", "defenders tag"),
+    ("huge empty run", f"[rules:dim:11 start:/{'9' * 5000}/]\n", "rules tag"),
+    ("superscript turn", f"{RULES_TAG}\n\n\u00b2. d1-d3 h6-h9\n", "turn number"),
     ("wrong board size", "[rules:dim:9 start:/3t3/]\n", "rules tag"),
     ("berserk", f"[rules:dim:11 ber:c start:{COPENHAGEN_START}]\n", "berserk"),
     ("middleweight king", f"[rules:dim:11 ks:m start:{COPENHAGEN_START}]\n", "ks:m"),

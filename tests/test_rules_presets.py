@@ -55,8 +55,12 @@ FIELDS = ("size", "start", "escape", "king_strength", "throne_stop", "corners",
           "repetition", "no_moves")
 
 
+#: the hnefatafl.org server's rule sets (rules/hnefatafl_org.py, tests/test_online_rules.py)
+SERVER = ["hnefatafl-org-7", "hnefatafl-org", "hnefatafl-org-13"]
+
+
 def test_the_twelve_presets():
-    assert list(PRESETS) == list(TABLE)
+    assert list(PRESETS) == list(TABLE) + SERVER
 
 
 @pytest.mark.parametrize("variant", list(TABLE))

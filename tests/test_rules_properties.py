@@ -304,3 +304,66 @@ def test_perft_equals_perft_slow_on_reachable_brandubh_positions(seed, plies):
     b = playout(rules, seed, plies)
     fresh = Board(rules, b.otn(), b.turn)
     assert perft(fresh, 2) == perft_slow(fresh, 2)
+
+
+# -- positions that round-trip, copies without replaying (issue 17) ------------------------------
+
+
+def _random_game(variant: str, seed: int, plies: int):
+    import random
+
+    from companion.rules import Game
+
+    rng = random.Random(seed)
+    game = Game(PRESETS[variant])
+    for _ in range(plies):
+        moves = game.board.legal_moves()
+        if not moves or game.is_over():
+            break
+        game.play(rng.choice(moves))
+    return game
+
+
+@SETTINGS
+@given(st.sampled_from(VARIANTS), st.integers(0, 10_000), st.integers(0, 60))
+def test_a_position_round_trips_and_plays_on_the_same(variant, seed, plies):
+    from companion.rules import Position
+
+    board = _random_game(variant, seed, plies).board
+    pos = board.position()
+    assert Position.parse(str(pos)) == pos
+    again = Board.from_position(board.rules, pos)
+    assert again.position() == pos and again.otn() == board.otn()
+    assert (again.att, again.dfn, again.king, again.turn, again.king_left) == (
+        board.att, board.dfn, board.king, board.turn, board.king_left)
+    if board.outcome() is None:
+        assert again.legal_moves() == board.legal_moves()
+
+
+@SETTINGS
+@given(st.sampled_from(VARIANTS), st.integers(0, 10_000), st.integers(0, 80),
+       st.sampled_from([None, "resign", "draw", "time"]))
+def test_game_copy_equals_a_replay_and_is_independent(variant, seed, plies, ending):
+    from companion.rules import Game
+
+    game = _random_game(variant, seed, plies)
+    if ending and not game.is_over():
+        {"resign": lambda: game.resign(game.turn), "draw": game.agree_draw,
+         "time": lambda: game.lose_on_time(game.turn)}[ending]()
+    twin = game.copy()
+    replay = Game(game.rules, game.start_position, game.start_turn)
+    for p in game.played:
+        replay.play(p.move)
+    if game.manual_outcome is not None:
+        replay.end(game.manual_outcome)
+    for g in (twin, replay):
+        assert g.played == game.played and g.outcome() == game.outcome()
+        assert g.board.otn() == game.board.otn() and g.board.history == game.board.history
+        assert g.board.legal_moves() == game.board.legal_moves()
+    reopened = game.copy(manual=False)
+    assert reopened.manual_outcome is None and reopened.played == game.played
+    if twin.played:  # independent: undoing the copy leaves the original alone
+        n = len(game.played)
+        twin.undo()
+        assert len(game.played) == n and len(twin.played) == n - 1
+        assert game.board.move_stack[-1] == game.played[-1].move

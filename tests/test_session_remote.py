@@ -281,7 +281,7 @@ def test_draws_resignations_and_the_other_ends_own_words(tmp_path: Path) -> None
     assert (h.state["result"], h.state["reason"]) == ("draw", "move_limit")
     row = h.store.game(h.session.gid)
     assert (row.result, row.reason) == ("draw", "move_limit")
-    assert "# result: draw (move_limit)" in h.store.export_csv(row.id)
+    assert "# result: draw (move_limit)" in h.session.export(row.id, "csv")
     assert h.store.load_game(row.id).is_over()
 
 

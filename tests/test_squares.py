@@ -18,12 +18,12 @@ from companion.squares import (
     coords_name,
     file_letter,
     is_square_name,
-    line,
     parse_coords,
     parse_square,
     square_name,
     square_names,
 )
+from companion.tracker.squares import grid_for
 
 CANONICAL = re.compile(r"[a-z][1-9][0-9]?")
 
@@ -151,13 +151,23 @@ def test_odd_unicode_digits_and_forms_are_refused(letter, rank, data):
         parse_coords(f"{letter}0{rank}", 11)
 
 
-def test_line():
-    assert line("c1", "c4", 7) == ["c1", "c2", "c3", "c4"]
-    assert line("c1", "c4", 7, extend=1) == ["c1", "c2", "c3", "c4", "c5"]
-    assert line("e3", "b3", 7, extend=1) == ["f3", "e3", "d3", "c3", "b3", "a3"]
-    assert line("d4", "d4", 7, extend=1) == ["d4"]
+def test_the_trackers_lines_on_indices():
+    grid = grid_for(7)
+
+    def line(a: str, b: str, extend: int = 0) -> list[str]:
+        return [grid.name(s) for s in grid.line(grid.parse(a), grid.parse(b), extend)]
+
+    assert line("c1", "c4") == ["c1", "c2", "c3", "c4"]
+    assert line("c1", "c4", extend=1) == ["c1", "c2", "c3", "c4", "c5"]
+    assert line("e3", "b3", extend=1) == ["f3", "e3", "d3", "c3", "b3", "a3"]
+    assert line("d4", "d4", extend=1) == ["d4"]
     with pytest.raises(SquareError):
-        line("a1", "b2", 7)
+        line("a1", "b2")
+    assert grid.touching(grid.parse("c3"), grid.parse("d4"))
+    assert not grid.touching(grid.parse("c3"), grid.parse("c3"))
+    assert not grid.touching(grid.parse("g1"), grid.parse("a2"))  # not across the edge
+    assert grid.sort([grid.parse(n) for n in ("a2", "a1", "b1")]) == [
+        grid.parse(n) for n in ("a1", "a2", "b1")]  # name order
 
 
 def test_the_rules_core_uses_the_strict_vocabulary():

@@ -14,6 +14,7 @@ import pytest
 
 from companion.rules import get_variant
 from companion.rules.game import Game
+from companion.session.export import game_csv, game_otg
 from companion.store import Store, StoreError
 from companion.store_schema import SCHEMA_VERSION, StoreDamaged, StoreOpenError
 
@@ -118,7 +119,7 @@ def test_list_positions_and_exports(store: Store) -> None:
     pos = store.positions(gids[1])
     assert len(pos) == 5 and pos[0]["move"] is None and pos[3]["move"] == "f2-f4xe4"
     assert pos[-1]["position"] == played_game().board.otn()
-    csv = store.export_csv(gids[1])
+    csv = game_csv(store, gids[1])  # exports live above the store (companion.session.export)
     assert csv.endswith("\nd1-d4 f4-e4 f2-f4xe4 e5-e3,1,0,Ongoing\n")
     from companion.rules.records import read_records
 
@@ -126,7 +127,7 @@ def test_list_positions_and_exports(store: Store) -> None:
     with pytest.raises(StoreError):
         store.game(999)
     try:
-        otg = store.export_otg(gids[1])
+        otg = game_otg(store, gids[1])
     except StoreError as exc:  # the OpenTafl writer is not installed
         assert "not available" in str(exc)
     else:

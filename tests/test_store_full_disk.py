@@ -48,7 +48,7 @@ def test_a_full_disk_mid_game_loses_nothing_and_says_so(tmp_path: Path) -> None:
         assert state(b)["tracking"] == "suspended"
         filler.unlink()  # space returns: everything is written, the board resumes by itself
         st = wait_for(lambda: (s := state(b))["storage"]["ok"] and len(s["moves"]) == 3 and s,
-                      timeout=10, what="the moves written once space returned")
+                      what="the moves written once space returned")
         assert st["moves"] == ["d1-d4", "f4-e4", "d4-d3"]
         assert d.store.move_texts(d.session.gid) == st["moves"]
         events = d.store.events(d.session.gid)
@@ -57,3 +57,38 @@ def test_a_full_disk_mid_game_loses_nothing_and_says_so(tmp_path: Path) -> None:
         assert st["leds"] == {} or "storage" not in st["leds"].values()
     assert shown_after < 1.0, f"the storage state took {shown_after:.2f} s to show"
     json.dumps(st)
+
+
+def test_an_import_on_a_full_disk_is_refused_whole_and_stored_once_space_returns(
+        tmp_path: Path) -> None:
+    """Imports go through the session's loop like every write: on a full disk the answer is
+    503 ``storage`` and nothing of the file is stored; the board shows the storage state."""
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.rules.records import game_to_record_line
+
+    records = []
+    for moves in (["d1-d4", "f4-e4"], ["d1-d4", "f4-e4", "f2-f4"]):
+        game = Game(get_variant("copenhagen"))
+        for m in moves:
+            game.play_text(m)
+        records.append(game_to_record_line(game))
+    upload = {"name": "two.csv", "text": "\n".join(records) + "\n", "variant": "copenhagen"}
+    data = tmp_path / "data"
+    data.mkdir()
+    with mount_or_skip(data, "tmpfs", size="1m"), running_daemon(data) as d:
+        b = f"http://127.0.0.1:{d.port}/"
+        before = len(d.store.list_games())
+        filler = fill(data)
+        status, doc = control(b, "api/import", upload)
+        assert status == 503 and doc["code"] == "storage", doc
+        assert len(d.store.list_games()) == before  # none of the two games
+        st = wait_for(lambda: (s := state(b))["storage"]["ok"] is False and s,
+                      what="the storage state")
+        assert "not being saved" in st["message"]
+        filler.unlink()
+        wait_for(lambda: state(b)["storage"]["ok"], what="the store back")
+        status, doc = control(b, "api/import", upload)
+        assert status == 200 and len(doc["games"]) == 2
+        assert [d.store.move_texts(g) for g in doc["games"]] == [
+            ["d1-d4", "f4-e4"], ["d1-d4", "f4-e4", "f2-f4xe4"]]

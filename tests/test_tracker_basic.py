@@ -90,3 +90,32 @@ def test_frame_precedence():
                                   setup=["c1"], illegal=["c1"], win=["d1"]))
     assert frame == {"a1": "target", "b1": "capture", "c1": "illegal", "d1": "win"}
     assert PRECEDENCE[0] == "win" and PRECEDENCE[-1] == "from"
+
+
+@pytest.mark.parametrize("variant", ["alea-evangelii", "brandubh"])
+def test_a_new_game_of_another_board_size_is_set_up_and_played(variant):
+    """A new game of another size (the page's new-game form: Copenhagen to Alea Evangelii or
+    Brandubh) once answered 500: the tracker's readings of the old board were indices of the
+    old size. The old scan means nothing on the new board: the set-up is guided afresh."""
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+    from companion.scan import Scan
+    from companion.tracker import Tracker
+
+    old = Game(get_variant("copenhagen"))
+    tracker = Tracker(old)
+    tracker.feed(Scan(0.0, old.board.occupied_names()))
+    tracker.tick(1.0)
+    new = Game(get_variant(variant))
+    tracker.reset(new, 2.0)  # the sim board still reads the old position
+    tracker.feed(Scan(2.5, new.board.occupied_names()))  # now it reads the new one
+    tracker.tick(3.5)
+    assert tracker.state == "ready"
+    frm, to = {"alea-evangelii": ("a6", "b6"), "brandubh": ("d1", "e1")}[variant]
+    if variant == "brandubh" and new.turn == "defenders":
+        frm, to = "c4", "c5"
+    occupied = set(new.board.occupied_names()) - {frm}
+    tracker.feed(Scan(4.0, frozenset(occupied)))
+    events = tracker.feed(Scan(4.3, frozenset(occupied | {to})))
+    events += tracker.tick(5.0)
+    assert [e.text for e in events if e.kind == "move"] == [f"{frm}-{to}"]

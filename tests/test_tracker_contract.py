@@ -333,6 +333,9 @@ GUIDANCE_SAMPLES = {
     "game_over": {"result": "attackers", "reason": "king_captured", "winner": "attackers",
                   "squares": [], "pieces": []},
     "suspended": {"reason": "storage"},
+    "check_pieces": {"reason": "takeback", "side": "attackers", "squares": ["c3", "d4"],
+                     "pieces": ["T", "K"]},
+    "reading": {"squares": ["a1", "d4"], "colours": {}},
 }
 
 

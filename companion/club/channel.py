@@ -10,6 +10,8 @@ Each board of a pair publishes ONE retained document on ``tafl/{club}/{me}/play/
                      "takebacks": 0,                                 takebacks made at this board
                      "draw": null | {"n": 1, "side": "attackers", "action": "offer"},
                      "resign": null | "defenders",
+                     "flag": null | "attackers",                     this board's side lost on time
+                     "ended": null | {"result": "draw", "reason": "agreement"},   as ended here
                      "clock": null | {"attackers": 291.4, "defenders": 300.0,
                                       "running": "defenders", "wall": 1700000000.0}}}
     TERMS = {"variant": "brandubh", "options": {...house rules}, "time_control": "5+3"|"none",
@@ -27,8 +29,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.club.topics import PayloadError, float_field, int_field, str_field
-from companion.rules import ATTACKERS, DEFENDERS
-from companion.session.remote import GameSettings, SettingsError, TimeControl
+from companion.rules import ATTACKERS, DEFENDERS, other
+from companion.session.remote import (
+    GameSettings,
+    RemoteDraw,
+    RemoteEnd,
+    RemoteEvent,
+    RemoteResign,
+    SettingsError,
+    TimeControl,
+)
 
 SIDES = (ATTACKERS, DEFENDERS)
 MAX_MOVES = 2000
@@ -95,6 +105,7 @@ class PeerGame:
     draw: Draw | None
     resign: str | None
     clock: dict[str, Any] | None
+    flag: str | None = None
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,23 @@ def parse_peer_doc(doc: Mapping[str, Any], peer: str, me: str) -> PeerDoc:
             clock["wall"] = float_field(c, "wall")
             clock["running"] = None if c.get("running") is None else _side(
                 c.get("running"), "game.clock.running")
+        flag = None if raw.get("flag") is None else _side(raw["flag"], "game.flag")
         game = PeerGame(ref, terms_from_json(raw.get("terms"), boards), tuple(moves),
-                        int_field(raw, "takebacks", 0, 10**6), draw, resign, clock)
+                        int_field(raw, "takebacks", 0, 10**6), draw, resign, clock, flag)
     return PeerDoc(seq, offer, game, doc.get("accepts") is True)
+
+
+def decisions(peer: PeerGame, peer_side: str, seen: dict[str, Any]) -> list[RemoteEvent]:
+    """The peer's decisions not seen yet (``seen`` is updated): its draw offer or answer, its
+    resignation, its side's loss on time there."""
+    out: list[RemoteEvent] = []
+    if peer.draw is not None and peer.draw.n > int(seen.get("draw", 0)):
+        seen["draw"] = peer.draw.n
+        out.append(RemoteDraw(peer.draw.side, peer.draw.action))
+    if peer.resign and seen.get("resign") != peer.resign:
+        seen["resign"] = peer.resign
+        out.append(RemoteResign(peer.resign))
+    if peer.flag == peer_side and seen.get("flag") != peer.flag:
+        seen["flag"] = peer.flag
+        out.append(RemoteEnd(other(peer_side), "time"))
+    return out

@@ -121,7 +121,9 @@ class RoomServer:
         # a hall of phones often shares one address (the hall's Wi-Fi, a NAT): many live
         # streams per address, unlike a board's page
         limits = replace(DEFAULT_LIMITS, max_connections=2048, per_address=1024,
-                         max_streams=1500, streams_per_address=1024)
+                         max_streams=1500, streams_per_address=1024,
+                         app_per_address=DEFAULT_LIMITS.workers, requests_burst=2000,
+                         requests_rate=500.0)
         self.server = WebServer(self.app, self.hub, host, port, limits=limits)
 
     @property

@@ -6,7 +6,8 @@ Wiring (``companion.daemon``)::
     club = ClubService(cfg.club, data_dir)
     club.attach(hub)      # every state snapshot the session announces goes to the publisher
     club.start()
-    ...                   # the session asks club.player("table-2") for ``club:table-2``
+    session.attach_remote(club.opponents)   # the session's one club player: every other board
+    ...                   # ``club:table-2``: club.player("table-2") checks the name
     club.close()
 
 The hub's listener runs on the scan loop's thread and only hands over the snapshot's text; the
@@ -21,8 +22,8 @@ from typing import Any, Protocol
 from companion.club import topics
 from companion.club.config import ClubConfig, check_name
 from companion.club.link import ClubLink
+from companion.club.opponents import ClubOpponents
 from companion.club.outbox import OUTBOX_NAME, Outbox
-from companion.club.player import ClubPlayer
 from companion.club.publisher import BoardPublisher
 
 
@@ -42,11 +43,14 @@ class ClubService:
     def __init__(self, cfg: ClubConfig, data_dir: Path) -> None:
         self.cfg = cfg
         offline = (topics.status_topic(cfg.club, cfg.board), topics.encode({"online": False}))
-        self.link = ClubLink(cfg.broker, f"tafl-{cfg.club}-{cfg.board}", will=offline)
+        self.link = ClubLink(cfg.broker, f"tafl-{cfg.club}-{cfg.board}", will=offline,
+                             on_status=self._link_changed)
         self._offline = offline
         self.outbox = Outbox(Path(data_dir) / OUTBOX_NAME)
         self.publisher = BoardPublisher(self.link, self.outbox, cfg.club, cfg.board)
-        self.players: dict[str, ClubPlayer] = {}
+        self.opponents = ClubOpponents(self.link, self.outbox, cfg.club, cfg.board,
+                                       accept=cfg.accept)
+        self.publisher.observers.append(self.opponents.observe)
         self._hub: Hub | None = None
 
     def attach(self, hub: Hub) -> None:
@@ -62,27 +66,29 @@ class ClubService:
         self.publisher.start()
         self.link.start()
 
-    def player(self, peer: str) -> ClubPlayer:
-        """The player for ``club:PEER`` (one per other board; ValueError for a bad name)."""
+    def player(self, peer: str) -> ClubOpponents:
+        """The session's club player for ``club:PEER`` (every other board; ValueError for a
+        bad name or this board itself)."""
         check_name(peer, f"club:{peer}")
-        if peer not in self.players:
-            player = ClubPlayer(self.link, self.outbox, self.cfg.club, self.cfg.board, peer,
-                                accepts=peer in self.cfg.accept)
-            self.publisher.observers.append(player.observe)
-            self.players[peer] = player
-        return self.players[peer]
+        self.opponents.player(peer)
+        return self.opponents
+
+    def _link_changed(self, state: str, error: str | None) -> None:
+        opponents = getattr(self, "opponents", None)  # (the link may report before it exists)
+        if opponents is not None:
+            opponents.link_changed(state, error)
 
     def status(self) -> dict[str, Any]:
-        """For the page: the link, and each club player's state."""
+        """For the page: the link, the boards seen on the broker, the board this board plays
+        (``active``), the proposals waiting for the owner, each board's conversation."""
         return {"broker": self.cfg.broker.url, "club": self.cfg.club, "board": self.cfg.board,
                 "link": self.link.state, "error": self.link.error,
-                "players": [p.status() for p in self.players.values()]}
+                **self.opponents.status()}
 
     def close(self) -> None:
         if self._hub is not None:
             self._hub.unsubscribe(self._changed)
         self.publisher.close()
-        for player in self.players.values():
-            player.close()
+        self.opponents.close()
         self.link.close(final=self._offline)
         self.outbox.close()

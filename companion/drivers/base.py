@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from companion.scan import Scan
 
@@ -36,7 +36,7 @@ class BoardSource(Protocol):
         available (link down, stale, wrong board size)."""
         ...
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """Health for the web page and logs: at least ``kind``, ``connected`` and ``detail``."""
         ...
 

@@ -18,6 +18,7 @@ make_to    violet              steady (its destination)
 hint_from  dim cyan            steady (a suggested move's piece)
 hint_to    cyan                steady (its destination)
 raichi     pink                pulses at 2 Hz (the king's free path to escape)
+check      white               steady, dim (a defender or the king: check the pieces' kinds)
 storage    dim magenta         slow blink, 0.5 Hz (board-wide: moves are not being saved)
 =========  ==================  ===========================
 
@@ -35,7 +36,7 @@ from __future__ import annotations
 import importlib
 import logging
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from companion.squares import parse_coords
 
@@ -66,6 +67,7 @@ ROLE_STYLES: dict[str, RoleStyle] = {
     "hint_from": RoleStyle((0, 50, 50), "steady"),
     "hint_to": RoleStyle((0, 180, 180), "steady"),
     "raichi": RoleStyle((255, 30, 140), "pulse", 2.0),
+    "check": RoleStyle((90, 90, 90), "steady"),
     "storage": RoleStyle((60, 0, 40), "blink", 0.5),
 }
 
@@ -186,7 +188,7 @@ class PicoSink:
 
     kind = "pico"
 
-    def __init__(self, bridge, renderer: LedRenderer) -> None:
+    def __init__(self, bridge: Any, renderer: LedRenderer) -> None:
         self.bridge = bridge
         self.renderer = renderer
         self.pixels: dict[int, Pixel] = {}
@@ -246,7 +248,7 @@ def encode_ws2812_spi(pixels: dict[int, Pixel], count: int) -> bytes:
     return bytes(out)
 
 
-def open_spidev(bus: int, device: int, hz: int, module=None):
+def open_spidev(bus: int, device: int, hz: int, module: Any = None) -> Any:
     """An opened ``spidev.SpiDev`` in mode 0 at ``hz``."""
     spidev = module or importlib.import_module("spidev")
     spi = spidev.SpiDev()
@@ -259,7 +261,7 @@ def open_spidev(bus: int, device: int, hz: int, module=None):
 class _SpiSink:
     kind = "spi"
 
-    def __init__(self, spi, renderer: LedRenderer, refresh: float = 1.0) -> None:
+    def __init__(self, spi: Any, renderer: LedRenderer, refresh: float = 1.0) -> None:
         self.spi = spi
         self.renderer = renderer
         self.refresh = refresh

@@ -22,7 +22,7 @@ import logging
 import re
 import warnings
 from collections import deque
-from typing import Protocol
+from typing import Any, Protocol
 
 from companion.scan import Scan
 from companion.squares import file_letter, square_names
@@ -63,11 +63,11 @@ class GpiozeroBackend:
 
     name = "gpiozero"
 
-    def __init__(self, factory=None) -> None:
+    def __init__(self, factory: Any = None) -> None:
         self.factory = factory
         self.calls = 0
-        self._rows: list = []
-        self._cols: list = []
+        self._rows: list[Any] = []
+        self._cols: list[Any] = []
         self._selected: int | None = None
 
     def setup(self, rows: list[int], cols: list[int]) -> None:
@@ -120,7 +120,7 @@ class GpiozeroBackend:
         self._rows, self._cols = [], []
 
 
-def detect_gpiochip(lg) -> int:
+def detect_gpiochip(lg: Any) -> int:
     """Number of the gpiochip that carries the 40-pin header: ``pinctrl-rp1`` on a Pi 5
     (gpiochip4 on older kernels, gpiochip0 on newer), ``pinctrl-bcm2711``/``bcm2835`` before."""
     numbers = sorted(
@@ -150,7 +150,7 @@ class LgpioBackend:
 
     name = "lgpio"
 
-    def __init__(self, chip: int | None = None, module=None) -> None:
+    def __init__(self, chip: int | None = None, module: Any = None) -> None:
         self.chip = chip
         self._lg = module
         self.calls = 0
@@ -181,7 +181,7 @@ class LgpioBackend:
         res = self._lg.group_read(self._h, self._cols[0])
         self.calls += 1
         levels = res[1] if isinstance(res, tuple | list) else res
-        return ~levels & self._col_full
+        return int(~levels & self._col_full)
 
     def close(self) -> None:
         if self._h is None:
@@ -200,7 +200,7 @@ class RPiGPIOBackend:
 
     name = "rpigpio"
 
-    def __init__(self, module=None) -> None:
+    def __init__(self, module: Any = None) -> None:
         self._gpio = module
         self.calls = 0
         self._rows: list[int] = []
@@ -247,7 +247,7 @@ class RPiGPIOBackend:
         self._rows, self._cols = [], []
 
 
-def make_backend(name: str = "auto", factory=None) -> PinBackend:
+def make_backend(name: str = "auto", factory: Any = None) -> PinBackend:
     """A backend by name; ``auto`` prefers lgpio, then RPi.GPIO, then gpiozero's default factory.
     ``factory`` (a gpiozero pin factory) forces the gpiozero backend."""
     if factory is not None or name == "gpiozero":
@@ -286,7 +286,7 @@ class GpioMatrix:
         backend: PinBackend | str = "auto",
         scan_hz: float = 100.0,
         debounce: int = 2,
-        factory=None,
+        factory: Any = None,
     ) -> None:
         if len(row_pins) != len(col_pins):
             raise ValueError(f"{len(row_pins)} row pins but {len(col_pins)} column pins")
@@ -407,7 +407,7 @@ class GpioMatrix:
                 out.append(f"file {name} (GPIO {self.col_pins[c]}) reads fully occupied")
         return out
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """Backend, scan cost, faults (stuck columns) and suspect lines."""
         faults = [self._stuck_text(c) for c in sorted(self.stuck)]
         n = self.size

@@ -21,7 +21,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
 from companion.squares import a_board
@@ -136,7 +136,7 @@ class SerialBridge:
         self._rx = P.LineBuffer()
         # link state (guarded by _lock)
         self._device: str | None = None
-        self._hello: dict | None = None
+        self._hello: dict[str, str] | None = None
         self._size_error: str | None = None
         self._snapshot: tuple[frozenset[str], dict[str, str] | None] | None = None
         self._last_rx: float | None = None
@@ -202,7 +202,7 @@ class SerialBridge:
             and self._clock() - self._last_rx <= self.stale_after
         )
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """Link health: ``connected``, a one-line ``detail``, counters of dropped lines, gaps,
         reconnects, and faults the firmware reported (stuck columns)."""
         with self._lock:
@@ -485,13 +485,18 @@ class SerialBridge:
                 # the live Pico answering our HOST: in step from here, whatever came before
                 self._nonces.clear()
                 self._confirm_due = False
+                gap = 0
                 if boot != self._boot:
                     self._hello_new_boot(info, boot, seq, args)
                 else:
                     self._apply(kind, args)  # the same boot: nothing is lost
+                    ahead = P.seq_ahead(self._last_seq, seq) if self._last_seq is not None else 0
+                    if 0 < ahead <= P.MAX_AHEAD:  # lines lost before it still count as lost
+                        gap = ahead - 1
+                        self.gaps += gap
                     self._last_seq = seq
                 self._last_rx = self._clock()
-                return 0
+                return gap
             if boot != self._boot:
                 if boot in self._boots:
                     raise P.ProtocolError("old boot")
@@ -520,7 +525,8 @@ class SerialBridge:
         self.gaps += ahead - 1
         return ahead - 1
 
-    def _hello_new_boot(self, info: dict, boot: str, seq: int, args: list[str]) -> None:
+    def _hello_new_boot(self, info: dict[str, str], boot: str, seq: int, args: list[str]
+                        ) -> None:
         """A HELLO from a boot of the Pico we have not heard from (lock held)."""
         self._check_hello(info)
         self._boot = boot
@@ -547,7 +553,7 @@ class SerialBridge:
             )
         log.info("serial bridge: hello %s", " ".join(args))
 
-    def _check_hello(self, info: dict) -> None:
+    def _check_hello(self, info: dict[str, str]) -> None:
         size_text = info.get("size", "")
         if not size_text.isdigit():
             raise P.ProtocolError("bad payload", "hello without size")

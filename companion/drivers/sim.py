@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from companion.scan import Scan
 from companion.squares import parse_coords
@@ -69,7 +70,7 @@ class SimBoard:
             return None
         return Scan(now, self._occupied)
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "connected": not self._closed,
@@ -86,6 +87,10 @@ class ReplayBoard:
     ``scan(now)`` returns the next trace line that is due (one per call, so a busy loop never
     merges two recorded scans), else the current state; :attr:`due` tells the caller that more
     lines are already due. Scan times and :meth:`board_time` are trace times.
+
+    One scan moves the trace on by at most ``speed`` recorded scan periods: a loop that falls
+    behind (a busy machine) slows the replay down instead of getting seconds of the trace at
+    once, so the tracker sees the recording's timing whatever the machine's load.
     """
 
     kind = "replay"
@@ -104,16 +109,19 @@ class ReplayBoard:
         self.variant: str = trace.variant
         self.scan_hz = trace.scan_hz
         self.speed = float(speed)
+        self.max_step = self.speed / self.scan_hz  # trace seconds one scan may move on
         self._t0: float | None = None
         self._next = 0
         self._last_bt = self._steps[0].t
         self._closed = False
 
     def board_time(self, now: float) -> float:
-        """The trace time at wall-clock ``now`` (the clock starts at the first scan)."""
+        """The trace time at wall-clock ``now`` (the clock starts at the first scan), at most
+        :attr:`max_step` past the last scan's."""
         if self._t0 is None:
             self._t0 = now
-        return self._steps[0].t + (now - self._t0) * self.speed
+        return min(self._steps[0].t + (now - self._t0) * self.speed,
+                   self._last_bt + self.max_step)
 
     @property
     def due(self) -> bool:
@@ -136,7 +144,7 @@ class ReplayBoard:
         step = self._steps[max(self._next - 1, 0)]
         return Scan(bt, step.occupied, step.colours)
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         state = "finished" if self.finished else f"at {self._last_bt:.1f} s of {self.end:.1f} s"
         return {
             "kind": self.kind,

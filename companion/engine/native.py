@@ -233,7 +233,8 @@ def _config(rules: RuleSet, ev: Evaluator) -> tuple[list[int], list[int], list[i
             1 if ev.king_pass & b else 0, 1 if ev.king_stop & b else 0,
             1 if ev.king_stop_closed & b else 0, ev.pst_att[s], ev.pst_dfn[s], ev.pst_king[s],
         ]
-    strength = {"strong": 0, "strong_by_throne": 1, "weak": 2}[rules.king_strength]
+    strength = {"strong": 0, "strong_by_throne": 1, "weak": 2,
+                "strong_on_throne": 3}[rules.king_strength]
     cfg = [
         geo.n, geo.throne if rules.has_throne else -1,
         int(DEFENDERS in rules.hostile_corners), int(ATTACKERS in rules.hostile_corners),

@@ -34,7 +34,10 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 HERE = Path(__file__).parent
 LOCALES = HERE / "locales"
@@ -44,7 +47,8 @@ COOKIE = "tafl-lang"
 STATIC = HERE.parent / "web" / "static"
 #: The page's scripts loaded on demand (core.js ``T.load``), not on the first load.
 LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js",
-                "over.js", "advice.js")
+                "over.js", "advice.js", "online.js", "club.js", "setup.js",
+                "check.js")
 #: CLDR plural categories, in the order the table is filled
 _CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 
@@ -151,6 +155,13 @@ def script_messages() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(eager), frozenset(lazy)
 
 
+def preload() -> None:
+    """Read every catalogue now (the daemon keeps serving them if the files change under it)."""
+    for lang in languages():
+        _ = catalogue(lang).version  # both scripts made (and kept)
+
+
+@functools.cache
 def languages() -> list[str]:
     """Codes of every language the page speaks: English and each ``.po`` file's."""
     found = sorted(p.parent.parent.name for p in LOCALES.glob(f"*/LC_MESSAGES/{DOMAIN}.po"))
@@ -220,7 +231,7 @@ def choose(query: str | None, cookie: str | None, accept: Any) -> str:
     return DEFAULT
 
 
-def init_app(app: Any) -> None:
+def init_app(app: Flask) -> None:
     """Give a Flask app the page's languages: the ``/i18n/<code>.js`` catalogues, ``_()``
     in templates (in the request's language) and ``lang``/``languages`` in their context."""
     from flask import Response, abort, g, request
@@ -234,7 +245,8 @@ def init_app(app: Any) -> None:
                                         request.accept_languages)
         return catalogue(lang)
 
-    app.jinja_env.install_gettext_callables(
+    # the i18n extension (added above) puts this method on the environment at run time
+    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
         lambda s: current().gettext(s),
         lambda s, p, n: current().ngettext(s, p, n),
         pgettext=lambda c, s: current().pgettext(c, s),
@@ -242,7 +254,7 @@ def init_app(app: Any) -> None:
     )
 
     @app.context_processor
-    def _language() -> dict:
+    def _language() -> dict[str, object]:
         cat = current()
         return {"lang": cat.lang, "i18n_v": cat.version,
                 "languages": [(code, catalogue(code).name) for code in languages()]}

@@ -131,7 +131,10 @@ class Board:
         self.turn = turn
         if king_left is None:
             king_left = self.king != self.geo.throne
-        self.king_left = king_left
+        # Whether the king has left the throne matters only where he may not return to it
+        # (``throne_stop`` "king_once"); elsewhere it is always False, so that a position (OTN
+        # and the side to move) says everything the rules need, whatever the moves before it.
+        self.king_left = king_left and rules.throne_stop == "king_once"
         self.move_stack: list[Move] = []
         self.capture_stack: list[int] = []
         self._undo: list[_Undo] = []
@@ -361,7 +364,7 @@ class Board:
             self.att ^= swap
         elif king_moved:
             self.king = to
-            if frm == geo.throne:
+            if frm == geo.throne and rules.throne_stop == "king_once":
                 self.king_left = True
         else:
             self.dfn ^= swap

@@ -151,6 +151,8 @@ def king_is_captured(
     if strength == "strong_by_throne":
         near = king == geo.throne or (geo.throne >= 0 and geo.throne in geo.adjacent[king])
         strength = "strong" if near else "weak"
+    elif strength == "strong_on_throne":
+        strength = "strong" if king == geo.throne else "weak"
     if strength == "weak":
         n = geo.n
         # custodial, like a soldier: the square beyond the king, seen from `to`

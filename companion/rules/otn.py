@@ -44,13 +44,13 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
                 if row[i] == "0":
                     raise PositionError(
                         f"row {rank}: a run of empty squares cannot start with 0 "
-                        f"(character {i + 1}, {row[i:j]!r})"
+                        f"(character {i + 1}, {row[i:j][:8]!r})"
                     )
-                f += int(row[i:j])
+                f += int(row[i:j]) if j - i <= 3 else size + 1  # (a long run: too long)
                 if f > size:
                     raise PositionError(
                         f"row {rank} is longer than {size} squares at character {i + 1} "
-                        f"({row[i:j]!r})"
+                        f"({row[i:j][:8]!r})"
                     )
                 i = j
             elif ch in "tTK":

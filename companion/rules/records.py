@@ -38,7 +38,10 @@ class Record:
 
 def parse_record_line(line: str) -> Record:
     """Parse one CSV record line: ``moves,attacker_captures,defender_captures,status``."""
-    row = next(csv.reader([line.strip()]), [])
+    try:
+        row = next(csv.reader([line.strip()]), [])
+    except csv.Error as exc:  # e.g. a field over the csv module's size limit (128 KiB)
+        raise RecordError(f"not a CSV record line ({exc})") from None
     if len(row) != 4:
         raise RecordError(f"expected 4 comma-separated fields, found {len(row)}")
     tokens = row[0].split()

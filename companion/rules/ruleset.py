@@ -13,6 +13,8 @@ ATTACKERS = "attackers"
 DEFENDERS = "defenders"
 KING = "king"
 SIDES = (ATTACKERS, DEFENDERS)
+#: The board sizes a rule set may have.
+MIN_SIZE, MAX_SIZE = 7, 19
 ALL_HOSTILE = frozenset({ATTACKERS, DEFENDERS, KING})
 KING_ONLY = frozenset({KING})
 NONE_HOSTILE: frozenset[str] = frozenset()
@@ -20,7 +22,8 @@ NONE_HOSTILE: frozenset[str] = frozenset()
 _CHOICES = {
     "first": SIDES,
     "escape": ("corners", "edge"),
-    "king_strength": ("strong", "strong_by_throne", "weak"),
+    # strong_on_throne: strong on the throne only, weak elsewhere (hnefatafl.org's brandubh)
+    "king_strength": ("strong", "strong_by_throne", "strong_on_throne", "weak"),
     "throne_stop": ("king", "king_once", "nobody", "anyone"),
     "throne_pass": ("all", "king", "nobody"),
     # restricted squares: none, the 4 corner squares, or the 2x2 block at each corner
@@ -59,8 +62,9 @@ class RuleSet:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if not 7 <= self.size <= 19:
-            raise ValueError(f"rule set {self.id!r}: size must be 7..19, not {self.size}")
+        if not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise ValueError(f"rule set {self.id!r}: size must be {MIN_SIZE}..{MAX_SIZE}, not "
+                             f"{self.size}")
         if self.size % 2 == 0 and self.throne_stop != "anyone":
             raise ValueError(f"rule set {self.id!r}: a throne needs an odd board size")
         for name, allowed in _CHOICES.items():

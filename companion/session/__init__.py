@@ -6,8 +6,7 @@ asked of it), :mod:`~companion.session.api` (the interface the web layer uses) a
 """
 
 from companion.session.actors import OWNER, SPECTATOR, Actor, ControlError, Role
-from companion.session.controls import GameSession
-from companion.session.core import SessionDefaults
+from companion.session.core import GameSession, SessionDefaults
 
 __all__ = ["OWNER", "SPECTATOR", "Actor", "ControlError", "GameSession", "Role",
            "SessionDefaults"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Role(StrEnum):
@@ -36,6 +37,7 @@ class Action(StrEnum):
     CLICK = "click"        # the simulated board
     HINT = "hint"          # ask the engine for a move (a player: for his side, on his turn)
     ANALYSE = "analyse"    # analyse a stored game
+    IMPORT = "import"      # store games read from a file
 
 
 #: What a player may do (for his own side only).
@@ -62,7 +64,7 @@ class Actor:
             return self.name
         return self.role.value
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"role": self.role.value, "side": self.side}
 
 
@@ -95,7 +97,7 @@ class ControlError(Exception):
         self.code = code
         self.message = message
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"error": self.message, "code": self.code}
 
 

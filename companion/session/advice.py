@@ -1,50 +1,52 @@
-"""Advice from a second engine process: hints, and the computer's answer to a draw offer.
+"""The advisor: hints, and the computer's answer to a draw offer, from a second engine process.
 
 The computer player's own engine is never asked (a hint must not disturb its thinking): the
-:class:`Advisor` keeps one more engine process (the built-in engine, full strength, started
-with the first request and kept for the next), runs one analysis at a time and queues the rest.
-Every call returns at once; the session polls it at each loop step.
+advisor keeps one more engine process (the built-in engine, full strength, started with the
+first request and kept for the next), runs one analysis at a time and queues the rest. Every
+call returns at once; the session polls it at each loop step (:meth:`Advisor.poll`) and applies
+what it answers (:data:`Advice`).
 
 A **hint** (``POST /api/hint``) is the engine's best move for the side to move. It is shown
 (``hint`` in the state, LEDs ``hint_from``/``hint_to``) until the position changes, stored as
 an event ``hint`` and counted per side with the game. An answer for a position that has changed
-meanwhile is dropped.
+meanwhile is dropped. Positions are told apart by a :data:`PositionKey` (the game, its ply
+count, its last move and its result).
 """
 
 from __future__ import annotations
 
 import logging
 from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from companion.rules import Board
-from companion.session.actors import Action, Actor, ControlError, Role, check
-from companion.session.tracking import copy_game
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
-
     from companion.engine import AnalysisLine, OtepHost
-    from companion.session.core import SessionCore
 
 log = logging.getLogger("companion.session")
 MIN_SECONDS, MAX_SECONDS = 0.1, 30.0
+SIDES = ("attackers", "defenders")
+
+#: What a hint or a draw answer belongs to: (game, plies played, last move, result).
+PositionKey = tuple[int, int, str, str]
 
 
 @dataclass
 class Job:
-    """One question for the advisor: ``kind`` (``hint`` or ``draw``) about the position
-    ``key`` (:func:`position_key`) for ``side``, asked ``by`` someone."""
+    """One question for the engine: ``kind`` (``hint`` or ``draw``) about the position ``key``
+    for ``side``, asked ``by`` someone."""
 
     kind: str
-    key: tuple
+    key: PositionKey
     side: str
     by: str
     seconds: float
     board: Board
     pending: Future[list[AnalysisLine]] | None = None
-    data: dict = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def lines(self) -> list[AnalysisLine]:
         """The answer (EngineError when the engine failed)."""
@@ -52,7 +54,35 @@ class Job:
         return self.pending.result(0)
 
 
-class Advisor:
+@dataclass(frozen=True)
+class HintReady:
+    """A hint for the position now: shown, counted, stored (``row``: the event's data)."""
+
+    hint: dict[str, Any]
+    row: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class HintFailed:
+    side: str
+    by: str
+    message: str
+
+
+@dataclass(frozen=True)
+class DrawAnswer:
+    """The computer of ``side`` judged a draw offer: its ``score`` (None: it could not), or
+    ``again`` when the position changed meanwhile and it is to judge afresh."""
+
+    side: str
+    score: float | None
+    again: bool = False
+
+
+Advice = HintReady | HintFailed | DrawAnswer
+
+
+class AdviceEngine:
     """A second engine process for hints and draw answers; one question at a time."""
 
     def __init__(self, argv: list[str] | None = None, name: str = "advisor") -> None:
@@ -121,132 +151,105 @@ class Advisor:
             self._host = None
 
 
-def position_key(s: SessionCore) -> tuple:
-    """What a hint belongs to: the game, its ply count, its last move and its result."""
-    played = s.game.played
-    return (s.gid, len(played), played[-1].text if played else "", s.game.result)
+class Advisor:
+    """Hints (the one shown, the one being looked for, the count per side) and draw answers,
+    on the :class:`AdviceEngine` (see the module docstring)."""
+
+    def __init__(self, engine: AdviceEngine | None = None) -> None:
+        self.engine = engine or AdviceEngine()
+        self._hint: dict[str, Any] | None = None  # with its "key"
+        self._pending: dict[str, Any] | None = None
+        self.counts: dict[str, int] = {side: 0 for side in SIDES}
+
+    def new_game(self, counts: dict[str, int] | None = None) -> None:
+        """A new (or restored) game: no hint shown, the counts of that game."""
+        self._hint = self._pending = None
+        self.counts = dict(counts) if counts else {side: 0 for side in SIDES}
+        self.engine.clear()
+
+    def game_ended(self) -> None:
+        self._pending = None
+
+    def current(self, key: PositionKey) -> dict[str, Any] | None:
+        """The hint for the position ``key`` (one for another position is dropped)."""
+        if self._hint is not None and self._hint["key"] != key:
+            self._hint = None
+        if self._pending is not None and self._pending["key"] != key:
+            self._pending = None
+        return self._hint
+
+    def to_json(self, key: PositionKey) -> tuple[dict[str, object] | None,
+                                                 dict[str, object] | None]:
+        """``hint`` and ``hint_pending`` of the page state."""
+        return _public(self.current(key)), _public(self._pending)
+
+    def request(self, key: PositionKey, side: str, by: str, seconds: float, board: Board,
+                wall: float) -> tuple[int, dict[str, Any]]:
+        """A hint for ``side`` to move in ``key``: (200, the hint shown) or (202, thinking)."""
+        if self._hint is not None and self._hint["key"] == key:
+            return 200, {"status": "ready", "hint": _public(self._hint)}
+        if self._pending is None or self._pending["key"] != key:
+            self.engine.submit(Job("hint", key, side, by, seconds, board))
+            self._pending = {"side": side, "by": by, "since": round(wall, 3), "key": key}
+        return 202, {"status": "thinking", "side": side}
+
+    def ask_draw(self, key: PositionKey, side: str, seconds: float, board: Board) -> None:
+        """The computer of ``side`` was offered a draw: evaluate (one question at a time)."""
+        if not self.engine.waiting("draw"):
+            self.engine.submit(Job("draw", key, side, side, seconds, board))
+
+    def poll(self, key: PositionKey, ply: int) -> list[Advice]:
+        """The engine's finished answers for the position ``key`` now (``ply``: the plies
+        played); never blocks."""
+        out: list[Advice] = []
+        while (job := self.engine.poll()) is not None:
+            advice = self._hint_done(job, key, ply) if job.kind == "hint" else (
+                self._draw_done(job, key))
+            if advice is not None:
+                out.append(advice)
+        return out
+
+    def _hint_done(self, job: Job, key: PositionKey, ply: int) -> Advice | None:
+        from companion.engine import EngineError
+
+        if self._pending is not None and self._pending["key"] == job.key:
+            self._pending = None
+        if job.key != key:
+            return None  # the position changed meanwhile: the hint is of no use
+        try:
+            lines = job.lines()
+        except EngineError as exc:
+            return HintFailed(job.side, job.by, str(exc))
+        if not lines or not lines[0].moves:
+            return HintFailed(job.side, job.by, "the engine found no move")
+        move = lines[0].moves[0]
+        frm, _, to = move.partition("-")
+        score = round(lines[0].evaluation, 2)
+        self._hint = {"side": job.side, "move": move, "from": frm, "to": to, "score": score,
+                      "by": job.by, "key": job.key}
+        self.counts[job.side] = self.counts.get(job.side, 0) + 1
+        return HintReady(_public(self._hint) or {}, {"side": job.side, "move": move,
+                                                    "score": score, "by": job.by,
+                                                    "ply": ply + 1})
+
+    @staticmethod
+    def _draw_done(job: Job, key: PositionKey) -> Advice:
+        from companion.engine import EngineError
+
+        score: float | None = None
+        try:
+            lines = job.lines()
+            if lines and job.key == key:
+                value = lines[0].evaluation  # for the side to move then
+                score = round(value if job.board.turn == job.side else -value, 2)
+        except EngineError as exc:
+            log.warning("the computer could not judge the draw offer: %s", exc)
+        return DrawAnswer(job.side, score, again=score is None and job.key != key)
+
+    def close(self) -> None:
+        self.engine.close()
 
 
-def _board(s: SessionCore) -> Board:
-    return copy_game(s.game, manual=False).board
-
-
-# -- hints -------------------------------------------------------------------------------------
-def request_hint(s: SessionCore, actor: Actor, seconds: object = None) -> tuple[int, dict]:
-    """``POST /api/hint``: (202, thinking) or (200, the hint already shown)."""
-    check(actor, Action.HINT)
-    if seconds is not None and (isinstance(seconds, bool) or not isinstance(
-            seconds, int | float) or not MIN_SECONDS <= seconds <= MAX_SECONDS):
-        raise ControlError(400, "bad_request", f'"seconds" must be a number from {MIN_SECONDS:g}'
-                                               f' to {MAX_SECONDS:g}')
-    side = s.game.turn
-    if actor.role is Role.PLAYER and actor.side != side:
-        raise ControlError(409, "not_your_turn", f"it is the {side}' turn: a hint is for "
-                                                 "the side to move")
-    s._ready()
-    if s.players[side].is_computer:
-        raise ControlError(409, "no_hint", f"the computer plays the {side}: a hint is for a "
-                                           "person's move")
-    if s.move_to_make is not None:
-        raise ControlError(409, "no_hint", f"the {side}' move is chosen already: make "
-                                           f"{s.move_to_make['move']} on the board")
-    key = position_key(s)
-    if s.hint is not None and s.hint["key"] == key:
-        return 200, {"status": "ready", "hint": public_hint(s.hint)}
-    if s.hint_pending is None or s.hint_pending["key"] != key:
-        secs = float(seconds) if seconds is not None else s.defaults.computer.hint_seconds
-        s.advisor.submit(Job("hint", key, side, actor.label, secs, _board(s)))
-        s.hint_pending = {"side": side, "by": actor.label, "since": round(s.wall(), 3),
-                          "key": key}
-        s.publish(force=True)
-    return 202, {"status": "thinking", "side": side}
-
-
-def public_hint(hint: dict | None) -> dict | None:
+def _public(hint: dict[str, Any] | None) -> dict[str, object] | None:
+    """A hint as the page sees it (without its position key)."""
     return None if hint is None else {k: v for k, v in hint.items() if k != "key"}
-
-
-def current_hint(s: SessionCore) -> dict | None:
-    """The hint for the position on the board now (a stale one is dropped)."""
-    if s.hint is not None and s.hint["key"] != position_key(s):
-        s.hint = None
-    if s.hint_pending is not None and s.hint_pending["key"] != position_key(s):
-        s.hint_pending = None
-    return s.hint
-
-
-def advice_step(s: SessionCore) -> None:
-    """Take the advisor's finished answers (called at every loop step; never blocks)."""
-    while True:
-        job = s.advisor.poll()
-        if job is None:
-            return
-        if job.kind == "hint":
-            _hint_done(s, job)
-        elif job.kind == "draw":
-            _draw_done(s, job)
-
-
-def _hint_done(s: SessionCore, job: Job) -> None:
-    from companion.engine import EngineError
-
-    if s.hint_pending is not None and s.hint_pending["key"] == job.key:
-        s.hint_pending = None
-    if job.key != position_key(s):
-        return  # the position changed meanwhile: the hint is of no use
-    try:
-        lines = job.lines()
-    except EngineError as exc:
-        s._note("hint_failed", job.by, side=job.side, message=str(exc))
-        log.warning("game %d: no hint: %s", s.gid, exc)
-        return
-    if not lines or not lines[0].moves:
-        s._note("hint_failed", job.by, side=job.side, message="the engine found no move")
-        return
-    move = lines[0].moves[0]
-    frm, _, to = move.partition("-")
-    score = round(lines[0].evaluation, 2)
-    s.hint = {"side": job.side, "move": move, "from": frm, "to": to, "score": score,
-              "by": job.by, "key": job.key}
-    s.hints[job.side] = s.hints.get(job.side, 0) + 1
-    data = {"side": job.side, "move": move, "score": score, "by": job.by,
-            "ply": len(s.game.played) + 1}
-    s.rows.append(("hint", data, s.wall()))
-    s._note("hint", job.by, side=job.side, move=move, score=score)
-    log.info("game %d: hint for the %s: %s (%+.2f)", s.gid, job.side, move, score)
-    s._write()
-
-
-# -- draw offers to the computer -----------------------------------------------------------------
-def ask_draw_answer(s: SessionCore, computer: str) -> None:
-    """The computer (``computer``'s side) was offered a draw: evaluate, then answer."""
-    if s.advisor.waiting("draw"):
-        return
-    s.advisor.submit(Job("draw", position_key(s), computer, computer,
-                         s.defaults.computer.draw_seconds, _board(s)))
-
-
-def _draw_done(s: SessionCore, job: Job) -> None:
-    from companion.engine import EngineError
-    from companion.session.computer import computer_actor
-
-    side = job.side
-    if s.draw_offer is None or s.draw_offer == side or s.game.is_over():
-        return  # withdrawn, lapsed or answered meanwhile
-    cfg = s.defaults.computer
-    score: float | None = None
-    try:
-        lines = job.lines()
-        if lines and job.key == position_key(s):
-            value = lines[0].evaluation  # for the side to move then
-            score = round(value if job.board.turn == side else -value, 2)
-    except EngineError as exc:
-        log.warning("game %d: the computer could not judge the draw offer: %s", s.gid, exc)
-    if score is None and job.key != position_key(s):
-        ask_draw_answer(s, side)  # the position changed: judge it again
-        return
-    accept = cfg.draw and score is not None and score <= cfg.draw_threshold
-    try:
-        s.draw(computer_actor(side), "accept" if accept else "decline", side, score=score)
-    except ControlError as exc:
-        log.info("game %d: the computer's draw answer was not taken: %s", s.gid, exc.message)

@@ -1,31 +1,51 @@
-"""The session as the web layer sees it: a small typed interface (no import of the daemon).
+"""The session as the web layer sees it: a small typed interface (no import of the daemon, the
+store or the session's parts).
 
 ``companion.web`` depends on this Protocol only; :class:`~companion.session.core.GameSession`
-implements it. Every control takes the :class:`~companion.session.actors.Actor` the web layer
-resolved from the request's credentials and raises
-:class:`~companion.session.actors.ControlError` (status, code, message) when it cannot be done;
-nothing is changed then.
+implements it. Every method may be called from any thread: reads come from the published
+snapshot and read-only store connections, controls are applied by the session's loop thread
+(the caller waits, at most a few seconds: ``ControlError(503, "busy")``). Every control takes
+the :class:`~companion.session.actors.Actor` the web layer resolved from the request's
+credentials and raises :class:`~companion.session.actors.ControlError` (status, code, message)
+when it cannot be done; nothing is changed then. A stored game or match that does not exist is
+``ControlError(404, "not_found")``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Protocol
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from companion.rules.game import Game
 from companion.session.actors import Actor
-from companion.store import Store
+from companion.session.snapshot import LegalMoves
+
+
+@dataclass(frozen=True)
+class ImportedGame:
+    """A game read from an uploaded file, to be stored as a closed game: the players' names,
+    when it was played (wall time), where it came from (stored with it) and, for a record that
+    ended in a way the rules cannot know, its ``(result, reason)``."""
+
+    game: Game
+    players: tuple[str, str]
+    started: float
+    origin: Mapping[str, Any]
+    ending: tuple[str, str] | None = None
 
 
 class SessionAPI(Protocol):
     """What the routes call."""
 
-    @property
-    def store(self) -> Store:
-        """The game store, for reading (lists, replays, exports)."""
-        ...
-
+    # -- the game in play (the published snapshot) ----------------------------------------
     def state_text(self) -> str:
         """The current ``/api/state`` JSON text."""
+        ...
+
+    def legal_moves(self) -> LegalMoves:
+        """The side to move and its legal moves, ``{"game", "turn", "ply", "moves": {from:
+        [{"to", "captures"}, ...]}}`` (for drawing targets on the page)."""
         ...
 
     def actor_for_player_token(self, token: str) -> Actor | None:
@@ -33,43 +53,76 @@ class SessionAPI(Protocol):
         is no longer the current one)."""
         ...
 
-    def legal_moves(self) -> dict:
-        """The side to move and its legal moves, ``{"turn", "moves": {from: [to, ...]}}``, with
-        the captures of each (for drawing targets on the page)."""
+    # -- stored games (read-only connections) ----------------------------------------------
+    def stored_games(self, limit: int, offset: int) -> list[dict[str, Any]]: ...
+
+    def stored_game(self, gid: int) -> dict[str, Any]:
+        """A game's row with ``player_details``, ``moves``, ``positions``, ``events``."""
         ...
 
-    # -- controls -------------------------------------------------------------------------
+    def stored_matches(self, limit: int, offset: int) -> list[dict[str, Any]]: ...
+
+    def stored_match(self, mid: int) -> dict[str, Any]: ...
+
+    def player_results(self) -> dict[str, dict[str, int]]: ...
+
+    def export(self, gid: int, kind: str, match: bool = False) -> str:
+        """Game (or match) ``gid`` as ``csv`` or ``otg`` text."""
+        ...
+
+    def review(self, gid: int) -> dict[str, Any]:
+        """Everything the review of a stored game shows (docs/http-api.md)."""
+        ...
+
+    def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
+        """What a finished game's (match's) review and files depend on (a key for a cache of
+        renders); None while it is played, or for none."""
+        ...
+
+    def analysis(self, gid: int) -> dict[str, Any]:
+        """``{"game", "status", "done", "total", "review", "error"?}``."""
+        ...
+
+    # -- controls ---------------------------------------------------------------------------
     def click(self, actor: Actor, square: str) -> bool: ...
 
-    def choose_move(self, actor: Actor, move: str) -> dict: ...
+    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]: ...
 
-    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict: ...
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]: ...
 
-    def next_game(self, actor: Actor) -> dict: ...
+    def next_game(self, actor: Actor) -> dict[str, Any]: ...
 
-    def takeback(self, actor: Actor) -> dict: ...
+    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+        """While ``on`` the board defines the next game's position (the tracker's reading)."""
+        ...
 
-    def draw(self, actor: Actor, action: str, side: str | None) -> dict: ...
+    def takeback(self, actor: Actor) -> dict[str, Any]: ...
 
-    def resign(self, actor: Actor, side: str | None) -> dict: ...
+    def draw(self, actor: Actor, action: str, side: str | None) -> dict[str, Any]: ...
 
-    def swap(self, actor: Actor) -> dict: ...
+    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]: ...
 
-    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict: ...
+    def swap(self, actor: Actor) -> dict[str, Any]: ...
 
-    def player_links(self, actor: Actor) -> dict: ...
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]: ...
 
-    def clock_control(self, actor: Actor, action: str) -> dict: ...
+    def player_links(self, actor: Actor) -> dict[str, Any]: ...
 
-    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict]:
+    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]: ...
+
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        """The players checked the pieces' kinds (``check_pieces`` guidance): right."""
+        ...
+
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
         """(202, ``{"status": "thinking", "side"}``) or (200, the hint already shown)."""
         ...
 
-    def start_analysis(self, actor: Actor, gid: int, seconds: object = None
-                       ) -> tuple[int, dict]:
+    def start_analysis(self, actor: Actor, gid: int,
+                       seconds: object = None) -> tuple[int, dict[str, Any]]:
         """(202, progress) once queued, or (200, the stored analysis)."""
         ...
 
-    def analysis(self, gid: int) -> dict:
-        """``{"game", "status", "done", "total", "review", "error"?}`` (ControlError 404)."""
+    def import_games(self, actor: Actor, games: Sequence[ImportedGame]) -> list[int]:
+        """Store games read from a file (one transaction): their ids (owner only)."""
         ...

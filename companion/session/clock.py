@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 SIDES = ("attackers", "defenders")
 _TC = re.compile(
@@ -80,7 +81,7 @@ class TimeControl:
             out += f"/{self.periods}x{_num(self.period)}"
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "main": self.main, "increment": self.increment,
                 "periods": self.periods, "period": self.period}
 
@@ -174,11 +175,14 @@ class GameClock:
 
     def switch(self, mover: str, t: float) -> None:
         """``mover`` completed a move at ``t``: charge him up to ``t``, add the increment (main
-        time) or renew his overtime period, and start the opponent's clock at ``t``."""
+        time) or renew his overtime period, and start the opponent's clock at ``t``. A move
+        made while his clock did not run (paused, or the game's first move, before which no
+        clock runs) is not charged and earns nothing: no increment, no renewed period."""
+        ran = self.running == mover and not self.paused and self.since is not None
         if self.running == mover:
             self._settle(t)
         st = self.times[mover]
-        if self.flagged is None:
+        if self.flagged is None and ran:
             if st.main > 0:
                 st.main += self.control.increment
             elif st.periods > 0:
@@ -210,7 +214,7 @@ class GameClock:
         self.since = t
 
     # -- snapshots (takebacks, the store) -------------------------------------------------
-    def snapshot(self, t: float | None = None) -> dict:
+    def snapshot(self, t: float | None = None) -> dict[str, Any]:
         """The clock's state as JSON-ready data (stored with every move): the times as they
         stand at ``t`` (without ``t``: as they stood when the running clock last started); a
         restored clock runs again from the time it is given."""
@@ -223,7 +227,7 @@ class GameClock:
         }
 
     @classmethod
-    def restore(cls, data: dict, t: float | None = None) -> GameClock:
+    def restore(cls, data: dict[str, Any], t: float | None = None) -> GameClock:
         """A clock from :meth:`snapshot` data; it runs from ``t`` if it was running."""
         control = TimeControl.parse(data["control"])
         if control is None:
@@ -236,9 +240,9 @@ class GameClock:
             clock.since = t
         return clock
 
-    def to_json(self, t: float) -> dict:
+    def to_json(self, t: float) -> dict[str, Any]:
         """What ``/api/state`` shows as ``clock``."""
-        out: dict = {s: round(self.left(s, t), 2) for s in SIDES}
+        out: dict[str, Any] = {s: round(self.left(s, t), 2) for s in SIDES}
         out["running"] = None if self.paused else self.running
         out["paused"] = self.paused
         out["control"] = self.control.to_json()

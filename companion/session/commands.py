@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
@@ -34,6 +35,8 @@ COMMAND_TIMEOUT = 5.0
 #: At most this many commands wait; more are refused at once with 503 (a flood of controls
 #: never grows the queue without bound).
 MAX_WAITING = 256
+#: A loop step applies waiting commands for at most this long (at least one).
+DRAIN_BUDGET = 0.02
 
 
 def loop_busy() -> ControlError:
@@ -85,13 +88,17 @@ class CommandQueue:
     def on_loop_thread(self) -> bool:
         return self._owner == threading.get_ident()
 
-    def drain(self, limit: int = 32) -> Settlements:
-        """Apply up to ``limit`` waiting commands in order (on the loop thread). Their callers
-        are answered by :meth:`Settlements.settle`, once what they changed is published (a
-        caller never reads a state older than its own command). A command's exception goes to
-        its caller, never up the loop."""
+    def drain(self, limit: int = 32, budget: float = DRAIN_BUDGET) -> Settlements:
+        """Apply waiting commands in order (on the loop thread): up to ``limit``, and no more
+        once ``budget`` seconds went by (the rest wait for the next step, so a flood of
+        controls never holds up the scans). Their callers are answered by
+        :meth:`Settlements.settle`, once what they changed is published (a caller never reads
+        a state older than its own command). A command's exception goes to its caller, never
+        up the loop."""
         out = Settlements()
-        while len(out.done) < limit:
+        started = time.monotonic()
+        while len(out.done) < limit and (not out.done
+                                         or time.monotonic() - started < budget):
             with self._lock:
                 if not self._waiting:
                     break

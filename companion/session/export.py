@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from typing import TYPE_CHECKING
 
 from companion.rules.otg import export_otg, rules_string
 from companion.rules.records import game_to_record_line
-
-if TYPE_CHECKING:
-    from companion.store import GameRow, Store
+from companion.session.clock import GameClock
+from companion.store_reads import StoreReader
+from companion.store_rows import GameRow
 
 
 def _clock_text(seconds: float | None) -> str:
@@ -39,7 +38,7 @@ def _wall(t: float | None) -> str:
     return _dt.datetime.fromtimestamp(t).strftime("%H:%M:%S") if t else "-"
 
 
-def _hint_plies(store: Store, gid: int) -> dict[int, str]:
+def _hint_plies(store: StoreReader, gid: int) -> dict[int, str]:
     """Ply -> the side a hint was given to before that move."""
     return {int(e["ply"]): str(e.get("side", "")) for e in store.events(gid, 5000)
             if e["kind"] == "hint" and isinstance(e.get("ply"), int)}
@@ -57,13 +56,11 @@ def _final_left(row: GameRow) -> dict[str, float] | None:
     data = json.loads(row.clock)
     if not isinstance(data, dict) or not isinstance(data.get("times"), dict):
         return None
-    from companion.session.clock import GameClock
-
     clock = GameClock.restore(data)
     return {s: clock.left(s, 0.0) for s in ("attackers", "defenders")}
 
 
-def _header(store: Store, row: GameRow) -> list[str]:
+def _header(store: StoreReader, row: GameRow) -> list[str]:
     game_rules = store.load_game(row.id).rules
     settings = row.settings_json()
     opts = " ".join(f"{k}={str(v).lower()}" for k, v in settings["options"].items())
@@ -98,13 +95,13 @@ def _header(store: Store, row: GameRow) -> list[str]:
     return lines
 
 
-def game_csv(store: Store, gid: int) -> str:
+def game_csv(store: StoreReader, gid: int) -> str:
     row = store.game(gid)
     game = store.load_game(gid)
     return "\n".join([*_header(store, row), game_to_record_line(game)]) + "\n"
 
 
-def game_otg(store: Store, gid: int) -> str:
+def game_otg(store: StoreReader, gid: int) -> str:
     row = store.game(gid)
     game = store.load_game(gid)
     players = row.players()
@@ -138,7 +135,7 @@ def game_otg(store: Store, gid: int) -> str:
                       comments=comments)
 
 
-def match_csv(store: Store, mid: int) -> str:
+def match_csv(store: StoreReader, mid: int) -> str:
     m = store.match(mid)
     out = [f"# tafl-companion match {mid}: {m.players[0]} v {m.players[1]}"]
     if m.result:
@@ -148,6 +145,6 @@ def match_csv(store: Store, mid: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def match_otg(store: Store, mid: int) -> str:
+def match_otg(store: StoreReader, mid: int) -> str:
     """Both games of a match, one ``.otg`` game after the other (a blank line between)."""
     return "\n".join(game_otg(store, row.id) for row in store.match_games(mid))

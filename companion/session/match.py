@@ -14,15 +14,9 @@ and when no criterion decides (or the list is empty), the match is drawn.
 
 from __future__ import annotations
 
-import logging
-import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from companion.session.core import SessionCore
-
-log = logging.getLogger("companion.session")
 SIDES = ("attackers", "defenders")
 
 TIE_CRITERIA = ("moves", "time")
@@ -140,8 +134,8 @@ class Match:
             return res.left[res.result]
         return None
 
-    def to_json(self) -> dict:
-        out: dict = {
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "id": self.id, "game": self.number, "games": GAMES, "score": self.score(),
             "players": list(self.players), "game_ids": list(self.game_ids),
             "tie_break": list(self.tie_break), "finished": self.finished,
@@ -151,45 +145,30 @@ class Match:
             out["winner"], out["decided_by"] = self.winner()
         return out
 
+    # -- the games of the match ------------------------------------------------------------
+    def game_over(self, gid: int, result: GameResult) -> dict[str, Any] | None:
+        """Record the result of game ``gid``; the match's result (``score``, ``winner``,
+        ``decided_by``) when that game finished the match, else None (also when it was
+        recorded already: the end of a game is seen again by the next board reading)."""
+        idx = self.game_ids.index(gid) if gid in self.game_ids else len(self.game_ids) - 1
+        while len(self.results) <= idx:
+            self.results.append(None)
+        if self.results[idx] is not None:
+            return None
+        self.results[idx] = result
+        if not self.finished:
+            return None
+        winner, how = self.winner()
+        return {"score": self.score(), "winner": winner, "decided_by": how}
 
-def finish_match_game(self: SessionCore) -> None:
-    """Record the current game's result in its match; end the match after its last game."""
-    m = self.match
-    if m is None or not self.game.is_over():
-        return
-    idx = m.game_ids.index(self.gid) if self.gid in m.game_ids else len(m.game_ids) - 1
-    left = None
-    if self.clock is not None:
-        t = self.board_time()
-        left = {s: self.clock.left(s, t) for s in SIDES}
-    while len(m.results) <= idx:
-        m.results.append(None)
-    if m.results[idx] is not None:
-        return  # recorded already (the end of a game is seen again by the next board reading)
-    m.results[idx] = GameResult(self.game.result, len(self.game.played), left)
-    if m.finished:
-        winner, how = m.winner()
-        result = {"score": m.score(), "winner": winner, "decided_by": how}
-        try:
-            self.store.end_match(m.id, result)
-        except (sqlite3.Error, OSError) as exc:
-            log.error("could not store the match result (%s)", exc)
-        self._note("match_over", "system", match=m.id, **result)
-
-
-def reopen_match_game(self: SessionCore) -> None:
-    """The current game was reopened (a takeback): its match result is open again."""
-    m = self.match
-    if m is None or self.gid not in m.game_ids:
-        return
-    idx = m.game_ids.index(self.gid)
-    was_over = m.finished
-    if idx < len(m.results):
-        m.results[idx] = None
-        del m.results[idx + 1:]
-    if was_over:
-        try:
-            self.store.reopen_match(m.id)
-        except (sqlite3.Error, OSError) as exc:
-            log.error("could not store that the match goes on (%s)", exc)
-        self._note("match_reopened", "system", match=m.id)
+    def reopen(self, gid: int) -> bool:
+        """Game ``gid`` was reopened (a takeback): its result is open again; True when that
+        reopens the finished match."""
+        if gid not in self.game_ids:
+            return False
+        idx = self.game_ids.index(gid)
+        was_over = self.finished
+        if idx < len(self.results):
+            self.results[idx] = None
+            del self.results[idx + 1:]
+        return was_over

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.rules.game import Game
 
@@ -138,8 +138,8 @@ class PlayerSpec:
     def named(self, name: str) -> PlayerSpec:
         return replace(self, name=name)
 
-    def to_json(self) -> dict:
-        out: dict = {"name": self.name, "kind": self.kind.value}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
         if self.level is not None:
             out["level"] = self.level
         if self.command is not None:
@@ -153,7 +153,7 @@ class PlayerSpec:
         return out
 
     @classmethod
-    def from_stored(cls, data: Mapping, default_name: str) -> PlayerSpec:
+    def from_stored(cls, data: Mapping[str, Any], default_name: str) -> PlayerSpec:
         """A player as stored with a game (``to_json``); a board player when it cannot be
         read."""
         name = str(data.get("name", default_name))
@@ -183,19 +183,25 @@ def _machine(kind: PlayerKind) -> bool:
     return kind in MACHINE_NAMES
 
 
-def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
-                   engine_allowed: Callable[[str], bool] = lambda command: False) -> PlayerSpec:
+def spec_from_json(value: Mapping[str, Any], base: PlayerSpec, where: str,
+                   engine_allowed: Callable[[str], bool] = lambda command: False, *,
+                   club_ok: bool = False) -> PlayerSpec:
     """A side's player from the API: ``{"name"?, "kind"?, "level"?, "seconds"?, "command"?}``
     on top of ``base`` (what is not given stays, but a side handed from a person to the computer
     or back without a name gets a name of its own: "Computer", "Engine", "Player 1"/"Player 2"
-    by ``where``, the side). PlayerError (one line) for a bad field;
+    by ``where``, the side). With ``club_ok`` (a new game) also ``{"kind": "club", "board":
+    NAME}``: another board of the club. PlayerError (one line) for a bad field;
     :class:`EngineNotAllowed` for an engine command the config does not allow."""
-    known = {"name", "kind", "level", "seconds", "command"}
+    known = {"name", "kind", "level", "seconds", "command"} | ({"board"} if club_ok else set())
     unknown = sorted(str(k) for k in value if k not in known)
     if unknown:
         raise PlayerError(f"{where}: unknown field {unknown[0]!r} (known: "
                           f"{', '.join(sorted(known))})")
     kind_text = value.get("kind", base.kind.value)
+    if club_ok and kind_text == PlayerKind.CLUB.value:
+        return _club_spec(value, base, where)
+    if "board" in value:
+        raise PlayerError(f"{where}: board is for a player at another board of the club")
     if kind_text in [k.value for k in REMOTE_KINDS] and kind_text != base.kind.value:
         raise PlayerError(f"{where}: a player at a distance ({kind_text}) joins through the "
                           f"{kind_text} game's own start, not as a player setting")
@@ -242,6 +248,19 @@ def spec_from_json(value: Mapping, base: PlayerSpec, where: str,
     if kind in REMOTE_KINDS:
         return replace(base, name=name)
     return PlayerSpec(kind, name)
+
+
+def _club_spec(value: Mapping[str, Any], base: PlayerSpec, where: str) -> PlayerSpec:
+    """``{"kind": "club", "board": NAME, "name"?}``: the person at that board of the club."""
+    board = value.get("board", base.peer if base.kind is PlayerKind.CLUB else None)
+    if not isinstance(board, str) or not _PEER.match(board):
+        raise PlayerError(f"{where}: a board of the club needs \"board\": its name in the club "
+                          "(1-32 small letters, digits, '_' or '-')")
+    for key in ("level", "seconds", "command"):
+        if key in value:
+            raise PlayerError(f"{where}: {key} is not for a player at another board")
+    name = check_name(value["name"], f"{where} name") if "name" in value else board
+    return PlayerSpec(PlayerKind.CLUB, name, peer=board)
 
 
 def _applies(kind: PlayerKind, key: str) -> bool:
@@ -295,7 +314,7 @@ class MovePlayer(Protocol):
         ...
 
     @property
-    def thinking(self) -> dict | None:
+    def thinking(self) -> dict[str, Any] | None:
         """While it thinks: ``{"since": monotonic time}`` plus its last reported search
         (``depth``, ``cp`` or ``mate``, ``pv``); None otherwise. Never blocks."""
         ...
@@ -340,7 +359,7 @@ class EnginePlayer:
         self._pending = self.host.request_move(game.board, seconds=seconds, clock=times)
 
     @property
-    def thinking(self) -> dict | None:
+    def thinking(self) -> dict[str, Any] | None:
         pending = self._pending
         if pending is None or pending.done():
             return None

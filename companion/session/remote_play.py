@@ -38,6 +38,7 @@ from companion.rules import other
 from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.session.clock import TimeControl
+from companion.session.moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
     RemoteChat,
@@ -61,16 +62,6 @@ log = logging.getLogger("companion.session")
 
 RESYNC_EVERY = 2.0  # seconds between two resyncs asked of a player (a confused peer cannot loop)
 CHAT_KEPT = 20
-
-
-def played_moves(game: Game) -> tuple[Move, ...]:
-    """The moves of ``game`` as :class:`Move` objects (square ints)."""
-    return tuple(p.move for p in game.played)
-
-
-def move_text(game: Game, move: Move) -> str:
-    names = game.board.geo.names
-    return f"{names[move.frm]}-{names[move.to]}"
 
 
 class RemoteHost(Protocol):
@@ -343,7 +334,7 @@ class RemoteGames:
         elif isinstance(event, RemoteTakeback):
             if not player.takebacks:
                 log.warning("%s: a takeback from a player without takebacks ignored", kind)
-            elif event.ply < len(self._host.game.played):
+            elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
                 self._host.take_back_to(max(0, event.ply), None, by)
         elif isinstance(event, RemoteEnd):
             self._host.remote_end(event.result, event.reason, by)

@@ -10,20 +10,19 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING
+from typing import cast
 
 from companion.rules import PRESETS
 from companion.rules.game import Game
-from companion.session import choice
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
+from companion.session.context import Context
+from companion.session.document import MoveToMake
 from companion.session.match import GameResult, Match
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote_play import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
+from companion.session.timing import Before, ClockRecord
 from companion.store import GameRow, StoreError
-
-if TYPE_CHECKING:
-    from companion.session.core import SessionCore
 
 log = logging.getLogger("companion.session")
 
@@ -32,7 +31,7 @@ def _players(row: GameRow) -> dict[str, PlayerSpec]:
     return {side: PlayerSpec.from_stored(data, side) for side, data in row.players().items()}
 
 
-def _fits(session: SessionCore, row: GameRow) -> bool:
+def _fits(session: Context, row: GameRow) -> bool:
     d = session.defaults
     if row.variant == d.settings.variant:
         return True
@@ -42,7 +41,7 @@ def _fits(session: SessionCore, row: GameRow) -> bool:
     return size == session.board.size or session.caps.clickable is not None
 
 
-def _current_row(session: SessionCore) -> GameRow | None:
+def _current_row(session: Context) -> GameRow | None:
     """The game to resume: the latest unfinished one, or the finished first game of a match
     that waits for its second."""
     store = session.store
@@ -55,8 +54,8 @@ def _current_row(session: SessionCore) -> GameRow | None:
     return row
 
 
-def restore_session(session: SessionCore) -> None:
-    """Resume or start (see the module docstring). Called under the session's lock."""
+def restore_session(session: Context) -> None:
+    """Resume or start (see the module docstring), before the loop runs."""
     store = session.store
     row = _current_row(session)
     if row is not None and _fits(session, row):
@@ -92,20 +91,20 @@ def restore_session(session: SessionCore) -> None:
         assert mid is not None
         session.match = Match(mid, names, d.tie_break, [gid])
     session.gid, session.game, session.settings = gid, game, d.settings
-    session.players, session.tc, session.clock = players, d.time_control, clock
-    session.move_clocks, session.before = [], []  # the clock runs once the board is set up
+    session.players = players
+    session.clocks.new_game(d.time_control)  # the clock runs once the board is set up
     log.info("new game %d: %s", gid, game.rules.name)
     _resize(session)
 
 
-def _resume(session: SessionCore, row: GameRow) -> None:
+def _resume(session: Context, row: GameRow) -> None:
     store = session.store
     game = store.load_game(row.id)
     settings = GameSettings.from_json(row.settings_json())
     tc = TimeControl.parse(row.time_control) if row.time_control else None
     moves = store.moves(row.id)
-    move_clocks: list[dict | None] = [m["clock"] for m in moves]
-    before: list[tuple[dict | None, float | None]] = []
+    move_clocks: list[ClockRecord | None] = [m["clock"] for m in moves]
+    before: list[Before] = []
     initial = GameClock(tc).snapshot() if tc else None
     for i in range(len(moves)):
         prev = move_clocks[i - 1] if i else None
@@ -121,14 +120,14 @@ def _resume(session: SessionCore, row: GameRow) -> None:
         clock = GameClock.restore(state) if state else GameClock(tc)
         clock.running = None  # it runs again once the board matches the game (``ready``)
         clock.paused = bool(data and data.get("paused"))
-    session.gid, session.game, session.settings, session.tc = row.id, game, settings, tc
+    session.gid, session.game, session.settings = row.id, game, settings
     session.players = _players(row)
-    session.hints = row.hints()
-    session.clock, session.move_clocks, session.before = clock, move_clocks, before
+    session.advisor.new_game(row.hints())
+    session.clocks.restore(tc, clock, move_clocks, before)
     session.match = _match(session, row)
     session.move_to_make = _pending(row, game, session.players)
     if session.move_to_make is not None:  # its clocks as at the choice
-        choice.restore(session, (row.pending() or {}).get("choice"))
+        session.clocks.restore_choice((row.pending() or {}).get("choice"))
     stored = row.remote()
     terms = terms_from_json(stored, settings, tc) if stored else None
     if terms is not None:  # a game at a distance: it goes on once its player is attached
@@ -137,7 +136,7 @@ def _resume(session: SessionCore, row: GameRow) -> None:
     _resize(session)
 
 
-def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict | None:
+def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> MoveToMake | None:
     """The move to make stored with the game, if it is still the one to make: for this very
     position (its ply), the side to move, a legal move, and that side still plays off the
     board. The board shows it again, exactly as before the restart."""
@@ -156,10 +155,10 @@ def _pending(row: GameRow, game: Game, players: dict[str, PlayerSpec]) -> dict |
     except ValueError:
         return None
     log.info("game %d: the move to make %s (%s) is shown again", row.id, move, data.get("by"))
-    return {k: v for k, v in data.items() if k not in ("ply", "choice")}
+    return cast(MoveToMake, {k: v for k, v in data.items() if k not in ("ply", "choice")})
 
 
-def _match(session: SessionCore, row: GameRow) -> Match | None:
+def _match(session: Context, row: GameRow) -> Match | None:
     if not row.match_id:
         return None
     store = session.store
@@ -178,7 +177,7 @@ def _match(session: SessionCore, row: GameRow) -> Match | None:
     return match
 
 
-def _resize(session: SessionCore) -> None:
+def _resize(session: Context) -> None:
     board = session.caps.clickable
     if board is not None:
         board.resize(session.game.rules.size, session.game.board.occupied_names())

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from companion.rules import PRESETS, RuleSet
 
@@ -82,7 +83,7 @@ class GameSettings:
         """The same options on another variant (those that no longer differ are dropped)."""
         return GameSettings.make(variant, dict(self.options))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         rules = self.rules()
         return {
             "variant": self.variant,

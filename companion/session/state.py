@@ -1,40 +1,41 @@
 """``/api/state``: the page state as data (docs/http-api.md lists every field).
 
-Two parts: the *game* part is rebuilt only after the store has written (so nothing unsaved is
-ever shown), the *live* part (LEDs, guidance, board, storage) on every publish.
+Two parts: the *game* part (:func:`game_state`) is rebuilt only after the store has written (so
+nothing unsaved is ever shown), the *live* part (:func:`live_state`: LEDs, guidance, board,
+storage, ...) at every publication (:func:`publish`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from companion.feedback import with_role
 from companion.rules.board import REASON_TEXT
+from companion.rules.game import Game
 from companion.rules.threats import threat_json
-from companion.session.advice import current_hint, public_hint
-
-if TYPE_CHECKING:
-    from companion.session.core import SessionCore
+from companion.session.advice import PositionKey
+from companion.session.context import Context
+from companion.session.document import GameState, LastMove, LiveState
 
 SIDES = ("attackers", "defenders")
 
 
-def game_state(s: SessionCore) -> dict:
+def position_key(ctx: Context) -> PositionKey:
+    """What a hint belongs to: the game, its ply count, its last move and its result."""
+    played = ctx.game.played
+    return (ctx.gid, len(played), played[-1].text if played else "", ctx.game.result)
+
+
+def game_state(ctx: Context) -> GameState:
     """The stored game's part of the state."""
-    game = s.game
+    game = ctx.game
     board = game.board
     outcome = game.outcome()
     geo = board.geo
-    last = game.played[-1] if game.played else None
     reason = str(outcome.reason) if outcome else None
     result = outcome.result if outcome else "ongoing"
-    if s.remote.ending is not None:  # the other end's word
-        result, reason = s.remote.ending
-    clock = None
-    if s.clock is not None:
-        clock = s.clock.to_json(s.board_time())
-        clock["at"] = round(s.wall(), 3)
+    if ctx.remote.ending is not None:  # the other end's word
+        result, reason = ctx.remote.ending
     return {
-        "game": s.gid,
+        "game": ctx.gid,
         "variant": game.rules.id,
         "variant_name": game.rules.name,
         "size": game.rules.size,
@@ -45,55 +46,81 @@ def game_state(s: SessionCore) -> dict:
         "reason": reason,
         "reason_text": REASON_TEXT.get(reason, reason) if reason else "",
         "position": board.otn(),
-        "last": {"from": board.name(last.move.frm), "to": board.name(last.move.to),
-                 "captured": sorted(board.name(s) for s in last.captures),
-                 "side": last.side, "text": last.text} if last else None,
+        "last": _last(game),
         "captures": {side: game.captures(side) for side in SIDES},
-        "players": {side: p.to_json() for side, p in s.players.items()},
-        "next_players": ({side: p.to_json() for side, p in s.next_players.items()}
-                         if s.next_players else None),
-        "draw_offer": s.draw_offer,
+        "players": {side: p.to_json() for side, p in ctx.players.items()},
+        "next_players": ({side: p.to_json() for side, p in ctx.next_players.items()}
+                         if ctx.next_players else None),
+        "draw_offer": ctx.draw_offer,
         "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
         "corners": [geo.names[q] for q in geo.iter_bits(geo.corner)],
-        "settings": s.settings.to_json(),
-        "clock": clock,
-        "match": s.match.to_json() if s.match else None,
-        "times": [(c or {}).get("left") for c in s.move_clocks],
-        "accepted_at": s.accepted_at,
+        "settings": ctx.settings.to_json(),
+        # (the board's time is read only with a clock: a replayed trace's starts at its first
+        # reading, never earlier)
+        "clock": ctx.clocks.to_json(ctx.board_time(), ctx.wall()) if ctx.clocks.clock else None,
+        "match": ctx.match.to_json() if ctx.match else None,
+        "times": ctx.clocks.times(),
+        "accepted_at": ctx.accepted_at,
         "threat": threat_json(board),
     }
 
 
-def _message(s: SessionCore) -> str:
-    if not s.storage["ok"]:
+def _last(game: Game) -> LastMove | None:
+    if not game.played:
+        return None
+    last, board = game.played[-1], game.board
+    return {"from": board.name(last.move.frm), "to": board.name(last.move.to),
+            "captured": sorted(board.name(s) for s in last.captures), "side": last.side,
+            "text": last.text}
+
+
+def leds(ctx: Context) -> dict[str, str]:
+    """The LED frame: the tracker's, or board-wide ``storage`` while the store fails."""
+    if not ctx.outbox.ok:
+        return {name: "storage" for name in ctx.game.board.geo.names}
+    frame = ctx.tracker.leds
+    threat = ctx.game_json.get("threat") if ctx.defaults.raichi else None
+    if threat:
+        frame = with_role(frame, threat["squares"], "raichi")
+    hint = ctx.advisor.current(position_key(ctx))
+    if hint is not None and ctx.move_to_make is None:
+        frame = with_role(with_role(frame, [hint["from"]], "hint_from"), [hint["to"]],
+                          "hint_to")
+    return frame
+
+
+def message(ctx: Context) -> str:
+    """The English guidance for the people at the board and on the page."""
+    storage = ctx.outbox.state
+    if not storage["ok"]:
         return ("Moves are not being saved: the store cannot write "
-                f"({s.storage.get('detail', 'error')}). The board waits until it can.")
-    tracking = s.tracker.state
-    if s.refused and tracking == "setup":
-        return f"{s.refused['message'].capitalize()}: put the pieces back as the lights show."
-    m = s.move_to_make
-    err = s.player_error
-    if err and not m and tracking == "ready" and err["side"] == s.game.turn:
+                f"({storage.get('detail', 'error')}). The board waits until it can.")
+    tracking = ctx.tracker.state
+    if ctx.refused and tracking == "setup":
+        return f"{ctx.refused['message'].capitalize()}: put the pieces back as the lights show."
+    m = ctx.move_to_make
+    err = ctx.seats.error
+    if err and not m and tracking == "ready" and err["side"] == ctx.game.turn:
         return (f"The computer playing the {err['side']} failed: {err['message']}. It is asked "
                 "again in a few seconds; meanwhile its move can be made by hand.")
     if m and tracking in ("ready", "lifted"):
         caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
-        name = s.players[m["side"]].name
+        name = ctx.players[m["side"]].name
         who = {"page": f"{name}, on the phone", "computer": "the computer",
                "engine": "the engine", "online": f"{name}, online",
                "club": f"{name}, at another board"}.get(m["by"], m["by"])
         return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
                 f"on the board{caps}.")
-    far = s.remote.remote_side
-    b = s.remote.binding
-    if b is not None and not s.remote.agreed and not s.game.played:
-        return f"Waiting for {b.terms.opponent} to agree on the game."
-    if (far is not None and not m and tracking == "ready" and s.game.turn == far
-            and not s.game.is_over()):
-        return (f"{far.capitalize()} ({s.players[far].name}, at a distance) to move: waiting "
+    far, b = ctx.remote.remote_side, ctx.remote.binding
+    if b is not None and not ctx.remote.agreed and not ctx.game.played:
+        return (f"Waiting for {ctx.players[b.remote_side].name or b.terms.opponent} to agree "
+                "on the game.")
+    if (far is not None and not m and tracking == "ready" and ctx.game.turn == far
+            and not ctx.game.is_over()):
+        return (f"{far.capitalize()} ({ctx.players[far].name}, at a distance) to move: waiting "
                 "for their move.")
-    text = s.tracker.message
-    g = s._game_json  # the stored game's outcome (computed once per store, not per scan)
+    text = ctx.tracker.message
+    g = ctx.game_json  # the stored game's outcome (computed once per store, not per scan)
     reason, result = g.get("reason"), g.get("result", "ongoing")
     if reason and (reason in ("agreement", "resignation", "time") or not text):
         why = REASON_TEXT.get(reason, reason)
@@ -101,7 +128,7 @@ def _message(s: SessionCore) -> str:
         return f"{head}: {why}."
     if text:
         return text
-    return f"{s.game.turn.capitalize()} to move."
+    return f"{ctx.game.turn.capitalize()} to move."
 
 
 _SORTED: dict[int, tuple[frozenset[str], list[str]]] = {}
@@ -118,24 +145,37 @@ def _sorted(occupied: frozenset[str] | None) -> list[str]:
     return hit[1]
 
 
-def live_state(s: SessionCore) -> dict:
+def live_state(ctx: Context) -> LiveState:
     """The part that changes between stores: LEDs, guidance, the board, storage."""
-    status = s._status
+    hint, hint_pending = ctx.advisor.to_json(position_key(ctx))
     return {
-        "leds": s.leds,
-        "message": _message(s),
-        "tracking": s.tracker.state,
-        "guidance": s.tracker.guidance,
-        "move_to_make": dict(s.move_to_make) if s.move_to_make else None,
-        "occupied": _sorted(s._occupied),
-        "board": {k: status.get(k) for k in ("kind", "connected", "detail")},
-        "storage": dict(s.storage),
-        "events": list(s.recent),
-        "player_error": dict(s.player_error) if s.player_error else None,
-        "thinking": dict(s.thinking) if s.thinking else None,
-        "hint": public_hint(current_hint(s)),
-        "hint_pending": public_hint(s.hint_pending),
-        "hints": dict(s.hints),
-        "remote": s.remote.to_json(),
+        "leds": leds(ctx),
+        "message": message(ctx),
+        "tracking": ctx.tracker.state,
+        "guidance": ctx.tracker.guidance,
+        "move_to_make": dict(ctx.move_to_make) if ctx.move_to_make else None,
+        "occupied": _sorted(ctx.occupied),
+        "board": ctx.announcer.status.copy(),
+        "storage": ctx.outbox.state.copy(),
+        "events": list(ctx.announcer.recent),
+        "player_error": ctx.seats.error.copy() if ctx.seats.error else None,
+        "thinking": thinking.copy() if (thinking := ctx.seats.thinking) else None,
+        "hint": hint,
+        "hint_pending": hint_pending,
+        "hints": dict(ctx.advisor.counts),
+        "remote": ctx.remote.to_json(),
         "note": "",
+        "display": dict(ctx.display) if ctx.display else None,
     }
+
+
+def publish(ctx: Context, now: float | None = None, force: bool = False) -> None:
+    """Announce the state if anything in it changed (cheap when nothing did)."""
+    ctx.announcer.read_status(ctx.board, ctx.monotonic() if now is None else now, force)
+    ctx.announcer.publish(ctx.game_json, lambda: dict(live_state(ctx)), ctx.game, ctx.gid,
+                          ctx.match_ref, force)
+
+
+def refresh(ctx: Context) -> None:
+    """Rebuild the game part (after the store wrote)."""
+    ctx.game_json = dict(game_state(ctx))

@@ -62,56 +62,71 @@ How it decides (times are the caller's clock; ``settle`` defaults to 0.2 s, ``ho
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from ..rules import Move, Outcome
 from ..rules.game import Game, PlayedMove
 from ..scan import Scan
 from .display import Display
-from .events import (
-    Event,
-    GameOver,
-    Guidance,
-    MoveProposed,
-    MoveRevised,
-    MoveTakenBack,
-    PieceRemoved,
-    PieceRestored,
-    TrackerState,
-)
-from .faults import Candidate, Faults
+from .events import Event, Guidance, PieceRemoved, PieceRestored, TrackerState
+from .faults import Faults
 from .knocks import Knocks
-from .model import Expected, PieceModel, side_colour
+from .model import Candidate, Expected, PieceModel
+from .moves import MoveFinder, Proposer
 from .readings import NEVER, Deadline, Readings, Timing
 from .revisions import RevisionWindow
-from .setup import Setup
+from .setup import PieceCheck, Setup
 from .squares import grid_for
 
-__all__ = ["NEVER", "Candidate", "Expected", "Timing", "Tracker"]
+__all__ = ["NEVER", "BoardReading", "Candidate", "Expected", "Timing", "Tracker"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoardReading:
+    """What the sensors read (:attr:`Tracker.reading`): occupied squares, their colours
+    (``"a"``/``"d"``, polarity boards only), and whether the board has been still for the
+    tracker's ``settle`` time."""
+
+    occupied: frozenset[int]
+    colours: Mapping[int, str]
+    still: bool
 
 
 class Tracker:
     """Turns a stream of scans into the moves that were played (see the module docstring): a
-    state machine over its parts — the readings, the piece model, the set-up, the revision
-    window, knocks, faults and the display — each owning its state."""
+    state machine over its parts, each owning its state — the readings (``readings``), the
+    piece model (``model``), the set-up (``setup``), the revision window (``revisions``),
+    knocks (``knocks``), faults (``faults``), the move finder and the proposer (``moves``, which
+    holds the move to make) and the display (``display``)."""
 
     def __init__(
         self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
-        revise_window: float = 1.2, lift_hold: float = 0.75,
+        revise_window: float = 1.2, lift_hold: float = 0.75, check_pieces: bool = False,
     ) -> None:
-        self.timing = timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
+        self.timing = Timing(settle, hold, knock_window, revise_window, lift_hold)
+        self._readings = Readings(grid_for(game.rules.size))
+        self._deadline = Deadline(self._readings)
+        self._check = PieceCheck(check_pieces)
+        self._assemble(game)
+        self._out: list[Event] = []
+        self._suspended: str | None = None
+        self._reading = False
+
+    def _assemble(self, game: Game) -> None:
+        """The parts that depend on the board's size, for ``game``'s."""
+        timing, readings, deadline, check = self.timing, self._readings, self._deadline, self._check
         self._grid = grid = grid_for(game.rules.size)
-        self._readings = readings = Readings(grid)
-        self._deadline = deadline = Deadline(readings)
+        readings.regrid(grid)
         self._model = model = PieceModel(game, grid)
-        self._window = RevisionWindow(timing, grid, readings, model)
-        self._knocks = Knocks(timing, grid, readings, model)
+        self._window = window = RevisionWindow(timing, grid, readings, model)
+        self._knocks = knocks = Knocks(timing, grid, readings, model)
         self._faults = faults = Faults(timing, grid, readings, model, deadline)
         self._setup = setup = Setup(timing, grid, readings, model, deadline)
-        self._display = Display(grid, model, setup, faults)
-        self._out: list[Event] = []
-        self._expected: Expected | None = None
-        self._suspended: str | None = None
+        self._display = display = Display(grid, readings, model, setup, check, faults)
+        self._finder = finder = MoveFinder(timing, grid, readings, model, window, knocks)
+        self._proposer = Proposer(grid, readings, model, window, knocks, faults, display,
+                                  finder, check)
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -157,7 +172,8 @@ class Tracker:
     @property
     def expected(self) -> Move | None:
         """The move to make, None if any move is judged."""
-        return self._expected.move if self._expected else None
+        expected = self._proposer.expected
+        return expected.move if expected else None
 
     @property
     def suspended(self) -> str | None:
@@ -184,7 +200,10 @@ class Tracker:
         """Resynchronise with the session's ``game`` (a new game, a control, a refused
         proposal, a resume): the tracker takes a private copy and guides the set-up until the
         board matches it. Clears the move to make (the session sets it again); a suspension
-        stays. The caller's game is never changed."""
+        stays. The caller's game is never changed. A game on a board of another size (a new
+        variant) starts the tracker afresh on that size (what the sensors read is kept)."""
+        if game.rules.size != self._grid.size:
+            self._assemble(game)
         self._sync_game(game)
         if not self._readings.seen:
             return []
@@ -199,16 +218,7 @@ class Tracker:
         It clears itself once the move is proposed (and on a takeback or reset); ``None``
         clears it. MoveError (a ValueError) if the move is not legal in the tracker's model.
         Returns the events of the new display (at ``t``, or the last time seen)."""
-        if move is None:
-            self._expected = None
-        else:
-            game = self._model.game
-            if game.is_over():
-                raise ValueError(f"cannot expect {move.text(game.rules.size)}: the game is over")
-            played = game.play(move)  # checks legality
-            game.undo()
-            self._expected = Expected(move, played.text, game.board.piece_at(move.frm) or "",
-                                      played.side, tuple(self._grid.sort(played.captures)))
+        self._proposer.expect(move)
         return self._rerun(t)
 
     def suspend(self, reason: str | None, t: float | None = None) -> list[Event]:
@@ -220,6 +230,33 @@ class Tracker:
         self._suspended = reason
         return self._rerun(t)
 
+    def checked(self, t: float | None = None) -> list[Event]:
+        """The players checked the pieces' kinds (``check_pieces`` guidance): the check is over.
+        Returns the events of the new display (at ``t``, or the last time seen)."""
+        self._check.done()
+        return self._rerun(t)
+
+    def read_board(self, on: bool, t: float | None = None) -> list[Event]:
+        """While ``on``, the board defines a new position (a study, a game from a book): the
+        tracker neither guides the set-up nor judges anything and shows ``reading`` guidance
+        with the occupied squares (and colours); :attr:`reading` is what the sensors read. The
+        session builds the position from it (the pieces' kinds from the colours or the page,
+        ``companion.rules.start``) and calls :meth:`reset` with the new game, which ends the
+        reading (the board matches it: play starts). ``read_board(False)`` ends it without a
+        new game: the board is compared with the game again."""
+        self._reading = on
+        if not on:
+            self._setup.reset()
+        return self._rerun(t)
+
+    @property
+    def reading(self) -> BoardReading:
+        """What the sensors read now: the occupied squares, their colours (polarity boards),
+        and whether the board has been still for ``settle``."""
+        readings = self._readings
+        still = readings.now >= readings.last_change + self.timing.settle
+        return BoardReading(readings.occupied, dict(readings.colours), still)
+
     def _rerun(self, t: float | None) -> list[Event]:
         now = self._readings.now
         if not self._readings.seen:
@@ -228,13 +265,15 @@ class Tracker:
 
     # -- bookkeeping --------------------------------------------------------------------
     def _sync_game(self, game: Game) -> None:
+        self._reading = False
+        self._check.done()
         self._model.sync(game)
         self._setup.reset()
         self._window.reset()
         self._knocks.forget()
         self._faults.reset()
         self._display.view()
-        self._expected = None
+        self._proposer.expected = None
 
     def _emit(self, event: Event) -> None:
         self._out.append(event)
@@ -243,13 +282,19 @@ class Tracker:
         self._readings.now = t
         self._out = []
         self._deadline.clear()
-        if not self._setup.playing:
-            self._out += self._setup.evaluate(t)
-        if self._setup.playing:
+        setup = self._setup
+        if self._reading:
+            pass  # watched, neither guided nor judged
+        elif not setup.playing:
+            self._out += setup.evaluate(t)
+            if setup.playing:  # set up: for a game under way, or from its start
+                self._check.ask("resume" if self._model.game.played else "setup")
+        if setup.playing and not self._reading:
             for _ in range(8):
                 if not self._step(t):
                     break
-        self._out += self._display.refresh(t, self._expected, self._suspended)
+        self._out += self._display.refresh(t, self._proposer.expected, self._suspended,
+                                           self._reading)
         out, self._out = self._out, []
         return out
 
@@ -259,19 +304,21 @@ class Tracker:
     # -- play ---------------------------------------------------------------------------
     def _step(self, now: float) -> bool:
         """One round of inference; True when the position changed and it should run again."""
-        model, readings, timing, knocks = self._model, self._readings, self.timing, self._knocks
-        display, faults, window = self._display, self._faults, self._window
-        deadline = self._deadline
-        board, turn, pend = model.board, model.turn, model.pending
-        changed_at = readings.changed_at
+        model, readings, knocks = self._model, self._readings, self._knocks
         cur = readings.occupied
         base = model.base
         gone, new = base - cur, cur - base
         knocks.away, knocks.arrived = gone, new
-        if not gone and not new:
-            display.view()
+        if not gone and not new:  # the board shows the game (most scans)
+            self._display.view()
+            faults = self._faults
             faults.set(faults.colour_fault(now))
             return False
+        timing, display, faults, window = self.timing, self._display, self._faults, self._window
+        deadline = self._deadline
+        board, pend = model.board, model.pending
+        turn = board.turn
+        changed_at = readings.changed_at
         done = self._grid.sort(s for s in gone if s in pend and self._settled(s))
         if done:
             size = self._grid.size
@@ -296,7 +343,8 @@ class Tracker:
             if any(board.side_of(s) == turn and changed_at(s) >= window.rested_at
                    for s in gone_x):
                 window.close()  # the opponent has started
-            elif window.is_open() and self._try_revise(gone_x, new):
+            elif window.is_open() and (revised := self._proposer.revise(gone_x, new)):
+                self._out += revised
                 return True
         if new and not over and not pend:
             own = [s for s in gone_x if board.side_of(s) == turn]
@@ -304,13 +352,13 @@ class Tracker:
             landed = [n for n in new if not any(knocks.is_knock(g, n) for g in gone_x)] or new
             ts_move = max(changed_at(s) for s in (*own, *landed))
             if now >= ts_move + timing.settle:
-                cands = self._candidates(gone_x, new)
-                exp = self._expected
+                cands = self._finder.candidates(gone_x, new)
+                exp = self._proposer.expected
                 if len(cands) == 1 and (exp is None or (cands[0].frm, cands[0].to)
                                         == (exp.move.frm, exp.move.to)):
-                    calm = self._calm_since(cands[0]) + timing.settle
+                    calm = self._finder.calm_since(cands[0]) + timing.settle
                     if now >= calm:
-                        self._accept(cands[0])
+                        self._out += self._proposer.accept(cands[0])
                         return True
                     deadline.want(calm)
             else:
@@ -318,7 +366,9 @@ class Tracker:
         if not stable:
             deadline.want(ts_all + timing.settle)
             return False
-        if self._try_takeback(ts_all):
+        taken_back = self._proposer.take_back(ts_all)
+        if taken_back:
+            self._out += taken_back
             return True
         if over:
             display.view()
@@ -346,9 +396,9 @@ class Tracker:
                      ts_all: float, last: PlayedMove | None) -> bool:
         """The board is settled and shows no move: a piece in the air, or a fault once nobody
         has touched the board for ``hold``."""
-        model, knocks, faults, timing = self._model, self._knocks, self._faults, self.timing
+        model, faults = self._model, self._faults
         board, turn, pend = model.board, model.turn, model.pending
-        pairs = knocks.pairs(gone_x, new)
+        pairs = self._knocks.pairs(gone_x, new)
         rest_gone = gone_x - {g for g, _ in pairs}
         rest_new = new - {n for _, n in pairs}
         lifted = None
@@ -361,120 +411,7 @@ class Tracker:
         self._display.view(lifted=lifted)
         if lifted is not None and not pairs:
             faults.set(None)
-            return False
-        fault = faults.current
-        if fault is not None and gone_x <= fault.gone and new <= fault.new:
-            return False  # being put right: the fault stands (flagged once), nothing new
-        quiet = max(ts_all, self._readings.last_change)  # faults wait until nobody touches
-        hold = timing.hold
-        if not new and not pend and len(gone_x) == 1 and lifted is None:
-            hold = max(hold, timing.lift_hold)  # a piece of the other side, only lifted
-        if now < quiet + hold:
-            self._deadline.want(quiet + hold)
-            return False
-        if pairs and (lifted is not None or not (rest_gone or rest_new)):
-            fault = faults.knock_fault(pairs)
         else:
-            fault = faults.classify(rest_gone, rest_new, self._candidates, self._expected,
-                                    self._window.is_open())
-        faults.set(replace(fault, gone=gone_x, new=new))
+            faults.judge(now, gone_x, new, ts_all, pairs, lifted, self._finder.candidates,
+                         self._proposer.expected, self._window.is_open())
         return False
-
-    def _colour_ok(self, sq: int, side: str) -> bool:
-        c = self._readings.colours.get(sq)
-        return c is None or c == side_colour(side)
-
-    def _candidates(self, gone: frozenset[int], new: frozenset[int]) -> list[Candidate]:
-        """Every explanation of the diff as one legal move of the side to move."""
-        model, grid, knocks = self._model, self._grid, self._knocks
-        board, turn, changed_at = model.board, model.turn, self._readings.changed_at
-        since = self._window.rested_at + self.timing.knock_window
-        out = []
-        for t in grid.sort(new):
-            if not self._colour_ok(t, turn):
-                continue
-            for f in grid.sort(gone):
-                if board.side_of(f) != turn or changed_at(f) < since:
-                    continue  # not lifted clearly after the last move's piece came to rest
-                move = Move(f, t)
-                if not board.is_legal(move):
-                    continue
-                caps = model.captures_of(move)
-                rest_gone = set(gone) - {f} - set(caps)
-                if any(knocks.is_knock(g, t) for g in rest_gone):
-                    continue  # a neighbour may have been knocked onto t
-                rest_new = set(new) - {t}
-                if not knocks.explain(rest_gone, rest_new, turn):
-                    continue
-                removed = tuple(s for s in caps if s in gone and self._settled(s))
-                out.append(Candidate(f, t, caps, removed))
-        return out
-
-    def _calm_since(self, c: Candidate) -> float:
-        """When the squares of the move's path (from one before ``frm`` to one past ``to``)
-        last changed: a piece still sliding or bouncing along it means it is not down yet."""
-        changed_at = self._readings.changed_at
-        return max((changed_at(s) for s in self._grid.path(c.frm, c.to)), default=NEVER)
-
-    def _accept(self, c: Candidate) -> None:
-        model, window, now = self._model, self._window, self._readings.now
-        changed_at = self._readings.changed_at
-        removed = {s: changed_at(s) for s in c.removed}
-        played = model.play(Move(c.frm, c.to), removed)
-        window.moved(c.to)
-        self._knocks.moved(c.frm, c.to)
-        self._display.view()
-        window.placed_at = changed_at(c.to)
-        if self._expected is not None:  # it was the move to make: done, and not revisable
-            self._expected = None
-            window.close()
-        size = self._grid.size
-        self._emit(MoveProposed(now, played.move, played.side, played.captures,
-                                len(model.game.played), round(window.placed_at, 4),
-                                played.text, size))
-        for s in c.removed:
-            self._emit(PieceRemoved(now, s, round(removed[s], 4), size))
-        outcome = model.outcome
-        if outcome is not None:
-            self._emit(GameOver(now, outcome))
-
-    def _try_revise(self, gone: frozenset[int], new: frozenset[int]) -> bool:
-        """The last move's piece moved on along its line: replace the move."""
-        model, window = self._model, self._window
-        to = window.target(gone, new, self._knocks)
-        last = model.last
-        if to is None or last is None:
-            return False
-        if set(model.pending) != set(last.captures) or not self._colour_ok(to, last.side):
-            return False
-        was_over = model.outcome is not None
-        played = model.revise(to)
-        if played is None:
-            return False
-        window.moved(played.move.to)
-        self._knocks.moved(played.move.frm, played.move.to)
-        self._display.view()
-        self._emit(MoveRevised(
-            self._readings.now, played.move, played.side, played.captures,
-            len(model.game.played), round(window.placed_at, 4), played.text, self._grid.size,
-            replaces=last.move, replaces_text=last.text))
-        outcome = model.outcome
-        if outcome is not None or was_over:
-            self._emit(GameOver(self._readings.now, outcome))
-        return True
-
-    def _try_takeback(self, ts: float) -> bool:
-        """The board shows the position before the last move: take it back. (One move at a
-        time: occupancy alone cannot tell two moves taken back from some illegal moves.)"""
-        model = self._model
-        if not model.before or self._readings.occupied != model.before[-1]:
-            return False
-        played = model.take_back()
-        self._emit(MoveTakenBack(self._readings.now, played.move, played.text, played.side,
-                                 len(model.game.played) + 1))
-        self._expected = None
-        self._window.taken_back(ts)
-        self._knocks.forget()
-        self._faults.set(None)
-        self._display.view()
-        return True

@@ -12,7 +12,8 @@ from ..feedback import FrameSpec, build_frame
 from .events import ILLEGAL, Event, FaultFlagged, Guidance, GuidanceKind, LedsChanged, TrackerState
 from .faults import Faults
 from .model import Expected, PieceModel
-from .setup import Setup
+from .readings import Readings
+from .setup import PieceCheck, Setup
 from .squares import Grid
 
 
@@ -21,8 +22,10 @@ class Display:
     faults and the game, it shows what :meth:`view` was last told: a lifted piece's targets or
     the captured pieces to put back during a takeback."""
 
-    def __init__(self, grid: Grid, model: PieceModel, setup: Setup, faults: Faults) -> None:
-        self._grid, self._model, self._setup, self._faults = grid, model, setup, faults
+    def __init__(self, grid: Grid, readings: Readings, model: PieceModel, setup: Setup,
+                 check: PieceCheck, faults: Faults) -> None:
+        self._grid, self._readings, self._model = grid, readings, model
+        self._setup, self._check, self._faults = setup, check, faults
         self.frame: dict[str, str] = {}
         self.guidance = Guidance(GuidanceKind.WAITING)
         self.message = messages.guidance_text(self.guidance)
@@ -42,73 +45,95 @@ class Display:
         return {"squares": [self._grid.name(s) for s in squares],
                 "pieces": [pieces[s] for s in squares]}
 
-    def refresh(self, t: float, expected: Expected | None, suspended: str | None
-                ) -> list[Event]:
-        """Rebuild the frame, guidance and state; the events that announce a new fault and a
-        changed frame."""
-        grid, model = self._grid, self._model
-        name = grid.name
-        game, board, pend = model.game, model.board, model.pending
+    def refresh(self, t: float, expected: Expected | None, suspended: str | None,
+                reading: bool = False) -> list[Event]:
+        """Rebuild the frame, guidance and state (``reading``: the board is being read as a
+        new position); the events that announce a new fault and a changed frame."""
         spec = FrameSpec()
-        last = model.last
-        G = GuidanceKind
-        data: dict[str, Any] = {}
-        setup = self._setup
-        if not setup.playing:
-            spec.setup = [name(s) for s in (*(s for s, _ in setup.fill), *setup.clear,
-                                            *(s for s, _ in setup.recolour))]
-            if not setup.complete:
-                kind = G.SETUP
-                data = {"fill": {name(s): p for s, p in setup.fill},
-                        "clear": [name(s) for s in setup.clear],
-                        "recolour": {name(s): p for s, p in setup.recolour}}
-            else:
-                kind = G.SETUP_COMPLETE
-            state = TrackerState.SETUP
+        View = tuple[GuidanceKind, TrackerState, dict[str, Any]]
+        view: View
+        if reading:
+            view = self._reading_view()
+        elif not self._setup.playing:
+            view = self._setup_view(spec)
         else:
-            if last is not None:
-                spec.last_from, spec.last_to = name(last.move.frm), name(last.move.to)
-            spec.capture = [name(s) for s in pend]
-            fault = self._faults.current
-            outcome = model.outcome
-            if outcome is not None:
-                winner = outcome.winner
-                spec.win = [name(s) for s in model.position
-                            if winner is None or board.side_of(s) == winner]
-                kind, state = G.GAME_OVER, TrackerState.OVER
-                data = {**outcome.to_json(), "winner": winner, **self._pairs(pend)}
-            elif suspended is not None:
-                kind, state = G.SUSPENDED, TrackerState.SUSPENDED
-                data = {"reason": suspended}
-            elif fault is not None:
-                spec.illegal = [name(s) for s in fault.illegal]
-                spec.setup = [name(s) for s in fault.setup]
-                kind = G.ILLEGAL if fault.kind == ILLEGAL else G.WARNING
-                state = TrackerState(fault.kind)
-                data = {"code": fault.code, **fault.details(grid.size)}
-                if expected is not None:
-                    spec.make_from = (name(expected.move.frm),)
-                    spec.make_to = (name(expected.move.to),)
-            elif self._guide:
-                spec.setup = [name(s) for s in self._guide]
-                kind, state, data = G.TAKEBACK, TrackerState.TAKEBACK, self._pairs(self._guide)
-            elif pend:
-                kind, state = G.LIFT_CAPTURED, TrackerState.CAPTURE_PENDING
-                data = self._pairs(pend)
-            elif expected is not None:
-                kind, state, data = self._make_move(spec, expected)
-            elif self._lifted is not None:
-                s = self._lifted
-                if last is not None and s == last.move.to and board.side_of(s) != game.turn:
-                    kind, data = G.MOVING_AGAIN, {"square": name(s), "piece": board.piece_at(s)}
-                else:
-                    spec.target = [name(i) for i in board.destinations(s)]
-                    kind = G.LIFTED
-                    data = {"side": game.turn, "square": name(s), "piece": board.piece_at(s)}
-                state = TrackerState.LIFTED
-            else:
-                kind, state, data = G.TO_MOVE, TrackerState.READY, {"side": game.turn}
+            view = self._play_view(spec, expected, suspended)
+        kind, state, data = view
         return self._show(t, build_frame(spec), Guidance(kind, data), state)
+
+    def _reading_view(self) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+        """Any position may be set up: the board's reading, nothing lit."""
+        names, readings = self._grid.names, self._readings
+        squares = self._grid.sort(readings.occupied)
+        data = {"squares": [names[s] for s in squares],
+                "colours": {names[s]: readings.colours[s] for s in squares
+                            if s in readings.colours}}
+        return GuidanceKind.READING, TrackerState.READING, data
+
+    def _setup_view(self, spec: FrameSpec) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+        """The board does not match the game yet (or has just come to match it)."""
+        name = self._grid.names.__getitem__
+        setup = self._setup
+        spec.setup = [name(s) for s in (*(s for s, _ in setup.fill), *setup.clear,
+                                        *(s for s, _ in setup.recolour))]
+        if setup.complete:
+            return GuidanceKind.SETUP_COMPLETE, TrackerState.SETUP, {}
+        return GuidanceKind.SETUP, TrackerState.SETUP, {
+            "fill": {name(s): p for s, p in setup.fill},
+            "clear": [name(s) for s in setup.clear],
+            "recolour": {name(s): p for s, p in setup.recolour}}
+
+    def _play_view(self, spec: FrameSpec, expected: Expected | None, suspended: str | None
+                   ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+        """The game is on (or over): in priority, its end, a suspension, a fault, a takeback,
+        captured pieces to lift, the move to make, a lifted piece, a check, whose turn."""
+        grid, model = self._grid, self._model
+        name = grid.names.__getitem__
+        board, pend, last = model.board, model.pending, model.last
+        turn = board.turn
+        G = GuidanceKind
+        if last is not None:
+            spec.last_from, spec.last_to = name(last.move.frm), name(last.move.to)
+        spec.capture = [name(s) for s in pend]
+        fault = self._faults.current
+        outcome = model.outcome
+        if outcome is not None:
+            winner = outcome.winner
+            spec.win = [name(s) for s in model.position
+                        if winner is None or board.side_of(s) == winner]
+            return G.GAME_OVER, TrackerState.OVER, {**outcome.to_json(), "winner": winner,
+                                                    **self._pairs(pend)}
+        if suspended is not None:
+            return G.SUSPENDED, TrackerState.SUSPENDED, {"reason": suspended}
+        if fault is not None:
+            spec.illegal = [name(s) for s in fault.illegal]
+            spec.setup = [name(s) for s in fault.setup]
+            if expected is not None:
+                spec.make_from = (name(expected.move.frm),)
+                spec.make_to = (name(expected.move.to),)
+            return (G.ILLEGAL if fault.kind == ILLEGAL else G.WARNING, TrackerState(fault.kind),
+                    {"code": fault.code, **fault.details(grid.size)})
+        if self._guide:
+            spec.setup = [name(s) for s in self._guide]
+            return G.TAKEBACK, TrackerState.TAKEBACK, self._pairs(self._guide)
+        if pend:
+            return G.LIFT_CAPTURED, TrackerState.CAPTURE_PENDING, self._pairs(pend)
+        if expected is not None:
+            return self._make_move(spec, expected)
+        s = self._lifted
+        if s is not None:
+            if last is not None and s == last.move.to and board.side_of(s) != turn:
+                return G.MOVING_AGAIN, TrackerState.LIFTED, {"square": name(s),
+                                                             "piece": board.piece_at(s)}
+            spec.target = [name(i) for i in board.destinations(s)]
+            return G.LIFTED, TrackerState.LIFTED, {"side": turn, "square": name(s),
+                                                   "piece": board.piece_at(s)}
+        if self._check.reason is not None:
+            light = {s: p for s in model.position if (p := board.piece_at(s)) in ("T", "K")}
+            spec.check = [name(s) for s in light]
+            return G.CHECK_PIECES, TrackerState.READY, {"reason": self._check.reason,
+                                                        "side": turn, **self._pairs(light)}
+        return G.TO_MOVE, TrackerState.READY, {"side": turn}
 
     def _make_move(self, spec: FrameSpec, exp: Expected
                    ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:

@@ -53,6 +53,7 @@ class TrackerState(StrEnum):
     ILLEGAL = "illegal"                  #: an illegal move is shown
     OVER = "over"                        #: the game has ended
     SUSPENDED = "suspended"              #: the session suspended judging (see Tracker.suspend)
+    READING = "reading"                  #: the board defines a new position (Tracker.read_board)
 
 
 class GuidanceKind(StrEnum):
@@ -71,6 +72,9 @@ class GuidanceKind(StrEnum):
     WARNING = "warning"                  #: code and its data: a fault to fix
     GAME_OVER = "game_over"              #: result, reason, winner, squares/pieces still to lift
     SUSPENDED = "suspended"              #: reason: no move is accepted until resumed
+    CHECK_PIECES = "check_pieces"        #: reason, squares, pieces (defenders and the king):
+    #                                       check the pieces' kinds (Tracker(check_pieces=True))
+    READING = "reading"                  #: squares (occupied), colours: set up any position
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,25 +5,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from ..rules import Move
 from .events import ILLEGAL, WARNING, Fault, Knock
-from .model import COLOUR_OF, Expected, PieceModel
+from .model import COLOUR_OF, Candidate, Expected, PieceModel
 from .readings import Deadline, Readings, Timing
 from .squares import Grid
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One explanation of the board's difference as a legal move: its captures (name order)
-    and those already lifted off (settled)."""
-
-    frm: int
-    to: int
-    captured: tuple[int, ...]
-    removed: tuple[int, ...]
 
 
 class Faults:
@@ -56,6 +45,33 @@ class Faults:
         return fault
 
     # -- judging ------------------------------------------------------------------------
+    def judge(self, now: float, gone: frozenset[int], new: frozenset[int], changed_at: float,
+              knocks: list[tuple[int, int]], lifted: int | None,
+              candidates: Callable[[frozenset[int], frozenset[int]], list[Candidate]],
+              expected: Expected | None, revision_open: bool) -> None:
+        """The settled board differs from the game (``gone``, ``new``; last changed at
+        ``changed_at``) and shows no move: flag what is wrong once nobody has touched the board
+        for ``hold`` (``lift_hold`` for a piece of the other side only lifted), unless it is
+        the standing fault being put right. ``knocks``: pieces that look knocked; ``lifted``:
+        a piece of the side to move in the air."""
+        fault, pend, timing = self.current, self._model.pending, self._timing
+        if fault is not None and gone <= fault.gone and new <= fault.new:
+            return  # being put right: the fault stands (flagged once), nothing new
+        quiet = max(changed_at, self._readings.last_change)  # wait until nobody touches
+        hold = timing.hold
+        if not new and not pend and len(gone) == 1 and lifted is None:
+            hold = max(hold, timing.lift_hold)  # a piece of the other side, only lifted
+        if now < quiet + hold:
+            self._deadline.want(quiet + hold)
+            return
+        rest_gone = gone - {g for g, _ in knocks}
+        rest_new = new - {n for _, n in knocks}
+        if knocks and (lifted is not None or not (rest_gone or rest_new)):
+            fault = self.knock_fault(knocks)
+        else:
+            fault = self.classify(rest_gone, rest_new, candidates, expected, revision_open)
+        self.set(replace(fault, gone=gone, new=new))
+
     def colour_fault(self, now: float) -> Fault | None:
         """Pieces of the wrong colour where the model has one (polarity boards), once nobody
         has touched the board for ``hold``."""

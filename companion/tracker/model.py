@@ -31,6 +31,17 @@ class Expected:
     captures: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One explanation of the board's difference as a legal move: its captures (name order)
+    and those already lifted off (settled)."""
+
+    frm: int
+    to: int
+    captured: tuple[int, ...]
+    removed: tuple[int, ...]
+
+
 class PieceModel:
     """The game as the tracker has concluded it (it changes only by the tracker's proposals
     and ``sync``), the captured pieces still standing (``pending``: square -> piece) and the
@@ -44,7 +55,8 @@ class PieceModel:
     def sync(self, game: Game) -> None:
         """Take a private copy of ``game``; nothing pending."""
         self.game = game.copy()
-        board = self.game.board
+        self.board: Board = self.game.board  #: the model game's board (the same object)
+        board = self.board
         self.before: list[frozenset[int]] = [
             frozenset(board.geo.iter_bits(bb)) for bb in board.occupied_before_moves()]
         self.pending: dict[int, str] = {}
@@ -59,14 +71,9 @@ class PieceModel:
 
     # -- reading ------------------------------------------------------------------------
     @property
-    def board(self) -> Board:
-        """The model game's board."""
-        return self.game.board
-
-    @property
     def turn(self) -> str:
         """The side to move."""
-        return self.game.turn
+        return self.board.turn
 
     @property
     def last(self) -> PlayedMove | None:

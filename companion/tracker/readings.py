@@ -35,11 +35,25 @@ class Readings:
     def __init__(self, grid: Grid) -> None:
         self._grid = grid
         self.occupied: frozenset[int] = frozenset()
+        self._names: frozenset[str] = frozenset()  # the last scan's names (all of them)
         self.colours: dict[int, str] = {}
         self._changed: dict[int, float] = {}
         self.last_change = NEVER
         self.now = NEVER
         self.seen = False
+
+    def regrid(self, grid: Grid) -> None:
+        """Read the squares on a board of ``grid``'s size from now on (a game of another
+        variant): what was read is kept, by name, for the squares on the new board."""
+        if grid is self._grid:
+            return
+        old = self._grid.names
+        self._grid = grid
+        self.occupied = grid.parse_all(grid.on_board(self._names))
+        self.colours = {i: c for s, c in self.colours.items()
+                        if (i := grid.index_of(old[s])) is not None}
+        self._changed = {i: t for s, t in self._changed.items()
+                         if (i := grid.index_of(old[s])) is not None}
 
     def changed_at(self, square: int) -> float:
         """When ``square`` last changed (NEVER if it has not since the first scan)."""
@@ -50,11 +64,20 @@ class Readings:
         return self._changed.get(square, NEVER) + settle <= self.now
 
     def take(self, scan: Scan, t: float) -> bool:
-        """Take a scan read at ``t``; False if it shows nothing new (after the first)."""
+        """Take a scan read at ``t``; False if it shows nothing new (after the first). Squares
+        beyond the game's board (a bigger board playing a smaller variant) are not read."""
         grid = self._grid
-        occupied = grid.parse_all(scan.occupied)
-        colours = {grid.parse(s): c for s, c in (scan.colours or {}).items()
-                   if s in scan.occupied}
+        names = scan.occupied
+        if self.seen and names == self._names:
+            occupied = self.occupied
+        elif self.seen:  # name only what changed: a scan changes a square or two at a time
+            off, on = self._names - names, names - self._names
+            occupied = ((self.occupied - grid.parse_all(grid.on_board(off)))
+                        | grid.parse_all(grid.on_board(on)))
+        else:
+            occupied = grid.parse_all(grid.on_board(names))
+        colours = {i: c for s, c in scan.colours.items()
+                   if s in names and (i := grid.index_of(s)) is not None} if scan.colours else {}
         if not self.seen:
             self.seen = True
         else:
@@ -66,6 +89,7 @@ class Readings:
                 self._changed[s] = t
             self.last_change = t
         self.occupied = occupied
+        self._names = names
         self.colours = colours
         return True
 

@@ -26,10 +26,13 @@ class RevisionWindow:
         self.rested_at = NEVER
         self.placed_at = NEVER
 
-    def moved(self, to: int) -> None:
-        """A move (or a revision) to ``to`` was made: it may be revised."""
+    def moved(self, to: int, *, revision: bool = False) -> None:
+        """A move (or a ``revision``, which keeps the first placement time) to ``to`` was made:
+        it may be revised."""
         self.revisable = True
         self.rested_at = self._readings.changed_at(to)
+        if not revision:
+            self.placed_at = self.rested_at
 
     def close(self) -> None:
         """The last move may no longer be revised (the opponent started, a capture was lifted

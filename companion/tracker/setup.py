@@ -10,6 +10,27 @@ from .readings import Deadline, Readings, Timing
 from .squares import Grid
 
 
+class PieceCheck:
+    """For boards whose sensors cannot tell the pieces' kinds (reed switches): at natural
+    moments — the board set up for a game (``setup``) or for a game under way (``resume``: a
+    restart, a control), a takeback by hand (``takeback``) — ask the players to check that
+    every piece is the kind the game believes. The next move, or :meth:`done`, ends the check.
+    Does nothing unless ``enabled``."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.reason: str | None = None  #: why a check is asked, None while none is
+
+    def ask(self, reason: str) -> None:
+        """Ask for a check (if enabled)."""
+        if self.enabled:
+            self.reason = reason
+
+    def done(self) -> None:
+        """The check is over (confirmed, or play went on)."""
+        self.reason = None
+
+
 class Setup:
     """Whether play has started (``playing``) and, until then, what the board lacks: squares
     to ``fill`` and to ``recolour`` (with the piece that belongs there) and to ``clear``, each

@@ -32,6 +32,21 @@ class Grid:
         i = self._index.get(name)
         return parse_square(name, self.size) if i is None else i
 
+    def index_of(self, name: str) -> int | None:
+        """The index of a square name of this board, None if it is not one."""
+        return self._index.get(name)
+
+    def on_board(self, names: Iterable[str]) -> list[str]:
+        """The names of ``names`` that are squares of this board (SquareError for one that is
+        no square name at all)."""
+        out = []
+        for n in names:
+            if n in self._index:
+                out.append(n)
+            else:
+                parse_square(n, 26)  # SquareError if it is not a square name
+        return out
+
     def parse_all(self, names: Iterable[str]) -> frozenset[int]:
         """The indices of square names (SquareError for one that is not of this board)."""
         return frozenset(self.parse(n) for n in names)

@@ -16,7 +16,6 @@ answer ``{"error": "...", "code": "..."}``.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from pathlib import Path
@@ -24,14 +23,17 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, jsonify, render_template, request
+from jinja2 import DictLoader
 from werkzeug.exceptions import HTTPException
 
 from companion import i18n
 from companion.rules import PRESETS
 from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
-from companion.web import auth, errors, review
+from companion.web import auth, costly, errors, review
 from companion.web.hub import StateHub
+from companion.web.online_api import OnlineControl, register_online_routes
+from companion.web.pagefiles import PageFiles
 
 log = logging.getLogger("companion.web")
 
@@ -52,31 +54,25 @@ class ApiError(Exception):
         self.code = code
 
 
-def _asset_version() -> str:
-    h = hashlib.sha1()
-    for path in sorted((HERE / "static").iterdir()):
-        h.update(path.read_bytes())
-    return h.hexdigest()[:10]
-
-
 class _StoreOf:
-    """The game store of a session and the address the daemon listens on, for the page's
-    review and link routes."""
+    """The session and the address the daemon listens on, for the page's review, import and
+    link routes."""
 
     def __init__(self, session: SessionAPI, host: str) -> None:
-        self.store = session.store
+        self.session = session
         self.cfg = SimpleNamespace(host=host)
 
 
 def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0",
-               secret: bytes | None = None) -> Flask:
+               secret: bytes | None = None, online: OnlineControl | None = None) -> Flask:
     """The Flask app serving ``session`` (any :class:`~companion.session.api.SessionAPI`):
     the page and the JSON API (:mod:`companion.web.api`); the live stream of ``hub`` is the
     server's (:mod:`companion.web.stream`)."""
     from companion.web.api import register_routes
 
-    app = Flask(__name__, static_folder=str(HERE / "static"),
-                template_folder=str(HERE / "templates"))
+    files = PageFiles(HERE)  # served from memory: a reinstall under the daemon changes nothing
+    app = Flask(__name__, static_folder=None, template_folder=None)
+    app.jinja_loader = DictLoader(files.templates)
     errors.install(app)  # bounded ids, strict JSON, rate-limited bug reports (before routes)
     app.config.update(MAX_CONTENT_LENGTH=16 * 1024, SEND_FILE_MAX_AGE_DEFAULT=3600,
                       JSON_SORT_KEYS=False)
@@ -88,7 +84,15 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
     app.extensions["tafl_credentials"] = creds
     i18n.init_app(app)  # the page's languages (companion/i18n)
     app.register_blueprint(review.blueprint(_StoreOf(session, host)))  # review, import, cards, QR
-    version = _asset_version()
+    version = files.version
+    i18n.preload()  # the catalogues too, for the same reason
+
+    @app.get("/static/<path:name>")
+    def static(name: str) -> Response:
+        resp = files.response(name, request)
+        if resp is None:
+            raise ApiError(404, f"no file {name[:100]!r}", "not_found")
+        return resp
 
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError) -> tuple[Response, int]:
@@ -148,10 +152,12 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
         return creds.resolve_actor(request)
 
     register_routes(app, session, resolve_actor)
+    register_online_routes(app, online, resolve_actor, ApiError)  # /api/online (online_api)
+    costly.install(app)  # a budget per device for QR codes, reviews, exports, analyses, imports
     return app
 
 
-def geometry(variant: str) -> dict:
+def geometry(variant: str) -> dict[str, object]:
     """Board size, throne and restricted corner squares of a variant (for drawing)."""
     from companion.rules.geometry import geometry_for
 

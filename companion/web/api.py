@@ -15,9 +15,7 @@ from flask import Flask, Response, jsonify, request
 from companion.rules import PRESETS
 from companion.session.actors import Actor, ControlError
 from companion.session.api import SessionAPI
-from companion.session.export import match_csv, match_otg
-from companion.store import StoreError
-from companion.web import errors
+from companion.web import costly, errors
 
 SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
@@ -27,7 +25,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     """Add the API routes to ``app``."""
     from companion.web import ApiError, _int_arg, geometry
 
-    def body() -> dict:
+    def body() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if data is None and request.get_data():
             raise ApiError(400, "the request body is not valid JSON", "bad_json")
@@ -37,7 +35,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             raise ApiError(400, "the request body must be a JSON object", "bad_json")
         return data
 
-    def field(data: dict, name: str, choices: tuple[str, ...] | None = None,
+    def field(data: dict[str, Any], name: str, choices: tuple[str, ...] | None = None,
               optional: bool = False) -> str | None:
         value = data.get(name)
         if value is None and optional:
@@ -68,12 +66,16 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/variants")
     def variants() -> Response:
+        from companion.engine import LEVELS
         from companion.session.settings import OPTIONS
 
+        # the computer's levels with their measured rating (None where not measured yet)
+        levels = [{"level": n, "name": lv.name, "rating": lv.rating}
+                  for n, lv in sorted(LEVELS.items())]
         return jsonify(variants=[
             {"id": r.id, "name": r.name, "size": r.size,
              "options": {k: getattr(r, k) for k in OPTIONS}} for r in PRESETS.values()
-        ], options={k: list(v) for k, v in OPTIONS.items()})
+        ], options={k: list(v) for k, v in OPTIONS.items()}, levels=levels)
 
     @app.get("/api/legal")
     def legal() -> Response:
@@ -86,22 +88,30 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         except ApiError:
             raise
 
+    def read(fn: Callable[..., Any], *args: Any) -> Any:
+        """A read of stored games (read-only: never waits for the board's loop)."""
+        try:
+            return fn(*args)
+        except ControlError as exc:
+            raise ApiError(exc.status, exc.message, exc.code) from None
+
     @app.get("/api/games")
     def games() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        return jsonify(games=[g.to_json() for g in session.store.list_games(limit, offset)])
+        return jsonify(games=session.stored_games(limit, offset))
 
     @app.get("/api/games/<int:gid>")
     def game(gid: int) -> Response:
-        store = session.store
-        try:
-            row = store.game(checked_id(gid, "game"))
-            return jsonify(**row.to_json(), **geometry(row.variant),
-                           player_details=row.players(), moves=store.moves(gid),
-                           positions=store.positions(gid), events=store.events(gid, 500))
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
+        gid = checked_id(gid, "game")
+
+        def make() -> bytes:
+            detail = read(session.stored_game, gid)
+            return app.json.dumps({**detail, **geometry(detail["variant"])}).encode()
+
+        version = session.stored_version(gid)  # None: made afresh (a game being played)
+        data = make() if version is None else costly.cached(("game", version), make)
+        return Response(data, mimetype="application/json")
 
     @app.get("/api/games/<int:gid>/record.csv")
     def export_csv(gid: int) -> Response:
@@ -112,15 +122,13 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         return _download(checked_id(gid, "game"), "otg", "text/plain")
 
     def _download(gid: int, kind: str, mime: str, match: bool = False) -> Response:
-        store = session.store
-        try:
-            if match:
-                text = match_csv(store, gid) if kind == "csv" else match_otg(store, gid)
-            else:
-                text = store.export_csv(gid) if kind == "csv" else store.export_otg(gid)
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
-        resp = Response(text, mimetype=mime)
+        def make() -> bytes:
+            return str(read(session.export, gid, kind, match)).encode()
+
+        # a finished game's (match's) file is made once per version of its rows
+        version = session.stored_version(gid, match)
+        data = make() if version is None else costly.cached((kind, version), make)
+        resp = Response(data, mimetype=mime)
         name = f"tafl-{'match' if match else 'game'}-{gid}.{kind}"
         resp.headers["Content-Disposition"] = f'attachment; filename="{name}"'
         return resp
@@ -129,19 +137,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def matches() -> Response:
         limit = _int_arg("limit", 50, 1, 500)
         offset = _int_arg("offset", 0, 0, 10**9)
-        store = session.store
-        return jsonify(matches=[
-            {**m.to_json(), "games": [g.to_json() for g in store.match_games(m.id)]}
-            for m in store.list_matches(limit, offset)])
+        return jsonify(matches=session.stored_matches(limit, offset))
 
     @app.get("/api/matches/<int:mid>")
     def match(mid: int) -> Response:
-        store = session.store
-        try:
-            m = store.match(checked_id(mid, "match"))
-        except StoreError as exc:
-            raise ApiError(404, str(exc), "not_found") from None
-        return jsonify(**m.to_json(), games=[g.to_json() for g in store.match_games(mid)])
+        return jsonify(read(session.stored_match, checked_id(mid, "match")))
 
     @app.get("/api/matches/<int:mid>/record.csv")
     def match_export_csv(mid: int) -> Response:
@@ -153,7 +153,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/players")
     def player_results() -> Response:
-        return jsonify(players=session.store.player_results())
+        return jsonify(players=session.player_results())
 
     # -- controls ---------------------------------------------------------------------------
     @app.post("/api/auth")
@@ -226,6 +226,19 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             link["url"] = base + link["path"]
         return jsonify(out)
 
+    @app.post("/api/colours")
+    def colours() -> Response:
+        """The players checked the pieces' kinds against the position the game believes."""
+        return jsonify(control(session.confirm_pieces))
+
+    @app.post("/api/reading")
+    def reading() -> Response:
+        """The board defines the next game's position while ``on`` (renewed by the page)."""
+        on = body().get("on")
+        if not isinstance(on, bool):
+            raise ApiError(400, '"on" is required (true or false)', "bad_request")
+        return jsonify(control(session.read_board, on))
+
     @app.post("/api/clock")
     def clock() -> Response:
         action = field(body(), "action", ("pause", "resume"))
@@ -245,7 +258,4 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.get("/api/games/<int:gid>/analysis")
     def analysis(gid: int) -> Response:
-        try:
-            return jsonify(session.analysis(checked_id(gid, "game")))
-        except ControlError as exc:
-            raise ApiError(exc.status, exc.message, exc.code) from None
+        return jsonify(read(session.analysis, checked_id(gid, "game")))

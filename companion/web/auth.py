@@ -147,7 +147,7 @@ def token_secret(data_dir: Path) -> bytes:
 def guess_time_s(pin: str) -> float:
     """Expected seconds for a network attacker to guess ``pin`` within the failure budget."""
     alphabet = 10 if pin.isdigit() else 36 if pin.isalnum() and pin.lower() == pin else 62
-    tries = alphabet ** len(pin) / 2
+    tries = float(alphabet ** len(pin)) / 2
     return max(0.0, tries - BUDGET) * REFILL_S
 
 
@@ -347,8 +347,8 @@ class Credentials(Generic[A]):
         if link and self.player_for_token is not None:
             actor = self.player_for_token(link)
             if actor is None:
-                raise self.error(403, "this player link is not valid for the current game",
-                                 "bad_link")
+                raise self.error(403, "this player link has ended: its player does not play "
+                                      "the current game (the owner has new links)", "bad_link")
             return actor
         return self.spectator
 

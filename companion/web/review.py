@@ -9,8 +9,9 @@
 - ``POST /api/import`` (owner only, like every control): an OpenTafl ``.otg`` file or records
   in the CSV form (``{"name": "game.otg", "text": "...", "variant": "brandubh"}``; for CSV
   without ``variant`` it is found from the file: :mod:`companion.web.record_variant`). Every
-  move is replayed and checked through the rules; the games are stored as closed games (never
-  resumed as the live game) and can then be reviewed and exported.
+  move is replayed and checked through the rules here; the session stores the games (on its
+  loop, in one transaction, 503 while the store cannot write) as closed games (never resumed
+  as the live game), which can then be reviewed and exported.
 - ``GET /api/rules``: every preset's rules, for the page's rule cards.
 - ``GET /api/links`` and ``GET /api/qr.svg?text=URL``: the addresses a phone can use and a QR
   code of a link, for the owner view; ``GET /api/time``: the daemon's wall clock (the page counts
@@ -37,110 +38,40 @@ from companion.rules import PRESETS, get_variant
 from companion.rules.game import Game
 from companion.rules.otg import OtgError, import_otg
 from companion.rules.records import RecordError, read_records, replay_record
-from companion.rules.threats import threat_json
-from companion.squares import parse_square
+from companion.session.actors import ControlError
+from companion.session.api import ImportedGame, SessionAPI
+from companion.web import costly
 from companion.web.record_variant import find_variant
 
 #: At most this many games from one CSV file.
 MAX_IMPORT_GAMES = 50
 #: The page's light/dark switch (unset: as the device prefers)
 THEME_COOKIE = "tafl-theme"
-#: Event kinds a review lists (the rest are the tracker's board-level details).
-REVIEW_EVENTS = ("takeback", "draw", "resign", "swap", "imported")
 
 
-class HasStore(Protocol):
-    """What the review needs from the running companion: its game store."""
+class ReviewSource(Protocol):
+    """What the page's own routes need from the running companion: its session (reviews and
+    imports go through it) and where the daemon listens (``cfg.host``, ``port``)."""
 
-    store: Any
+    session: SessionAPI
 
 
-def rules_json(rules: Any) -> dict:
+def rules_json(rules: Any) -> dict[str, Any]:
     """A rule set for the page (without the specification's source notes)."""
-    out = rules.to_json()
+    out: dict[str, Any] = rules.to_json()
     out.pop("source", None)
     return out
 
 
-def match_json(store: Any, mid: int) -> dict | None:
-    """A match for the review: its score and result, and both games."""
-    from companion.store import StoreError
-
+def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
+    """The review of stored game ``gid`` (NotFound if there is none): the session's read of
+    the store (:meth:`~companion.session.api.SessionAPI.review`)."""
     try:
-        m = store.match(mid)
-        games = store.match_games(mid)
-    except StoreError:
-        return None
-    out = m.to_json()
-    result = out.get("result") or {}
-    score: dict[str, float] = {name: 0.0 for name in m.players}
-    for g in games:
-        if g.result in ("attackers", "defenders"):
-            winner = g.attackers if g.result == "attackers" else g.defenders
-            score[winner] = score.get(winner, 0.0) + 1.0
-        elif g.result == "draw":
-            for name in (g.attackers, g.defenders):
-                score[name] = score.get(name, 0.0) + 0.5
-    out.update(score=result.get("score", score), winner=result.get("winner"),
-               decided_by=result.get("decided_by"), finished=m.ended is not None,
-               games=[g.to_json() for g in games])
-    return out
-
-
-def review_json(store: Any, gid: int) -> dict:
-    """The review of stored game ``gid`` (NotFound if there is none)."""
-    from companion.store import StoreError, rules_of
-
-    try:
-        row = store.game(gid)
-        moves = store.moves(gid)
-        events = store.events(gid, 2000)
-    except StoreError as exc:
-        raise NotFound(str(exc)) from None
-    rules = rules_of(row)  # the variant with the game's own house rules
-    game = Game(rules, row.start_position, row.start_turn)
-    geo = game.board.geo
-    positions = [game.board.otn()]
-    threats = [threat_json(game.board)]
-    out_moves = []
-    for m in moves:
-        board = game.board
-        pieces = {sq: board.piece_at(parse_square(sq, board.size)) for sq in m["captured"]}
-        game.play_text(f"{m['from']}-{m['to']}")
-        out_moves.append({
-            "ply": m["ply"], "side": m["side"], "from": m["from"], "to": m["to"],
-            "text": m["text"], "t": m["t"], "left": m.get("left"),
-            "captured": [{"square": sq, "piece": pieces[sq]} for sq in m["captured"]],
-        })
-        positions.append(game.board.otn())
-        threats.append(threat_json(game.board))
-    imported = next((e for e in events if e["kind"] == "imported"), None)
-    players = row.players()
-    return {
-        "id": row.id,
-        "variant": row.variant,
-        "rules": rules_json(rules),
-        "size": rules.size,
-        "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
-        "corners": [geo.names[s] for s in geo.iter_bits(geo.corner)],
-        "first": row.start_turn,
-        "players": {"attackers": row.attackers, "defenders": row.defenders},
-        "player_kinds": {side: p.get("kind", "board") for side, p in players.items()},
-        "player_levels": {side: p["level"] for side, p in players.items() if "level" in p},
-        "settings": row.settings_json(),
-        "time_control": row.time_control,
-        "match": match_json(store, row.match_id) if row.match_id is not None else None,
-        "match_game": row.match_game,
-        "started": row.started,
-        "ended": row.ended,
-        "result": row.result,
-        "reason": row.reason,
-        "imported": imported,
-        "moves": out_moves,
-        "positions": positions,
-        "threats": threats,
-        "events": [e for e in events if e["kind"] in REVIEW_EVENTS],
-    }
+        return session.review(gid)
+    except ControlError as exc:
+        if exc.status == 404:
+            raise NotFound(exc.message) from None
+        raise
 
 
 # -- imports ------------------------------------------------------------------------------------
@@ -149,7 +80,8 @@ def review_json(store: Any, gid: int) -> dict:
 Ending = tuple[str, str] | None
 
 
-def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, dict, Ending]]:
+def parse_upload(name: str, text: str,
+                 variant: str | None) -> list[tuple[Game, dict[str, Any], Ending]]:
     """The games of an uploaded file (``.otg`` or CSV records), each with what the store keeps
     about its origin and, for a record that ended on time, its ending ``(result, "time")``.
     BadRequest/UnprocessableEntity name what is wrong."""
@@ -163,6 +95,9 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
                 f"{name}: its rules ({got.rules.name}) are not one of the presets; only games "
                 "of the presets can be stored")
         tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
+        for side, player in (("attackers", got.attackers), ("defenders", got.defenders)):
+            if side in tags:
+                tags[side] = player  # checked by the reader: 1-40 printable characters
         return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
     if variant is not None and variant not in PRESETS:
         raise BadRequest(f"unknown variant {variant!r}")
@@ -175,7 +110,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
     if len(records) > MAX_IMPORT_GAMES:
         raise UnprocessableEntity(f"{name}: {len(records)} games; import at most "
                                   f"{MAX_IMPORT_GAMES} at a time")
-    found: dict = {}
+    found: dict[str, Any] = {}
     if variant is None:  # the file does not say it: found from its header or its moves
         fit = find_variant(text, records)
         if fit.variant is None:
@@ -190,7 +125,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
         game, problem = replay_record(rules, record)
         if problem:
             raise UnprocessableEntity(f"{name}: game {i}, move {problem[0]}: {problem[1]}")
-        data: dict = {"format": "csv", "name": name, "record": i, "status": record.status,
+        data: dict[str, Any] = {"format": "csv", "name": name, "record": i, "status": record.status,
                       "variant": variant, **found}
         ending: Ending = None
         if not game.is_over() and record.result in ("attackers", "defenders"):
@@ -206,7 +141,7 @@ def parse_upload(name: str, text: str, variant: str | None) -> list[tuple[Game, 
     return out
 
 
-def _started(tags: dict) -> float:
+def _started(tags: dict[str, Any]) -> float:
     """The game's date from an ``.otg`` date tag (``2024.05.01``), noon local time; now
     without one."""
     with_date = tags.get("date", "")
@@ -263,13 +198,13 @@ def compress(resp: Response) -> Response:
 # -- the blueprint ------------------------------------------------------------------------------
 
 
-def blueprint(source: HasStore) -> Blueprint:
-    """The page's routes, reading games from ``source.store``."""
+def blueprint(source: ReviewSource) -> Blueprint:
+    """The page's routes, reading and importing games through ``source.session``."""
     bp = Blueprint("review", __name__)
     bp.after_app_request(compress)
 
     @bp.app_context_processor
-    def _theme() -> dict:
+    def _theme() -> dict[str, Any]:
         theme = request.cookies.get(THEME_COOKIE, "")
         return {"theme": theme if theme in ("light", "dark") else ""}
 
@@ -281,7 +216,14 @@ def blueprint(source: HasStore) -> Blueprint:
     def review(gid: int) -> Any:
         if gid > 2**62:
             raise NotFound(f"no game {gid}")
-        return jsonify(review_json(source.store, gid))
+        session = source.session
+        version = session.stored_version(gid)  # None: made afresh (a game being played)
+
+        def make() -> bytes:
+            return current_app.json.dumps(review_json(session, gid)).encode()
+
+        data = make() if version is None else costly.cached(("review", version), make)
+        return Response(data, mimetype="application/json")
 
     @bp.post("/api/import")
     def import_file() -> Any:
@@ -297,11 +239,16 @@ def blueprint(source: HasStore) -> Blueprint:
             games = parse_upload(name[:100], text, variant)
         except HTTPException as exc:  # the file's problem, worded by the page from its code
             return jsonify(error=exc.description, code="import_refused"), exc.code or 422
-        ids = []
+        imported = []
         for game, origin, ending in games:
             tags = origin.get("tags", {})
             players = (tags.get("attackers", ""), tags.get("defenders", ""))
-            ids.append(source.store.import_game(game, players, _started(tags), origin, ending))
+            imported.append(ImportedGame(game, players, _started(tags), origin, ending))
+        actor = current_app.extensions["tafl_credentials"].resolve_actor(request)
+        try:  # stored by the session's loop, like every write (503 while the disk is full)
+            ids = source.session.import_games(actor, imported)
+        except ControlError as exc:
+            return jsonify(error=exc.message, code=exc.code), exc.status
         first = games[0][1] if games else {}
         return jsonify(games=ids, variant=games[0][0].rules.id if games else None,
                        found=first.get("found"), fits=first.get("fits"))
@@ -329,7 +276,8 @@ def blueprint(source: HasStore) -> Blueprint:
         text = request.args.get("text", "")
         if not text.startswith(("http://", "https://")) or len(text) > qr.MAX_TEXT:
             raise BadRequest(f"text must be an http(s) link of at most {qr.MAX_TEXT} characters")
-        resp = Response(qr.svg(text), mimetype="image/svg+xml")
+        svg = costly.cached(("qr", text), lambda: qr.svg(text).encode())
+        resp = Response(svg, mimetype="image/svg+xml")
         resp.headers["Cache-Control"] = "private, max-age=3600"
         return resp
 

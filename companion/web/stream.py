@@ -11,17 +11,21 @@ the *latest* state only (every frame is a full snapshot, so intermediate states 
 safely). A client that has not drained for ``stall_timeout`` seconds is disconnected, freeing
 its slot. Closed connections leave at once (the server reads each stream socket and sees the
 EOF). ``HEAD /api/events`` answers the headers and takes no slot.
+
+The stream knows its clients only by the small :class:`Client` protocol (the server's
+connections satisfy it), so it imports nothing of the server.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import socket
+from collections.abc import Callable
 from email.utils import formatdate
-from typing import TYPE_CHECKING, Any
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from companion.web.server import Connection, WebServer
+from companion.web.limits import Limits
 
 HIGH_WATER = 16 * 1024  # bytes queued in the process for one client before it is skipped
 LOW_WATER = 4 * 1024
@@ -33,22 +37,46 @@ HEADERS = [("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control
 FULL = "too many live connections: poll /api/state instead"
 
 
-class EventStream:
-    """The live ``/api/events`` clients of a :class:`~companion.web.server.WebServer`."""
+class Hub(Protocol):
+    """The state hub the stream listens to (:class:`~companion.web.hub.StateHub`)."""
 
-    def __init__(self, server: WebServer, hub: Any) -> None:
-        self.server = server
+    def current(self) -> tuple[int, str]: ...
+    def subscribe(self, listener: Callable[[], None]) -> None: ...
+    def unsubscribe(self, listener: Callable[[], None]) -> None: ...
+
+
+class Client(Protocol):
+    """What the stream needs of a connection (:class:`~companion.web.connection.Connection`)."""
+
+    key: str
+    paused: bool
+    paused_at: float
+    stale: bool
+    transport: asyncio.Transport | None
+
+    def write(self, data: bytes) -> None: ...
+    def abort(self) -> None: ...
+    def fail(self, status: int, message: str) -> None: ...
+    def become_stream(self) -> None: ...
+    async def respond(self, status: str, headers: list[tuple[str, str]], body: bytes) -> None: ...
+
+
+class EventStream:
+    """The live ``/api/events`` clients of a web server (all calls on its event loop)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limits: Limits, hub: Hub) -> None:
         self.hub = hub
-        self.loop = server.loop
-        self.limits = server.limits
-        self.clients: set[Connection] = set()
+        self.loop = loop
+        self.limits = limits
+        self.clients: set[Client] = set()
         self.per_address: dict[str, int] = {}
         self.version = -1
         self.frame = b""
         self.frames_sent = 0  # frames written to sockets (for tests and the bench)
         self.frames_skipped = 0  # frames left out for clients that were not reading
         self._scheduled = False
-        self._timer: Any = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._timer: asyncio.TimerHandle | None = None
 
     # -- life -----------------------------------------------------------------------------------
 
@@ -91,7 +119,7 @@ class EventStream:
                 conn.stale = True
                 self.frames_skipped += 1
             else:
-                conn.transport.write(frame)  # type: ignore[union-attr]
+                conn.write(frame)
                 self.frames_sent += 1
 
     def _keepalive(self) -> None:
@@ -106,18 +134,18 @@ class EventStream:
 
     # -- clients ------------------------------------------------------------------------------
 
-    def open(self, conn: Connection, head_only: bool) -> None:
+    def open(self, conn: Client, head_only: bool) -> None:
         """Answer ``GET``/``HEAD /api/events`` on ``conn`` (on the loop)."""
         if head_only:
-            conn.respond("200 OK", HEADERS, b"")
+            task = self.loop.create_task(conn.respond("200 OK", HEADERS, b""))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
             return
         limits = self.limits
         mine = self.per_address.get(conn.key, 0)
         if len(self.clients) >= limits.max_streams or mine >= limits.streams_per_address:
             conn.fail(503, FULL)
             return
-        from companion.web.server import STREAM
-
         self._refresh()
         transport = conn.transport
         assert transport is not None
@@ -128,7 +156,7 @@ class EventStream:
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
                 if hasattr(socket, "TCP_USER_TIMEOUT"):
                     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, USER_TIMEOUT_MS)
-        conn.state = STREAM
+        conn.become_stream()
         self.clients.add(conn)
         self.per_address[conn.key] = mine + 1
         head = "".join(f"{k}: {v}\r\n" for k, v in HEADERS)
@@ -137,7 +165,13 @@ class EventStream:
         self.frames_sent += 1
         transport.resume_reading()  # to see the client leave at once
 
-    def remove(self, conn: Connection) -> None:
+    def resumed(self, conn: Client) -> None:
+        """``conn``'s buffer drained: send it the latest frame if it missed one."""
+        if conn in self.clients and conn.stale:
+            conn.stale = False
+            conn.write(self.frame)
+
+    def remove(self, conn: Client) -> None:
         if conn in self.clients:
             self.clients.discard(conn)
             n = self.per_address.get(conn.key, 1) - 1

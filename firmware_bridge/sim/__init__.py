@@ -20,12 +20,14 @@ import shutil
 import subprocess
 import sys
 import tty
+from collections.abc import Iterable
+from typing import Any
 
 SIM_DIR = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(SIM_DIR))
 
 
-def _atomic_json(path: str, data: dict) -> None:
+def _atomic_json(path: str, data: dict[str, Any]) -> None:
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(data, f)
@@ -34,16 +36,16 @@ def _atomic_json(path: str, data: dict) -> None:
 
 def write_board(
     workdir: str,
-    closed=(),
+    closed: Iterable[str] = (),
     colours: dict[str, str] | None = None,
-    stuck_cols=(),
+    stuck_cols: Iterable[int] = (),
     stuck_from_row: int | None = None,
-    pressed=(),
+    pressed: Iterable[str] = (),
 ) -> None:
     """Set the virtual board: occupied squares, their colours, columns shorted to ground (from
     the moment row ``stuck_from_row`` is next driven, when given: a short in mid-scan), and the
     board buttons held down."""
-    state: dict = {
+    state: dict[str, Any] = {
         "closed": sorted(closed),
         "colours": dict(colours or {}),
         "stuck_cols": list(stuck_cols),
@@ -54,11 +56,12 @@ def write_board(
     _atomic_json(os.path.join(workdir, "board.json"), state)
 
 
-def read_leds(workdir: str) -> dict:
+def read_leds(workdir: str) -> dict[str, Any]:
     """The last LED strip the firmware wrote: ``{"writes": n, "pixels": {"i": [r, g, b]}}``."""
     try:
         with open(os.path.join(workdir, "leds.json")) as f:
-            return json.load(f)
+            data: dict[str, Any] = json.load(f)
+            return data
     except (OSError, ValueError):
         return {"writes": 0, "pixels": {}}
 
@@ -85,8 +88,8 @@ def find_micropython() -> str | None:
 
 
 def spawn_firmware(
-    fd: int, workdir: str, config: dict | None = None, micropython: str | None = None
-) -> subprocess.Popen:
+    fd: int, workdir: str, config: dict[str, Any] | None = None, micropython: str | None = None
+) -> subprocess.Popen[bytes]:
     """Start ``firmware_bridge/main.py`` with ``fd`` as its stdin and stdout (the USB link):
     under CPython, or under the MicroPython unix port ``micropython`` (a path) when given.
 

@@ -24,12 +24,17 @@ import sys
 
 from utime import ticks_diff, ticks_ms  # MicroPython's, or this directory's stand-in
 
+MYPY = False  # the types are in comments: this file also runs under MicroPython
+if MYPY:
+    from typing import Any  # noqa: F401 - used in type comments
+
 _SIM_DIR = os.getenv("TAFL_FW_SIM_DIR") or "."
-_pins = {}  # type: dict
-_board = None
+_pins = {}  # type: dict[int, Pin]
+_board = None  # type: _Board | None
 
 
 def _get_board():
+    # type: () -> _Board
     global _board
     if _board is None:
         _board = _Board(_config())
@@ -37,12 +42,15 @@ def _get_board():
 
 
 def _config():
+    # type: () -> dict[str, Any]
     for name in ("__main__", "firmware_bridge.main", "main"):
         mod = sys.modules.get(name)
         if mod is not None and hasattr(mod, "load_config"):
-            return mod.load_config()
+            cfg = mod.load_config()  # type: dict[str, Any]
+            return cfg
     with open("bridge_config.json") as f:
-        return json.load(f)
+        data = json.load(f)  # type: dict[str, Any]
+    return data
 
 
 class Pin:
@@ -53,14 +61,16 @@ class Pin:
     PULL_DOWN = 2
 
     def __init__(self, id, mode=-1, pull=-1, *, value=None):
+        # type: (int, int, int, int | None) -> None
         self.id = id
         self.mode = Pin.IN
-        self.pull = None
+        self.pull = None  # type: int | None
         self._out = 0
         _pins[id] = self
         self.init(mode, pull, value=value)
 
     def init(self, mode=-1, pull=-1, *, value=None):
+        # type: (int, int, int | None) -> None
         if mode != -1:
             self.mode = mode
         if pull != -1:
@@ -69,6 +79,7 @@ class Pin:
             self._out = 1 if value else 0
 
     def value(self, v=None):
+        # type: (int | None) -> int | None
         if v is None:
             if self.mode == Pin.OUT:
                 return self._out
@@ -80,45 +91,57 @@ class Pin:
         return None
 
     def __call__(self, v=None):
+        # type: (int | None) -> int | None
         return self.value(v)
 
     def on(self):
+        # type: () -> None
         self.value(1)
 
     def off(self):
+        # type: () -> None
         self.value(0)
 
     def high(self):
+        # type: () -> None
         self.value(1)
 
     def low(self):
+        # type: () -> None
         self.value(0)
 
     def __repr__(self):
+        # type: () -> str
         return "Pin(%r)" % (self.id,)
 
 
 class ADC:
     def __init__(self, pin):
+        # type: (Pin | int) -> None
         self.pin = pin.id if isinstance(pin, Pin) else pin
 
     def read_u16(self):
+        # type: () -> int
         return _get_board().adc(self.pin)
 
 
 def unique_id():
+    # type: () -> bytes
     return b"\xe6\x61\x4c\x31\x1b\x7e\x6f\x35"
 
 
 def freq(*args):
+    # type: (*int) -> int
     return 125000000
 
 
 def reset():
+    # type: () -> None
     raise SystemExit("machine.reset()")
 
 
 def _square_index(name, size):
+    # type: (str, int) -> int
     f = ord(name[0]) - ord("a")
     r = int(name[1:]) - 1
     if not (0 <= f < size and 0 <= r < size):
@@ -128,24 +151,27 @@ def _square_index(name, size):
 
 class _Board:
     def __init__(self, cfg):
+        # type: (dict[str, Any]) -> None
         self.cfg = cfg
         self.size = cfg["size"]
         self.mode = cfg["mode"]
-        self.closed = set()
-        self.attackers = set()
-        self.stuck_cols = set()
-        self.pressed_pins = set()
-        self.pending_stuck = None  # (cols, row): a short that begins when that row is driven
-        self.sr_bits = []
-        self.row_index = {}
+        self.closed = set()  # type: set[int]
+        self.attackers = set()  # type: set[int]
+        self.stuck_cols = set()  # type: set[int]
+        self.pressed_pins = set()  # type: set[int]
+        # (cols, row): a short that begins when that row is driven
+        self.pending_stuck = None  # type: tuple[set[int], int] | None
+        self.sr_bits = []  # type: list[int]
+        self.row_index = {}  # type: dict[int, int]
         for i, p in enumerate(cfg.get("row_pins", [])):
             self.row_index[p] = i
         self._path = _SIM_DIR + "/board.json"
-        self._text = None
-        self._checked = None
+        self._text = None  # type: str | None
+        self._checked = None  # type: int | None
         self._refresh(True)
 
     def _refresh(self, force=False):
+        # type: (bool) -> None
         now = ticks_ms()
         if not force and self._checked is not None and ticks_diff(now, self._checked) < 2:
             return
@@ -178,6 +204,7 @@ class _Board:
 
     # -- matrix ---------------------------------------------------------------------------
     def _driven_rows(self):
+        # type: () -> list[int]
         rows = []
         for i, p in enumerate(self.cfg["row_pins"]):
             pin = _pins.get(p)
@@ -186,6 +213,7 @@ class _Board:
         return rows
 
     def _column_low(self, col):
+        # type: (int) -> bool
         if col in self.stuck_cols:
             return True
         size = self.size
@@ -193,6 +221,7 @@ class _Board:
 
     # -- 74HC165 chain ---------------------------------------------------------------------
     def _latch(self):
+        # type: () -> None
         size = self.size
         if self.mode == "matrix165":
             bits = [0 if self._column_low(c) else 1 for c in range(size)]
@@ -202,6 +231,7 @@ class _Board:
         self.sr_bits = bits + [1] * pad
 
     def on_write(self, pin, old):
+        # type: (Pin, int) -> None
         cfg = self.cfg
         pending = self.pending_stuck
         if pending is not None and pin._out == 0 and self.row_index.get(pin.id) == pending[1]:
@@ -219,6 +249,7 @@ class _Board:
                 self.sr_bits.append(1)  # serial input of the last chip tied high
 
     def level(self, pin):
+        # type: (Pin) -> int
         self._refresh()
         cfg = self.cfg
         if pin.id in self.pressed_pins:
@@ -234,6 +265,7 @@ class _Board:
 
     # -- linear Hall through multiplexers --------------------------------------------------------
     def _select_value(self, key):
+        # type: (str) -> int
         v = 0
         for k, p in enumerate(self.cfg[key]):
             pin = _pins.get(p)
@@ -242,14 +274,15 @@ class _Board:
         return v
 
     def adc(self, pin_id):
+        # type: (int) -> int
         self._refresh()
         cfg = self.cfg
         ch = self._select_value("mux_select")
         m = cfg["adc_pins"].index(pin_id) * 16 + self._select_value("mux2_select")
-        i = m * 16 + ch
+        i = int(m * 16 + ch)
         mid = cfg["hall_mid"]
         sign = 1 if cfg["attacker_sign"] >= 0 else -1
         if i >= self.size * self.size or i not in self.closed:
-            return mid + ((i * 37) % 400) - 200  # sensor noise around the midpoint
+            return int(mid) + ((i * 37) % 400) - 200  # sensor noise around the midpoint
         swing = 9000 if i in self.attackers else -9000
-        return max(0, min(65535, mid + swing * sign))
+        return max(0, min(65535, int(mid) + swing * sign))

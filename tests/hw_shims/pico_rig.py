@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from prerequisites import require
+from test_daemon_support import PATIENCE
 
 from companion.drivers.base import BoardSource
 from companion.drivers.serial_bridge import SerialBridge, find_pico
@@ -48,7 +49,7 @@ def firmware_interpreter(name: str) -> str | None:
     path = find_micropython()
     require(path is not None, NEEDS_MICROPYTHON)
     return path
-TIMEOUT = 10.0
+TIMEOUT = PATIENCE  # a wait ends once its condition holds
 
 
 def state_key(occupied, colours):

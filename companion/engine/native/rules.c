@@ -85,12 +85,15 @@ static int hostile_empty(const Engine *e, int s, int victim) {
 }
 
 static int king_is_captured(const Engine *e, int king, int to) {
-    int strength = e->cfg[C_KING_STRENGTH]; /* 0 strong, 1 strong_by_throne, 2 weak */
+    /* 0 strong, 1 strong_by_throne, 2 weak, 3 strong_on_throne (hnefatafl.org's brandubh) */
+    int strength = e->cfg[C_KING_STRENGTH];
     if (strength == 1) {
         int near = king == e->throne;
         for (int d = 0; d < 4 && !near; d++)
             if (e->nbr[king][d] == e->throne && e->throne >= 0) near = 1;
         strength = near ? 0 : 2;
+    } else if (strength == 3) {
+        strength = king == e->throne ? 0 : 2;
     }
     if (strength == 2) {
         int n = e->n;

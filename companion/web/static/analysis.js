@@ -19,6 +19,7 @@
 
   /* Show the stored analysis of review R, or (start) ask the daemon to make it. */
   function show(R, start, goTo) {
+    if (timer) { clearTimeout(timer); timer = null; }
     game = R;
     go = goTo;
     const url = "/api/games/" + R.id + "/analysis";
@@ -34,7 +35,13 @@
     if (!game || (j.game !== undefined && j.game !== game.id)) return;
     if (j.status === "done" && j.review) { A = j.review; draw(); return; }
     if (j.status === "none" && $("rvanalyse").hidden) say(_("No analysis of this game yet: the owner can start one."));
-    if (j.status === "running") {
+    if (j.status === "queued") {   // a finished game waits for the background analysis
+      const owner = T.live && T.live.me().role === "owner";
+      $("rvanalyse").hidden = !owner;
+      say(owner ? _("This game is analysed in the background shortly; or start it now.")
+        : _("This game is analysed in the background shortly."));
+      timer = setTimeout(() => T.getJSON("/api/games/" + game.id + "/analysis").then(progress).catch((e) => say(e.message, true)), 2000);
+    } else if (j.status === "running") {
       $("rvanalyse").hidden = true;
       say(_("The engine analyses the game: position {done} of {total}…", { done: j.done || 0, total: j.total || "?" }));
       timer = setTimeout(() => T.getJSON("/api/games/" + game.id + "/analysis").then(progress).catch((e) => say(e.message, true)), 700);

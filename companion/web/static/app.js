@@ -24,6 +24,7 @@
   let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
   let results = {}, resultsKey = "", seenEvent = null;
   let noteKey = "", noteTimer = null;   // the state a notice belongs to (see showNote)
+  let linkEnded = "";   // why this page's player link no longer works
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -49,6 +50,8 @@
     if (!board.connected && S.result === "ongoing") {
       return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
     }
+    const far = T.club && T.club.message(S);   // a game with another board of the club
+    if (far) return far;
     const said = T.guidanceText(S.guidance, gameEvents());
     if (said) return said;
     const over = S.result !== "ongoing";
@@ -105,6 +108,11 @@
     msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     renderOver(over);
+    if (T.setup) T.setup.live(S);   // a position of one's own: the editor follows the board
+    if (T.check || kind === "check_pieces") {   // check the pieces' kinds (check.js, on demand)
+      if (T.check) T.check.render(S, me);
+      else T.load("check").then(() => S && T.check.render(S, me), () => {});
+    }
     const quiet = over && S.guidance && S.guidance.kind === "game_over" && !(S.guidance.squares || []).length;
     msg.hidden = reachable && board.connected && !!quiet;   // the banner says it (nothing to lift)
     const threat = $("threat");
@@ -115,7 +123,7 @@
     renderSides(over);
     renderClocks();
     const m = S.match;
-    $("matchline").hidden = !m;
+    $("matchline").hidden = !m || over;   // after the game the banner has it
     if (m) $("matchline").textContent = P.matchText(m);
     const house = T.houseRulesText(S.settings && S.settings.options);
     $("houserules").hidden = !house;
@@ -141,6 +149,15 @@
     $("analysebtn").hidden = !over || !S.moves.length;
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
+    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    renderClub();
+  }
+
+  /* ---- a board of a club: the broker link, the game with another board, proposals
+     (club.js, loaded when the board is in a club) ---- */
+  function renderClub() {
+    if (T.club) T.club.render(S, me);
+    else if (S.remote && S.remote.kind === "club") T.load("club").catch(() => {});
   }
 
   /* The move chosen off the board (a phone player, the computer), to be made at the board. */
@@ -150,6 +167,8 @@
     if (!m) return;
     const p = playerOf(m.side), a = { name: p.name ? playerName(p.name) : sideName(m.side), from: m.from, to: m.to }, att = m.side === "attackers";
     let text = m.by === "page" ? (att ? _("{name} (attackers, on a phone) plays {from} to {to}.", a) : _("{name} (defenders, on a phone) plays {from} to {to}.", a))
+      : m.by === "online" ? (att ? _("{name} (attackers, online) plays {from} to {to}.", a) : _("{name} (defenders, online) plays {from} to {to}.", a))
+      : m.by === "club" && T.club ? T.club.toMake(m, a)
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
@@ -186,7 +205,8 @@
     });
     const ticking = P.renderClocks(S, el);
     const pb = $("pausebtn");
-    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused);
+    pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused) ||
+      !!(S.remote && S.remote.ref);   // a game at a distance: the clocks are not paused at one end
     pb.textContent = S.clock && S.clock.paused ? _("Resume the clocks") : _("Pause the clocks");
     if (ticking && !ticker) ticker = setInterval(() => { if (S && P.renderClocks(S, el) === false) stopTicker(); }, 100);
     else if (!ticking) stopTicker();
@@ -207,6 +227,7 @@
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
   function canHint() {
     if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
+    if (S.remote && S.remote.ref) return false;   // no hints against a player at a distance
     return isOwner() || (me.role === "player" && me.side === S.turn);
   }
 
@@ -241,8 +262,11 @@
 
   /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
   function renderYou() {
-    $("you").hidden = me.role !== "player";
-    if (me.role !== "player") return;
+    $("you").hidden = me.role !== "player" && !linkEnded;
+    if (me.role !== "player") {   // a link that ended says so until the page is left
+      if (linkEnded) { $("youtext").textContent = linkEnded; $("yourow").innerHTML = ""; $("yourow").dataset.key = ""; }
+      return;
+    }
     if (T.remote) T.remote.render();
     else T.load("remote").then(() => T.remote.render());
   }
@@ -421,7 +445,7 @@
       if (j.code === "bad_link" && player) {
         player = "";
         localStorage.removeItem("tafl-player");
-        refused({ code: "bad_link", status: 403, message: j.error });
+        T.load("errors").then(() => { linkEnded = T.errorText({ code: "bad_link", message: j.error }); render(); }, () => {});
         return whoami();
       }
       if (j.code === "session_expired") {   // said at once, not only at the next control
@@ -539,6 +563,9 @@
   document.querySelectorAll("details[data-owner]").forEach((d) => d.addEventListener("toggle", () => {
     if (d.open) T.load("owner").then(() => T.owner.open(d.dataset.owner, S)).catch(() => {});
   }));
+
+  /* online play on a hnefatafl.org server (online.js): loaded when first opened */
+  $("online").addEventListener("toggle", () => { if ($("online").open) T.load("online").then(() => T.online.open()); });
 
   /* ---- past games (listed by review.js), the review, the analysis ---- */
   const review = () => T.load("review");

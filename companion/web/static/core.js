@@ -283,6 +283,9 @@
     }
     return loading[src];
   }
+  /* A small script of the first page (its words in the first catalogue, its rules in app.css),
+     loaded only when needed: the board's panel (panel.js). */
+  function loadSmall(name) { return script("/static/" + name + ".js?v=" + HTML.v); }
   let css = null;
   function styles() {
     if (!css) {
@@ -324,6 +327,6 @@
   window.T = {
     I, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, houseRulesText, PIECE, variantName, variantLabel, parseOtn,
-    drawBoard, getJSON, store, dateText, load, flip: store.get("flip", false),
+    drawBoard, getJSON, store, dateText, load, loadSmall, flip: store.get("flip", false),
   };
 })();

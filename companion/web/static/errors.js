@@ -8,7 +8,7 @@
   const ERROR = {
     forbidden: N_("Only the owner can do that: unlock the controls with the PIN."),
     not_your_side: N_("This player link plays the other side."),
-    bad_link: N_("This player link is no longer valid: a new game has started. Ask the owner for a new link."),
+    bad_link: N_("This player link has ended: its player does not play the game on the board now. Ask the owner for a new link (he finds it under Controls, Phone links)."),
     game_over: N_("The game is over."),
     illegal_move: N_("That move is not legal here."),
     at_the_board: N_("This side plays at the board: make the move there."),
@@ -30,6 +30,7 @@
     session_expired: N_("This device's owner session has ended: enter the PIN again."),
     bad_players: N_("Check the players: each needs a name of 1 to 40 characters, and a match two different names."),
     bad_settings: N_("Check the game settings: {detail}"),
+    bad_position: N_("That position cannot start a game: {detail}"),
     no_hint: N_("No hint now: the side to move is the computer's, or its move is chosen already."),
     not_your_turn: N_("Not your turn: a hint is for the side to move."),
     engine_not_allowed: N_("That engine is not allowed: the config names the engines the page may start."),

@@ -140,6 +140,30 @@
     return why === null ? null : _("Illegal: {reason} — put the piece back on {from}", { reason: why, from: g.from });
   }
 
+  /* Boards that cannot tell colours: the defenders and the king the game believes to check. */
+  const CHECK = {
+    setup: N_("The board is set up: check the pieces: {pieces}; every other piece is an attacker. {to_move}"),
+    resume: N_("The game goes on: check the pieces: {pieces}; every other piece is an attacker. {to_move}"),
+    takeback: N_("After the takeback, check the pieces: {pieces}; every other piece is an attacker. {to_move}"),
+    other: N_("Check the pieces: {pieces}; every other piece is an attacker. {to_move}"),
+  };
+  function checkPieces(g) {
+    const defenders = pairs(g).filter(([, p]) => p === "T").map(([s]) => s).sort();
+    const parts = [];
+    if (defenders.length) {
+      const squares = listText(defenders);
+      const text = ngettext("defender on {squares}", "defenders on {squares}", defenders.length, { squares: squares });
+      parts.push(text);
+    }
+    pairs(g).filter(([, p]) => p === "K").forEach(([s]) => {
+      const text = _("the king on {square}", { square: s });
+      parts.push(text);
+    });
+    const none = _("no defenders");
+    const toMove = _(TO_MOVE[g.side]);
+    return _(CHECK[g.reason] || CHECK.other, { pieces: parts.length ? parts.join(", ") : none, to_move: toMove });
+  }
+
   /* The sentence for a guidance object; null when this page has no words for it (then the
      daemon's English message is shown). `events`: this game's session events (a takeback's
      moves say which piece goes back where). */
@@ -165,6 +189,12 @@
         const result = why ? _("{head} ({reason})", { head: head, reason: why }) : head;
         return (g.squares || []).length ? _("Game over: {result} — lift {pieces}", { result: result, pieces: captured(g) })
           : _("Game over: {result}", { result: result });
+      }
+      case "check_pieces": return checkPieces(g);
+      case "reading": {
+        const n = (g.squares || []).length;
+        return ngettext("Set up any position: {n} piece on the board; say on the page which is which and who moves",
+          "Set up any position: {n} pieces on the board; say on the page which is which and who moves", n);
       }
       case "suspended":
         return g.reason === "storage" ? _("Paused: moves cannot be saved (the storage is failing). No move is accepted until it works again.")

@@ -29,7 +29,14 @@
   const sel = (id, options, value) => `<select id="${id}">` + options.map(([v, text]) =>
     `<option value="${esc(v)}"${String(v) === String(value) ? " selected" : ""}>${esc(text)}</option>`).join("") + "</select>";
   const kinds = () => [["board", _("at the board")], ["page", _("on a phone (player link)")], ["computer", _("the computer")]];
-  const levels = () => P.LEVEL.map((_n, i) => [i + 1, _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
+  /* "level 6: strong (≈ 1450)": the rating measured against fixed anchors, where there is one
+     (/api/variants "levels"; docs/engine.md) */
+  const rating = (n) => { const lv = variants && (variants.levels || []).find((x) => x.level === n); return lv && lv.rating; };
+  const levels = () => P.LEVEL.map((_n, i) => [i + 1, rating(i + 1)
+    ? _("level {n}: {name} (≈ {rating})", { n: i + 1, name: P.levelName(i + 1), rating: rating(i + 1) })
+    : _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
+  const ratingNote = () => (variants && (variants.levels || []).some((x) => x.rating)
+    ? `<p class="small">${esc(_("≈: an approximate rating (Elo), from games between the levels (level 1 = 1000)."))}</p>` : "");
 
   /* Each side: a name, and who plays it (at the board, on a phone, the computer at a level). */
   function playerRows(prefix, S) {
@@ -58,9 +65,13 @@
       `<div class="row"><label for="nf-you-kind">${esc(_("Where you play"))}</label>` +
       sel("nf-you-kind", kinds().slice(0, 2), me.kind === "page" ? "page" : "board") + "</div>" +
       `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || DEFAULT_LEVEL) + "</div>" +
-      `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" +
+      `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" + ratingNote() +
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }
+
+  /* A board of a club may play another board of the club (club.js adds the form's rows). */
+  const inClub = (S) => !!(S && S.remote && S.remote.kind === "club");
+  const clubRows = (S) => (T.club ? T.club.formRows(S) : "");
 
   /* ---- new game or match ---- */
   function newForm(S) {
@@ -68,10 +79,12 @@
     if (box.dataset.ready) {   // opened again: the players as they are now
       box.querySelector("[data-mode=people]").innerHTML = playerRows("nf", S);
       box.querySelector("[data-mode=computer]").innerHTML = computerRows(S);
+      if (T.club) T.club.refreshForm(S).then(showFields);
       showFields();
       return Promise.resolve();
     }
-    return T.getJSON("/api/variants").then((j) => {
+    const club = inClub(S) ? T.load("club").then(() => T.club.refreshForm(S)) : Promise.resolve();
+    return club.then(() => T.getJSON("/api/variants")).then((j) => {
       variants = j;
       box.dataset.ready = "1";
       const opts = Object.keys(j.options).map((k) => `<div class="row"><label for="nf-opt-${k}">${esc(OPTION[k] || k)}</label>` +
@@ -83,11 +96,16 @@
         `<div class="row"><label for="variant">${esc(_("Variant"))}</label><select id="variant">` +
         j.variants.map((v) => `<option value="${esc(v.id)}">${esc(variantLabel(v.id, v.size, v.name))}</option>`).join("") +
         `</select></div>` +
+        `<div class="row"><label for="nf-start">${esc(_("Start from"))}</label>` +
+        sel("nf-start", [["start", _("the variant's start position")], ["setup", _("a position of my own (a study, an endgame)")]], "start") +
+        `</div><div id="nf-setup" hidden></div>` +
         `<details><summary>${esc(_("House rules"))}</summary>${opts}</details>` +
         `<fieldset><legend>${esc(_("Who plays"))}</legend><div class="row"><label for="nf-mode">${esc(_("Opponent"))}</label>` +
-        sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]],
-          S && SIDES.some((x) => S.players[x] && S.players[x].kind === "computer") ? "computer" : "people") + "</div>" +
-        `<div data-mode="people">${playerRows("nf", S)}</div><div data-mode="computer">${computerRows(S)}</div></fieldset>` +
+        sel("nf-mode", [["people", _("two people")], ["computer", _("the computer")]].concat(T.club ? [["club", _("a board of the club")]] : []),
+          S && SIDES.some((x) => S.players[x] && S.players[x].kind === "computer") ? "computer"
+            : S && SIDES.some((x) => S.players[x] && S.players[x].kind === "club") ? "club" : "people") + "</div>" +
+        `<div data-mode="people">${playerRows("nf", S)}</div><div data-mode="computer">${computerRows(S)}</div>` +
+        `<div data-mode="club">${clubRows(S)}</div></fieldset>` +
         `<fieldset><legend>${esc(_("Clock"))}</legend><div class="row">` +
         sel("nf-tc", [["none", _("no clock")], ["sudden", _("sudden death")], ["fischer", _("main time + increment (Fischer)")],
           ["overtime", _("main time + overtime periods")]], tcKind) + `</div><div class="row">` +
@@ -100,10 +118,19 @@
       fillOptions();
       box.addEventListener("change", (ev) => {
         if (ev.target.id === "variant") fillOptions();
+        if (ev.target.id === "variant" || ev.target.id === "nf-start") setupBox();
         showFields();
       });
       showFields();
     });
+  }
+
+  /* A position of one's own (setup.js, loaded when chosen): the editor under the variant. */
+  function setupBox() {
+    const on = $("nf-start").value === "setup", el = $("nf-setup");
+    el.hidden = !on;
+    if (on) T.load("setup").then(() => T.setup.open(el, $("variant").value)).catch(T.refused);
+    else if (T.setup) T.setup.close();   // the board is the game's again
   }
 
   /* Each house rule offers its values; the variant's own value is marked. */
@@ -123,6 +150,7 @@
     $("nf-periods").parentNode.hidden = $("nf-period").parentNode.hidden = tc !== "overtime";
     const mode = $("nf-mode").value;
     document.querySelectorAll("#newform [data-mode]").forEach((d) => { d.hidden = d.dataset.mode !== mode; });
+    $("newform").querySelector("[data-act=newmatch]").hidden = mode === "club";   // single games only
     levelRows("nf");
   }
 
@@ -156,6 +184,7 @@
 
   function players(prefix) {
     const out = {};
+    if (prefix === "nf" && $("nf-mode").value === "club") return T.club.players();
     if (prefix === "nf" && $("nf-mode").value === "computer") {
       const you = $("nf-you").value, cpu = T.other(you);
       out[you] = { kind: $("nf-you-kind").value };
@@ -185,12 +214,18 @@
       if (val !== own) options[k] = val === "true" ? true : val === "false" ? false : val;
     }
     const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf") };
+    const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
+    if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
-    return T.api("/api/new", body).then(() => (match ? _("A new match has started.") : _("New game started.")));
+    return T.api("/api/new", body).then(() => {
+      if (from) { $("nf-start").value = "start"; setupBox(); }   // played from it now: put away
+      return match ? _("A new match has started.") : _("New game started.");
+    });
   }
 
   /* ---- players ---- */
   function playersForm(S) {
+    if (!variants) return T.getJSON("/api/variants").then((j) => { variants = j; return playersForm(S); });
     const box = $("playersform");
     box.innerHTML = `<div class="form">${playerRows("pf", S)}` +
       `<div class="row"><button type="button" data-act="players">${esc(_("Save the players"))}</button></div></div>`;

@@ -81,7 +81,10 @@
       }
     });
     const paused = c.paused && S.result === "ongoing";
-    el.querySelector(".cstate").textContent = (paused ? _("Clocks paused") + " · " : "") + controlText(c.control);
+    // no clock runs before the game's first move is on the board (the daemon's rule)
+    const first = !S.moves.length && !c.running && S.result === "ongoing";
+    const head = paused ? _("Clocks paused") : first ? _("The clocks start with the first move") : "";
+    el.querySelector(".cstate").textContent = (head ? head + " · " : "") + controlText(c.control);
     el.classList.toggle("paused", paused);
     return ticking;
   }
@@ -93,8 +96,10 @@
   function kindText(p) {
     if (!p) return "";
     if (p.kind === "page") return _("on a phone");
+    if (p.kind === "online") return p.rating ? _("online, rating {n}", { n: Math.round(p.rating) }) : _("online");
     if (p.kind === "computer") return _("computer, level {n} ({name})", { n: p.level, name: levelName(p.level) });
     if (p.kind === "engine") return _("engine: {command}", { command: p.command || "" });
+    if (p.kind === "club") return T.club ? T.club.kindText(p) : p.board || p.name || "";
     return _("at the board");
   }
 
@@ -127,8 +132,10 @@
     if (by === "board") return _("at the board");
     if (by === "computer" || (e && e.computer)) return _("by the computer");
     if (by === "engine") return _("by the engine");
+    if (by === "club") return T.club ? T.club.who() : "";
     if (by === "attackers" || by === "defenders") {
-      // the name it had when it happened (kept with the event), else the side's name now
+      // who played that side when it happened (kept with the event), else the side's player now
+      if (e && /^(computer|engine)$/.test(e.by_kind || "")) return _("by the computer");
       const name = e && e.name ? e.name : S && S.players && S.players[by] ? S.players[by].name : "";
       if (name) return _("by {name}", { name: playerName(name) });
       return by === "attackers" ? _("by the attackers' player") : _("by the defenders' player");
@@ -154,6 +161,7 @@
       case "resign": return per(s, _("The attackers resigned"), _("The defenders resigned"));
       case "swap": return e.next_game ? _("The players swap sides for the next game") : _("The players swapped sides");
       case "players": return _("The players were changed");
+      case "colours": return _("The pieces were checked: they are right");
       case "flag": return per(s, _("The attackers ran out of time"), _("The defenders ran out of time"));
       case "clock": return e.action === "pause" ? _("The clocks were paused") : _("The clocks run again");
       case "new_game": return _("Game {id} started", { id: e.game });
@@ -187,7 +195,7 @@
   function eventText(e, S) {
     const what = eventWords(e);
     if (!what) return "";
-    const by = ["owner", "board", "attackers", "defenders"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game", "hint_failed"].includes(e.kind)
+    const by = ["owner", "board", "attackers", "defenders", "club"].includes(e.by) && !["flag", "storage", "match_over", "player_error", "new_game", "hint_failed"].includes(e.kind)
       ? who(e.by, S, e) : "";
     return (by ? _("{what} ({who})", { what: what, who: by }) : what) + ".";
   }

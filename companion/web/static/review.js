@@ -26,7 +26,8 @@
       `<div class="boardwrap"><svg id="rvboard" class="board" role="img" aria-label="${esc(_("the board"))}" viewBox="0 0 11 11"></svg></div>` +
       `<div class="navbar">${nav("first", _("first position"), "&laquo;")}${nav("prev", _("previous move"), "&lsaquo;")}<span id="rvpos"></span>` +
       `${nav("next", _("next move"), "&rsaquo;")}${nav("last", _("last position"), "&raquo;")}</div>` +
-      `<p id="rvmsg" class="msg" aria-live="polite"></p><p id="rvclock" class="small" hidden></p></div>` +
+      `<p id="rvmsg" class="msg" aria-live="polite"></p><p id="rvclock" class="small" hidden></p>` +
+      `<div class="row"><button type="button" id="rvplayon" hidden>${esc(_("Play on from this position"))}</button></div></div>` +
       `<div class="sidecol"><div id="rvinfo" class="rvinfo"></div><div id="rvmatch" class="rvmatch" hidden></div><div id="rvcaps" class="small"></div>` +
       `<section class="moves"><h2>${esc(_("Moves"))} <span id="rvcount" class="small"></span></h2><ol id="rvmoves"></ol></section>` +
       `<section id="rvanalysis" class="analysis"><h2>${esc(_("Analysis"))}</h2><div id="rvgraph"></div>` +
@@ -195,6 +196,8 @@
     });
     const now = document.querySelector("#rvmoves .mv.now");
     if (now) now.scrollIntoView({ block: "nearest" });
+    const me = T.live ? T.live.me() : {};
+    $("rvplayon").hidden = me.role !== "owner";
     $("review").querySelectorAll("[data-rv]").forEach((b) => {
       const k = b.dataset.rv;
       b.disabled = (k === "first" || k === "prev") ? ply === 0 : ply === n;
@@ -221,6 +224,22 @@
     go(k === "first" ? 0 : k === "last" ? R.moves.length : ply + (k === "next" ? 1 : -1));
   }
 
+  /* A new game from the position shown (an imported game, a game from a book, a moment to
+     try again): same variant and house rules, the side to move then, the players' names. */
+  function playOn() {
+    const g = R, turn = ply < g.moves.length ? g.moves[ply].side
+      : ply ? T.other(g.moves[ply - 1].side) : g.first;
+    const players = {};
+    ["attackers", "defenders"].forEach((side) => { if (g.players[side]) players[side] = { name: g.players[side] }; });
+    const body = { variant: g.variant, position: g.positions[ply], turn: turn, players: players,
+      options: (g.settings && g.settings.options) || {} };
+    if (T.live.state() && T.live.state().result === "ongoing" && T.live.state().moves.length &&
+        !confirm(_("Abandon this game and start a new one?"))) return;
+    T.api("/api/new", body).then(() => { close(); T.live.ctlMsg(_("New game started.")); })
+      .catch((e) => T.load("errors").then(() => T.errorText(e), () => e.message)
+        .then((text) => { $("rvmsg").textContent = text; $("rvmsg").className = "msg bad"; }));
+  }
+
   /* The engine's analysis (analysis.js, loaded on demand): stored, or asked for now. */
   function analysis(start) {
     return T.load("analysis").then(() => T.analysis.show(R, start, go));
@@ -233,6 +252,7 @@
     else if (b.dataset.ply) go(+b.dataset.ply);
     else if (b.id === "rvclose") close();
     else if (b.id === "rvanalyse") analysis(true);
+    else if (b.id === "rvplayon") playOn();
     else if (b.id === "rvrules") T.openRules(Object.assign({}, R.rules, { id: R.variant }), R.settings && R.settings.options);
     else if (b.id === "rvcopy") {
       $("rvlink").select();

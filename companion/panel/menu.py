@@ -1,0 +1,117 @@
+"""The board's menu: the next game's opponent, the computer's level and side, the variant and
+the clock, chosen with the buttons and shown on the display.
+
+A :class:`Menu` is a value walked by four roles: ``ok`` (the next item; on "Start game" it
+starts), ``next`` and ``prev`` (change the value), ``close``. Which button plays which role is
+the panel's business (``companion.panel.panel``). :meth:`Menu.request` is the ``new_game``
+request the session takes (the same as ``POST /api/new``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from companion.panel.words import words
+
+LEVELS = tuple(range(1, 11))
+CLOCKS = ("none", "3+2", "5+3", "10+5", "15+10", "25+10")
+OPPONENTS = ("person", "computer")
+SIDES = ("attackers", "defenders")
+
+
+@dataclass(frozen=True)
+class Menu:
+    """The choices for the next game and the item being edited."""
+
+    variants: tuple[tuple[str, str], ...]  # (id, name) of the variants this board can play
+    opponent: str = "person"
+    level: int = 6
+    computer_side: str = "defenders"
+    variant: str = "copenhagen"
+    clock: str = "none"
+    item: int = 0
+
+    @classmethod
+    def from_state(cls, st: Mapping[str, Any], variants: Sequence[tuple[str, str]]) -> Menu:
+        """The menu as the current game was set up (its players, variant and clock)."""
+        players = st.get("players") or {}
+        opponent, level, side = "person", 6, "defenders"
+        for s in SIDES:
+            p = players.get(s) or {}
+            if p.get("kind") == "computer":
+                opponent, side = "computer", s
+                level = int(p.get("level") or 6)
+        control = ((st.get("clock") or {}).get("control") or {}).get("text")
+        variant = str(st.get("variant") or (variants[0][0] if variants else "copenhagen"))
+        ids = [v for v, _ in variants]
+        return cls(tuple(variants), opponent, level if level in LEVELS else 6, side,
+                   variant if variant in ids else (ids[0] if ids else variant),
+                   control if control in CLOCKS else "none")
+
+    def items(self) -> list[str]:
+        """The items shown, in order: the computer's only when it plays."""
+        out = ["opponent"]
+        if self.opponent == "computer":
+            out += ["level", "plays"]
+        return out + ["variant", "clock", "start"]
+
+    @property
+    def current(self) -> str:
+        items = self.items()
+        return items[min(self.item, len(items) - 1)]
+
+    def ok(self) -> Menu:
+        """The next item (after "Start game": the first again)."""
+        return replace(self, item=(self.item + 1) % len(self.items()))
+
+    def step(self, delta: int) -> Menu:
+        """The current item's value moved by ``delta`` (wrapping)."""
+        name = self.current
+
+        def turn(options: Sequence[Any], value: Any) -> Any:
+            i = list(options).index(value) if value in options else 0
+            return options[(i + delta) % len(options)]
+
+        if name == "opponent":
+            return replace(self, opponent=turn(OPPONENTS, self.opponent))
+        if name == "level":
+            return replace(self, level=turn(LEVELS, self.level))
+        if name == "plays":
+            return replace(self, computer_side=turn(SIDES, self.computer_side))
+        if name == "variant":
+            return replace(self, variant=turn([v for v, _ in self.variants], self.variant))
+        if name == "clock":
+            return replace(self, clock=turn(CLOCKS, self.clock))
+        return self
+
+    def request(self) -> dict[str, Any]:
+        """The session's new-game request for these choices."""
+        players: dict[str, Any] = {s: {"kind": "board"} for s in SIDES}
+        if self.opponent == "computer":
+            players[self.computer_side] = {"kind": "computer", "level": self.level}
+        return {"variant": self.variant, "time_control": self.clock, "players": players}
+
+    def lines(self, lang: str = "en") -> list[str]:
+        """The display's four lines: the menu, the item, its value, what OK does."""
+        w = words(lang)
+        name = self.current
+        if name == "start":
+            who = w["person"] if self.opponent == "person" else (
+                f"{w['computer']} {self.level}")
+            names = dict(self.variants)
+            return [w["menu"], w["start"], f"{who}, {names.get(self.variant, self.variant)}",
+                    w["start_hint"]]
+        value: str
+        if name == "opponent":
+            value = w["person"] if self.opponent == "person" else w["computer"]
+        elif name == "level":
+            value = str(self.level)
+        elif name == "plays":
+            value = w[self.computer_side]
+        elif name == "variant":
+            value = dict(self.variants).get(self.variant, self.variant)
+        else:
+            value = w["none"] if self.clock == "none" else self.clock
+        return [w["menu"], w[name], f"◀ {value} ▶", w["ok_next"]]

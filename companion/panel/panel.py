@@ -1,0 +1,317 @@
+"""The board's panel: what a button press does and what the display says.
+
+It sits above the session like the web layer: it reads the session's published state snapshots
+and acts through the session's controls, as the board's actor (whoever touches the board is at
+the board: no PIN). Presses from hardware arrive on the button driver's thread and are handled
+on the panel's own thread; a press of the simulated board (``POST /api/button``) is handled on
+the request's thread so its answer carries the new text. The display is redrawn on the panel's
+thread only, at most ``max_hz`` times a second and only when its text changed, so nothing the
+display or the buttons do can slow the scan loop.
+
+What a press does in play is configured per button (``[buttons]``, :mod:`companion.
+hardware_config`): ``clock`` (pause / resume the clocks), ``hint``, ``takeback``, ``menu``
+(open the menu for the next game), ``new_game`` (the next game of a match, else a new game as
+the menu says). In the menu the same actions play the roles ``ok`` (clock), ``next`` (hint),
+``prev`` (takeback), ``close`` (menu) and ``start`` (new_game).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from companion.drivers.buttons import ButtonEvent, ButtonSource
+from companion.drivers.display import TextDisplay
+from companion.panel.menu import Menu
+from companion.panel.text import address_lines, game_lines
+from companion.panel.words import words
+from companion.session.actors import BOARD, ControlError
+
+log = logging.getLogger("companion.panel")
+
+MENU_ROLES = {"clock": "ok", "hint": "next", "takeback": "prev", "menu": "close",
+              "new_game": "start"}
+#: ControlError codes -> the display's word for them
+REFUSALS = {"nothing_to_take_back": "nothing_back", "no_hint": "no_hint",
+            "not_your_turn": "no_hint", "game_over": "game_over", "time_loss": "time_loss",
+            "storage": "not_saving", "no_clock": "no_clock"}
+NOTE_SECONDS = 4.0
+
+
+class PanelSession(Protocol):
+    """The session's controls the panel uses (``companion.session.api``), and the hook that
+    puts the display's text into the state document."""
+
+    def takeback(self, actor: Any) -> dict[str, Any]: ...
+
+    def request_hint(self, actor: Any, seconds: object = None) -> tuple[int, dict[str, Any]]: ...
+
+    def clock_control(self, actor: Any, action: str) -> dict[str, Any]: ...
+
+    def next_game(self, actor: Any) -> dict[str, Any]: ...
+
+    def end_move(self, actor: Any) -> dict[str, Any]: ...
+
+    def new_game(self, actor: Any, request: Mapping[str, object]) -> dict[str, Any]: ...
+
+    def set_display(self, lines: list[str] | None) -> None: ...
+
+    def state(self) -> dict[str, Any]:
+        """The state as last published (any thread)."""
+        ...
+
+
+class Panel:
+    """Buttons in, display out (see the module docstring)."""
+
+    def __init__(self, session: PanelSession, snapshot: Callable[[], Mapping[str, Any]], *,
+                 buttons: ButtonSource | None, display: TextDisplay | None,
+                 action: Callable[[str, bool], str], variants: list[tuple[str, str]],
+                 lang: str = "en", url: str | None = None, address_seconds: float = 60.0,
+                 wall: Callable[[], float] = time.time, max_hz: float = 5.0,
+                 press_to_end: bool = False) -> None:
+        self.session = session
+        self._snapshot = snapshot
+        self.buttons = buttons
+        self.display = display
+        self._action = action
+        self.variants = variants
+        self.lang = lang
+        self.press_to_end = press_to_end  # the clock button ends a move at the board
+        self._wall = wall
+        self._min_gap = 1.0 / max_hz
+        self.menu: Menu | None = None
+        self._note = ""
+        self._note_until = 0.0
+        self._stuck: set[str] = set()
+        self._address: list[str] | None = address_lines(url, lang) if url else None
+        self._address_until = wall() + address_seconds
+        self._lines: list[str] = []
+        self._published: list[str] | None = None
+        self._last_state: str | None = None
+        self._lock = threading.RLock()
+        self._events: queue.Queue[ButtonEvent] = queue.Queue(maxsize=64)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="panel", daemon=True)
+        self.presses = 0
+        if buttons is not None:
+            buttons.listen(self._queue)
+
+    # -- threads ---------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the panel's thread (its first redraw at once)."""
+        self._thread.start()
+        self._wake.set()
+
+    def close(self) -> None:
+        """Stop the thread, release the buttons and blank the display (once)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        self._wake.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=3)
+        for part in (self.buttons, self.display):
+            if part is not None:
+                part.close()
+
+    def wake(self) -> None:
+        """A new state was published (called on the publishing thread: returns at once)."""
+        self._wake.set()
+
+    def _queue(self, event: ButtonEvent) -> None:
+        try:
+            self._events.put_nowait(event)
+        except queue.Full:  # a chattering button: drop, the panel is behind anyway
+            log.warning("panel: too many button events; %s %s dropped", event.button, event.kind)
+        self._wake.set()
+
+    def _run(self) -> None:
+        last = 0.0
+        while not self._stop.is_set():
+            self._wake.wait(0.25)  # at least 4 redraws a second for the running clock
+            self._wake.clear()
+            while True:
+                try:
+                    event = self._events.get_nowait()
+                except queue.Empty:
+                    break
+                try:
+                    self.handle(event)
+                except Exception:  # a press must never stop the panel
+                    log.exception("panel: handling %s failed", event)
+            gap = self._min_gap - (time.monotonic() - last)
+            if gap > 0 and self._stop.wait(gap):
+                break
+            last = time.monotonic()
+            try:
+                self.refresh()
+            except Exception:
+                log.exception("panel: refreshing the display failed")
+
+    # -- presses ---------------------------------------------------------------------------
+    def press(self, button: str, long: bool = False) -> dict[str, Any]:
+        """A press of the simulated board's ``button`` (handled now, on this thread)."""
+        event = ButtonEvent(button, "long" if long else "short")
+        self.handle(event)
+        return {"button": button, "press": event.kind, "display": self.refresh()}
+
+    def handle(self, event: ButtonEvent) -> None:
+        """Do what ``event`` asks (a press, or a button stuck / free again)."""
+        with self._lock:
+            self.presses += 1
+            self._address = None  # the first press ends the start-up address
+            if event.kind == "stuck":
+                self._stuck.add(event.button)
+                return
+            if event.kind == "free":
+                self._stuck.discard(event.button)
+                return
+            if event.button in self._stuck:
+                return
+            action = self._action(event.button, event.kind == "long")
+            log.info("panel: %s %s press: %s", event.button, event.kind, action)
+            if action == "none":
+                return
+            st = self._state()
+            if self.menu is not None:
+                self._in_menu(MENU_ROLES.get(action, ""), st)
+            else:
+                self._in_play(action, st)
+
+    def _in_play(self, action: str, st: Mapping[str, Any]) -> None:
+        if action == "clock":
+            self._clock(st)
+        elif action == "hint":
+            self._control(lambda: self.session.request_hint(BOARD))
+        elif action == "takeback":
+            if self._control(lambda: self.session.takeback(BOARD)):
+                self.note("taken_back")
+        elif action == "menu":
+            self.menu = Menu.from_state(st, self.variants)
+        elif action == "new_game":
+            self._new_game(st, None)
+
+    def _clock(self, st: Mapping[str, Any]) -> None:
+        clock = st.get("clock")
+        if st.get("result", "ongoing") != "ongoing":
+            self.note("game_over")
+        elif not clock:
+            self.note("no_clock")
+        elif self.press_to_end and waits_for_press(st):
+            self._control(lambda: self.session.end_move(BOARD))
+        elif clock.get("paused"):
+            self._control(lambda: self.session.clock_control(BOARD, "resume"))
+        elif clock.get("running"):
+            self._control(lambda: self.session.clock_control(BOARD, "pause"))
+        else:  # set up and not started yet (it starts by itself with the first move)
+            self._control(lambda: self.session.clock_control(BOARD, "start"))
+
+    def _new_game(self, st: Mapping[str, Any], menu: Menu | None) -> None:
+        match = st.get("match") or {}
+        if menu is None and match.get("next") and st.get("result", "ongoing") != "ongoing":
+            ok = self._control(lambda: self.session.next_game(BOARD))
+        else:  # the menu's choices, or the same players, variant and clock again
+            request = menu.request() if menu is not None else {}
+            ok = self._control(lambda: self.session.new_game(BOARD, request))
+        if ok:
+            self.menu = None
+            self.note("starting")
+
+    def _in_menu(self, role: str, st: Mapping[str, Any]) -> None:
+        menu = self.menu
+        assert menu is not None
+        if role == "close":
+            self.menu = None
+        elif role == "start" or (role == "ok" and menu.current == "start"):
+            self._new_game(st, menu)
+        elif role == "ok":
+            self.menu = menu.ok()
+        elif role in ("next", "prev"):
+            self.menu = menu.step(1 if role == "next" else -1)
+
+    def _control(self, call: Callable[[], object]) -> bool:
+        """Run one control; a refusal becomes a short note on the display."""
+        try:
+            call()
+        except ControlError as exc:
+            log.info("panel: refused (%s): %s", exc.code, exc.message)
+            self.note(REFUSALS.get(exc.code, "cannot"))
+            return False
+        return True
+
+    def note(self, key: str) -> None:
+        """Show the word ``key`` on the last line for a few seconds."""
+        with self._lock:
+            self._note = words(self.lang)[key]
+            self._note_until = self._wall() + NOTE_SECONDS
+
+    # -- the display -----------------------------------------------------------------------
+    def _state(self) -> Mapping[str, Any]:
+        return self._snapshot()
+
+    @property
+    def lines(self) -> list[str]:
+        with self._lock:
+            return list(self._lines)
+
+    def compose(self, st: Mapping[str, Any]) -> list[str]:
+        """The lines to show for snapshot ``st`` now."""
+        now = self._wall()
+        w = words(self.lang)
+        with self._lock:
+            if self._address is not None:
+                if now < self._address_until and self._last_state in (None, _key(st)):
+                    self._last_state = _key(st)
+                    return list(self._address)
+                self._address = None
+            if self.menu is not None:
+                return self.menu.lines(self.lang)
+            note = self._note if now < self._note_until else ""
+            if self._stuck:
+                note = w["stuck"].format(button=w["b_" + sorted(self._stuck)[0]])
+            lines = game_lines(st, self.lang, note, now)
+            if self.press_to_end and waits_for_press(st) and not lines[2]:
+                lines[2] = w["press_clock"]
+            return lines
+
+    def refresh(self) -> list[str]:
+        """Compose, draw if changed, and put the text into the state; the lines."""
+        lines = self.compose(self._state())
+        with self._lock:
+            self._lines = lines
+            changed = lines != self._published
+        if self.display is None:  # buttons only: no text to show, none in the state
+            return lines
+        self.display.show(lines)
+        if changed:
+            try:
+                self.session.set_display(lines)  # on the session's loop thread
+            except ControlError as exc:  # the loop is busy or stopping: next refresh
+                log.debug("panel: the display's text not published yet: %s", exc.message)
+            else:
+                with self._lock:
+                    self._published = lines
+        return lines
+
+
+def waits_for_press(st: Mapping[str, Any]) -> bool:
+    """A move at the board is made and its mover's clock still runs: it waits for the clock
+    button (``press_to_end``; or for the captured pieces to be lifted, which comes first)."""
+    clock = st.get("clock") or {}
+    running = clock.get("running")
+    return (st.get("result", "ongoing") == "ongoing" and not clock.get("paused")
+            and running is not None and running != st.get("turn")
+            and not st.get("move_to_make"))
+
+
+def _key(st: Mapping[str, Any]) -> str:
+    """What counts as the game having moved on (which ends the start-up address)."""
+    return json.dumps([st.get("game"), st.get("moves"), st.get("result"), st.get("move_to_make")],
+                      sort_keys=True)

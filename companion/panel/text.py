@@ -1,0 +1,138 @@
+"""What the board's display says, composed from a published state snapshot (``/api/state``'s
+JSON as a dict): four short lines, pure functions, no session.
+
+Line 1 is what matters now (whose move, the computer's move to make, the result, a fault);
+line 2 the clocks (attackers first, the running one marked) or the move number; lines 3 and 4
+what goes with it (captures to lift, a hint, the match score, a note after a press).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from companion.panel.words import words
+
+ARROW = " → "
+RUNNING = "▶"
+
+
+def clock_text(seconds: float) -> str:
+    """``4:52``, ``1:02:05`` above an hour, ``0:09.4`` under ten seconds."""
+    seconds = max(0.0, seconds)
+    if seconds < 10:
+        return f"0:{seconds:04.1f}"
+    s = int(seconds)
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m}:{sec:02d}"
+
+
+def clocks_line(clock: Mapping[str, Any], now: float) -> str:
+    """Both clocks as they stand at wall time ``now`` (the snapshot's ``at`` is when they were
+    read; the running one has gone on since)."""
+    running = clock.get("running")
+    at = clock.get("at")
+    parts = []
+    for side in ("attackers", "defenders"):
+        left = float(clock.get(side) or 0.0)
+        if side == running and isinstance(at, int | float):
+            left -= max(0.0, now - at)
+        mark = RUNNING if side == running else " "
+        parts.append(f"{mark}{clock_text(left)}")
+    return "  ".join(parts)
+
+
+def move_words(frm: str, to: str) -> str:
+    return f"{frm}{ARROW}{to}"
+
+
+def _squares(squares: list[str], limit: int = 3) -> str:
+    return " ".join(squares[:limit]) + (" …" if len(squares) > limit else "")
+
+
+def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
+    """Line 1 and the detail line that goes with it."""
+    side_word = {"attackers": w["attackers"], "defenders": w["defenders"]}
+    if not (st.get("storage") or {}).get("ok", True):
+        return w["storage"], w["not_saving"]
+    result = st.get("result", "ongoing")
+    if result == "draw":
+        return w["draw"], ""
+    if result in side_word:
+        return w["win"].format(side=side_word[result]), ""
+    m = st.get("move_to_make")
+    if m:
+        who = w.get(str(m.get("by")), str(m.get("by")))
+        caps = list(m.get("captures") or [])
+        detail = w["captures"].format(squares=_squares(caps)) if caps else ""
+        return w["make"].format(who=who, move=move_words(m["from"], m["to"])), detail
+    guidance = st.get("guidance") or {}
+    kind = guidance.get("kind")
+    if kind == "illegal":
+        back = guidance.get("from")
+        return w["illegal"], w["back_to"].format(square=back) if back else ""
+    if kind == "warning":
+        return w["warning"], str(guidance.get("from") or "")
+    if kind == "setup":
+        fill, clear = guidance.get("fill") or {}, guidance.get("clear") or []
+        return w["setup"], w["setup_n"].format(n=len(fill) + len(clear))
+    if kind == "lift_captured":
+        return w["lift"].format(squares=_squares(list(guidance.get("squares") or []))), ""
+    if kind == "takeback":
+        return w["takeback_put"].format(squares=_squares(list(guidance.get("squares") or []))), ""
+    thinking = st.get("thinking")
+    if thinking:
+        return w["thinks"], ""
+    turn = str(st.get("turn", "attackers"))
+    line = w["to_move"].format(side=side_word.get(turn, turn))
+    hint = st.get("hint")
+    if hint and hint.get("side") == turn and hint.get("from"):
+        return line, w["hint"].format(move=move_words(hint["from"], hint["to"]))
+    if st.get("hint_pending"):
+        return line, w["hint_wait"]
+    return line, ""
+
+
+def footer(st: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """The match score, or what a finished game waits for."""
+    match = st.get("match")
+    over = st.get("result", "ongoing") != "ongoing"
+    if match and over and match.get("next"):
+        return w["next_game"]
+    if match:
+        score = match.get("score") or {}
+        names = list(match.get("players") or score)
+        vals = [score.get(n, 0) for n in names[:2]]
+        if len(vals) == 2:
+            return w["match"].format(a=f"{vals[0]:g}", b=f"{vals[1]:g}")
+    if over:
+        return w["new_game"]
+    return ""
+
+
+def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
+               now: float | None = None) -> list[str]:
+    """The four lines for a game in progress or just finished."""
+    w = words(lang)
+    now = time.time() if now is None else now
+    head, detail = headline(st, w)
+    clock = st.get("clock")
+    if clock:
+        second = clocks_line(clock, now)
+        if clock.get("paused") and st.get("result", "ongoing") == "ongoing":
+            detail = detail or w["paused"]
+    else:
+        second = w["move_n"].format(n=len(st.get("moves") or []) // 2 + 1)
+    return [head, second, detail, note or footer(st, w)]
+
+
+def address_lines(url: str, lang: str = "en") -> list[str]:
+    """At start-up: where the page is (the host and the port on lines of their own)."""
+    w = words(lang)
+    rest = url.split("://", 1)[-1].rstrip("/")
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        host, port = rest, ""
+    return [w["page_at"], host, f":{port}" if port else "", ""]

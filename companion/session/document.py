@@ -1,0 +1,76 @@
+"""The page state document (``/api/state``, each ``/api/events`` message) as types.
+
+The JSON shape is the one docs/http-api.md and INTERFACES.md §1 describe; these TypedDicts
+only say it in code (keys such as ``from`` are Python keywords, hence the functional form).
+:class:`GameState` is the stored game's part, rebuilt after each write; :class:`LiveState` the
+part rebuilt at each publication; the document is both merged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from companion.session.announcer import BoardStatus
+from companion.session.computer import PlayerFailure, Thinking
+from companion.session.outbox import StorageJSON
+from companion.session.remote_play import RemoteJSON
+
+LastMove = TypedDict("LastMove", {"from": str, "to": str, "captured": list[str], "side": str,
+                                  "text": str})
+
+#: ``move_to_make``: a move chosen off the board (``by`` the kind of its chooser) that the
+#: person at the board must make; ``score`` the computer's evaluation of it.
+MoveToMake = TypedDict("MoveToMake", {"move": str, "from": str, "to": str, "by": str,
+                                      "side": str, "captures": list[str], "score": float},
+                       total=False)
+
+
+class GameState(TypedDict):
+    """The stored game's part of the state."""
+
+    game: int
+    variant: str
+    variant_name: str
+    size: int
+    first: str
+    turn: str
+    moves: list[str]
+    result: str
+    reason: str | None
+    reason_text: str
+    position: str
+    last: LastMove | None
+    captures: dict[str, int]
+    players: dict[str, dict[str, Any]]
+    next_players: dict[str, dict[str, Any]] | None
+    draw_offer: str | None
+    throne: str | None
+    corners: list[str]
+    settings: dict[str, Any]
+    clock: dict[str, Any] | None
+    match: dict[str, Any] | None
+    times: list[dict[str, float] | None]
+    accepted_at: float | None
+    threat: Any
+
+
+class LiveState(TypedDict):
+    """The part of the state that changes between stores."""
+
+    leds: dict[str, str]
+    message: str
+    tracking: str
+    guidance: dict[str, Any]
+    move_to_make: dict[str, Any] | None
+    occupied: list[str]
+    board: BoardStatus
+    storage: StorageJSON
+    events: list[dict[str, Any]]
+    player_error: PlayerFailure | None
+    thinking: Thinking | None
+    hint: dict[str, object] | None
+    hint_pending: dict[str, object] | None
+    hints: dict[str, int]
+    remote: RemoteJSON | None
+    note: str
+    display: dict[str, Any] | None  # the board display's text (companion.panel)

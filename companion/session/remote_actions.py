@@ -1,0 +1,211 @@
+"""What the other end of a game at a distance does to the game here: the session's
+:class:`~companion.session.remote_play.RemoteHost` (called on the loop thread by
+:class:`~companion.session.remote_play.RemoteGames`).
+
+The other end's decisions are taken like this board's (stored first, then shown), with the
+rights of the player at a distance for its side: its moves become the move to make at the board,
+its draw offers and answers, resignations, takebacks and results apply as given.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from companion.rules import other
+from companion.rules.board import Move
+from companion.rules.game import Game
+from companion.session import state
+from companion.session.actors import ControlError, at_a_distance
+from companion.session.context import SIDES, Context
+from companion.session.controls import Controls
+from companion.session.decisions import Decisions
+from companion.session.games import Games
+from companion.session.moves import copy_game, move_text
+from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
+from companion.session.remote import RemoteClock, RemoteKind, RemoteTerms
+
+log = logging.getLogger("companion.session")
+
+
+class RemoteActions:
+    """The session as the players at a distance act on it (see the module docstring)."""
+
+    def __init__(self, ctx: Context, decisions: Decisions, games: Games,
+                 controls: Controls) -> None:
+        self.ctx = ctx
+        self.decisions = decisions
+        self.games = games
+        self.controls = controls
+
+    @property
+    def game(self) -> Game:
+        return self.ctx.game
+
+    def monotonic(self) -> float:
+        return self.ctx.monotonic()
+
+    def start_remote_game(self, terms: RemoteTerms, kind: RemoteKind) -> str | None:
+        ctx = self.ctx
+        rules = terms.settings.rules()
+        if ctx.caps.clickable is None and rules.size != ctx.board.size:
+            return (f"{rules.name} is played on {rules.size}x{rules.size}; this board is "
+                    f"{ctx.board.size}x{ctx.board.size}")
+        if terms.local_side not in SIDES:
+            return f"the board's side must be attackers or defenders, not {terms.local_side!r}"
+        local, far = terms.local_side, other(terms.local_side)
+        here = [p for p in (ctx.players[local], ctx.players[far]) if p.kind is PlayerKind.BOARD]
+        name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
+        try:
+            opponent = check_name(terms.opponent)
+        except PlayerError:
+            opponent = "Opponent"
+        players = {local: PlayerSpec(PlayerKind.BOARD, name),
+                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating,
+                                   peer=terms.opponent if kind is RemoteKind.CLUB else None)}
+        try:
+            self.decisions.ready(playing=False)
+            self.games.start(terms.settings, terms.time_control, players, None,
+                             at_a_distance(far, kind.value), remote=(kind, terms))
+        except ControlError as exc:
+            return exc.message
+        return None
+
+    def catch_up(self, moves: tuple[Move, ...], remote_side: str, by: str) -> None:
+        ctx = self.ctx
+        game = copy_game(ctx.game)
+        last: Move | None = None
+        texts: list[str] = []
+        for i, m in enumerate(moves):
+            if i == len(moves) - 1 and game.turn == remote_side and not game.is_over():
+                last = m  # the person at the board makes it, as any move of theirs
+                break
+            if game.is_over() or not game.board.is_legal(m):
+                log.warning("game %d: the other end's record has an illegal move at ply %d",
+                            ctx.gid, len(game.played) + 1)
+                break
+            texts.append(game.play(m).text)
+        if texts:
+            clocks = ctx.clocks
+            saved = clocks.checkpoint()
+            before = clocks.before_move()
+            clocks.records += [clocks.record(ctx.board_time()) for _ in texts]
+            clocks.before += [before] * len(texts)
+            try:
+                self.decisions.commit(game, [("remote_sync", {"moves": texts, "by": by})])
+            except ControlError:
+                clocks.rollback(saved)
+                return  # the storage state shows it; the other end resends on the next resync
+            ctx.game = game
+            ctx.move_to_make = None
+            clocks.forget_choice()
+            ctx.announcer.note("remote_sync", by, moves=texts)
+            if game.is_over():
+                self.decisions.game_ended(ctx.board_time())
+            self.decisions.after_control()  # the board is guided to the new position
+        if last is not None:
+            self.remote_move_to_make(last, by)
+
+    def remote_move_to_make(self, move: Move, by: str) -> str | None:
+        ctx = self.ctx
+        text = move_text(ctx.game, move)
+        if ctx.move_to_make is not None and ctx.move_to_make["move"] == text:
+            return None  # shown already
+        try:
+            self.decisions.ready()
+            if not ctx.game.board.is_legal(move):
+                return f"{text} is not legal here"
+            self.decisions.choose(move, by, ctx.game.turn)
+        except ControlError as exc:
+            return exc.message
+        return None
+
+    def take_back_to(self, ply: int, reason: str | None, by: str) -> None:
+        ctx = self.ctx
+        plies = len(ctx.game.played) - ply
+        m = ctx.move_to_make
+        if plies == 0 and m is not None and m.get("by") == by:
+            # the other end took back the move it sent, not yet made here: it is withdrawn
+            self.decisions.withdraw_move_to_make()
+            self.decisions.expect_current()
+            self.decisions.write()
+            ctx.announcer.note("takeback", by, move=m.get("move"))
+            self.decisions.after_control()
+            return
+        if plies <= 0:
+            return
+        undone = [p.text for p in reversed(ctx.game.played[-plies:])]  # latest first
+        game = copy_game(ctx.game, manual=False)
+        for _ in range(plies):
+            game.undo()
+        data: dict[str, object] = {"move": undone[-1], "moves": undone, "by": by}
+        if reason is not None:
+            data["reason"] = reason
+        try:
+            self.decisions.commit(game, [("takeback", data)],
+                                  records=ctx.clocks.records[:-plies])
+        except ControlError:
+            log.error("game %d: the other end's takeback could not be stored", ctx.gid)
+            return
+        self.decisions.apply_takeback(ctx.board_time(), plies)
+        if reason is not None:  # this board's move, refused there: guided back
+            ctx.refused = {"code": "remote_refused", "message": reason, "move": undone[-1]}
+        ctx.announcer.note("takeback", by, **{k: v for k, v in data.items() if k != "by"})
+        self.decisions.after_control()
+
+    def remote_draw(self, side: str, action: str, by: str) -> None:
+        try:
+            self.controls.draw(at_a_distance(side, by), action, side)
+        except ControlError as exc:
+            log.info("game %d: the other end's draw %s not taken: %s", self.ctx.gid, action,
+                     exc.message)
+
+    def remote_resign(self, side: str, by: str) -> None:
+        try:
+            self.controls.resign(at_a_distance(side, by), side)
+        except ControlError as exc:
+            log.info("game %d: the other end's resignation not taken: %s", self.ctx.gid,
+                     exc.message)
+
+    def remote_end(self, result: str, reason: str, by: str) -> None:
+        ctx = self.ctx
+        b = ctx.remote.binding
+        if b is None or result not in ("attackers", "defenders", "draw"):
+            log.warning("game %d: an ending %r %r ignored", ctx.gid, result, reason)
+            return
+        game = ctx.game
+        if not game.is_over():
+            game = copy_game(game)
+            if result == "draw":
+                game.agree_draw()
+            elif reason == "time":
+                game.lose_on_time(other(result))
+            else:
+                game.resign(other(result))
+        outcome = game.outcome()
+        assert outcome is not None
+        ending = None if (outcome.result, str(outcome.reason)) == (result, reason) else (
+            result, reason)
+        try:
+            self.decisions.commit(game, [("remote_end", {"result": result, "reason": reason,
+                                                         "by": by})], ending=ending)
+        except ControlError:
+            log.error("game %d: the other end's result could not be stored", ctx.gid)
+            return
+        b.ending = ending
+        was_over, ctx.game = ctx.game.is_over(), game
+        ctx.draw_offer = None
+        ctx.announcer.note("remote_end", by, result=result, reason=reason)  # then the match's
+        if not was_over:
+            self.decisions.game_ended(ctx.board_time())
+        self.decisions.after_control()
+
+    def remote_clock(self, clock: RemoteClock, only: str | None) -> None:
+        ctx = self.ctx
+        ctx.clocks.set_remote({"attackers": clock.attackers, "defenders": clock.defenders},
+                              None if ctx.game.is_over() else clock.running,
+                              ctx.caps.board_time(clock.at), only)
+        self.decisions.write()  # the game row's clock: a restart reads the other end's word
+        state.publish(ctx)
+
+    def remote_changed(self) -> None:
+        state.publish(self.ctx)

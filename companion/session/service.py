@@ -1,0 +1,233 @@
+"""The session's interface for every other thread (:class:`~companion.session.api.SessionAPI`):
+reads from the published snapshot and the read-only store, controls applied by the loop thread.
+
+Each control is a command (:func:`~companion.session.commands.on_loop`): called on the loop
+thread it runs at once, from any other thread it is enqueued and its caller waits for the
+loop's answer. Reads never wait for the loop.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import threading
+import unicodedata
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+from companion.session import links, state
+from companion.session.actors import Action, Actor, ControlError, check, player
+from companion.session.api import ImportedGame
+from companion.session.commands import CommandQueue, on_loop
+from companion.session.context import Context
+from companion.session.controls import Controls
+from companion.session.decisions import Decisions, storage_error
+from companion.session.library import Library
+from companion.session.outbox import STORE_ERRORS, Written
+from companion.session.remote import RemotePlayer
+from companion.session.setup import GameSetup
+from companion.session.snapshot import LegalMoves, Snapshot
+from companion.store import ReadOnlyStore
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+LINKS_KEPT = 64  # player links remembered (found ones only: a flood of guesses costs nothing)
+NAME_MAX = 40
+
+
+def clean_name(value: object) -> str:
+    """A player's name from a file: printable characters only, at most 40."""
+    text = "".join(" " if c.isspace() else c for c in str(value or "")
+                   if c.isspace() or unicodedata.category(c)[0] != "C")
+    return " ".join(text.split())[:NAME_MAX]
+
+
+class SessionService:
+    """Reads and controls for any thread (see the module docstring)."""
+
+    def __init__(self, ctx: Context, commands: CommandQueue, decisions: Decisions,
+                 controls: Controls, setup: GameSetup, library: Library,
+                 reader: ReadOnlyStore) -> None:
+        self.ctx = ctx
+        self.commands = commands
+        self.decisions = decisions
+        self.controls = controls
+        self.setup = setup
+        self.library = library
+        self.reader = reader
+        self._links: dict[str, dict[str, Any]] = {}
+        self._links_lock = threading.Lock()
+
+    def after_command(self) -> None:
+        state.publish(self.ctx)
+
+    # -- the game in play ----------------------------------------------------------------------
+    @property
+    def snapshot(self) -> Snapshot:
+        """The session as last published (never changes once published)."""
+        return self.ctx.announcer.snapshot
+
+    def state(self) -> dict[str, Any]:
+        """The page state as last published."""
+        return dict(self.snapshot.state)
+
+    def state_text(self) -> str:
+        return self.snapshot.text
+
+    def legal_moves(self) -> LegalMoves:
+        return self.snapshot.legal
+
+    def actor_for_player_token(self, token: str) -> Actor | None:
+        """The player a link's token stands for now: its stored row (read-only) and the
+        published snapshot, never the loop's state."""
+        if not isinstance(token, str) or not _TOKEN.match(token):
+            return None
+        link = None
+        with self._links_lock:
+            for known, row in self._links.items():
+                if hmac.compare_digest(known, token):
+                    link = row
+        if link is None:
+            link = self.library.link(token)
+            if link is None:
+                return None
+            # the player it was made for (links follow their player from game to game)
+            link = {**link, "player": links.player_of(self.reader, link)}
+            with self._links_lock:
+                if len(self._links) >= LINKS_KEPT:
+                    self._links.clear()
+                self._links[token] = link
+        snap = self.snapshot
+        side = links.side_now(link, link["player"], links.Seating.of_state(
+            snap.state, snap.gid, snap.match_id, snap.match_number))
+        return player(side) if side else None
+
+    # -- stored games ----------------------------------------------------------------------------
+    def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        return self.library.games(limit, offset)
+
+    def stored_game(self, gid: int) -> dict[str, Any]:
+        return self.library.game(gid)
+
+    def stored_matches(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+        return self.library.matches(limit, offset)
+
+    def stored_match(self, mid: int) -> dict[str, Any]:
+        return self.library.match(mid)
+
+    def player_results(self) -> dict[str, dict[str, int]]:
+        return self.library.player_results()
+
+    def export(self, gid: int, kind: str, match: bool = False) -> str:
+        return self.library.export(gid, kind, match)
+
+    def review(self, gid: int) -> dict[str, Any]:
+        return self.library.review(gid)
+
+    def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
+        return self.library.version(gid, match)
+
+    def analysis(self, gid: int) -> dict[str, Any]:
+        """The analysis of stored game ``gid``: none, running (with progress), done, failed."""
+        if not self.library.has_game(gid):
+            raise ControlError(404, "not_found", f"no game {gid}")
+        return self.ctx.analyses.status(gid)
+
+    # -- controls (on the loop thread) -------------------------------------------------------------
+    @on_loop
+    def click(self, actor: Actor, square: str) -> bool:
+        return self.controls.click(actor, square)
+
+    @on_loop
+    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]:
+        return self.controls.choose_move(actor, move)
+
+    @on_loop
+    def takeback(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.takeback(actor)
+
+    @on_loop
+    def draw(self, actor: Actor, action: str, side: str | None) -> dict[str, Any]:
+        return self.controls.draw(actor, action, side)
+
+    @on_loop
+    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]:
+        return self.controls.resign(actor, side)
+
+    @on_loop
+    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
+        return self.controls.clock_control(actor, action)
+
+    @on_loop
+    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.confirm_pieces(actor)
+
+    @on_loop
+    def end_move(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.end_move(actor)
+
+    @on_loop
+    def set_display(self, lines: list[str] | None) -> None:
+        """The text the board's display shows now (``display.lines`` of the state; the panel,
+        companion.panel, calls this); published with the command."""
+        self.ctx.display = {"lines": list(lines)} if lines is not None else None
+
+    @on_loop
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+        return self.setup.new_game(actor, request)
+
+    @on_loop
+    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+        return self.setup.read_board(actor, on)
+
+    @on_loop
+    def next_game(self, actor: Actor) -> dict[str, Any]:
+        return self.setup.next_game(actor)
+
+    @on_loop
+    def swap(self, actor: Actor) -> dict[str, Any]:
+        return self.setup.swap(actor)
+
+    @on_loop
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+        return self.setup.set_players(actor, request)
+
+    @on_loop
+    def player_links(self, actor: Actor) -> dict[str, Any]:
+        return self.setup.player_links(actor)
+
+    @on_loop
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
+        return self.setup.request_hint(actor, seconds)
+
+    @on_loop
+    def start_analysis(self, actor: Actor, gid: int,
+                       seconds: object = None) -> tuple[int, dict[str, Any]]:
+        return self.setup.start_analysis(actor, gid, seconds)
+
+    @on_loop
+    def import_games(self, actor: Actor, games: Sequence[ImportedGame]) -> list[int]:
+        """Store games read from a file, all in one transaction (owner only); like every
+        write, refused with 503 ``storage`` while the store cannot write."""
+        check(actor, Action.IMPORT)
+        ctx = self.ctx
+        self.decisions.ready(playing=False)
+        rows = [(g.game, (clean_name(g.players[0]), clean_name(g.players[1])), g.started,
+                 dict(g.origin), g.ending) for g in games]
+        try:
+            ids = ctx.store.import_games(rows)
+        except STORE_ERRORS as exc:
+            if ctx.outbox.failed(exc, ctx.monotonic()) is Written.DOWN:
+                self.decisions.store_plain(ctx.tracker.suspend("storage"))
+            raise storage_error() from None
+        self.decisions.analyse_later(ids)  # as finished games are
+        return ids
+
+    def attach_remote(self, player_: RemotePlayer) -> None:
+        """Play with ``player_`` (online, club) from now on: any thread, never blocks. The
+        stored game with a player of its kind goes on with it; its ``RemoteStart`` starts a
+        game."""
+        if self.commands.on_loop_thread():
+            self.ctx.remote.attach(player_)
+            state.publish(self.ctx)
+        else:
+            self.commands.post(lambda: self.ctx.remote.attach(player_), "attach_remote")

@@ -1,0 +1,143 @@
+"""The store's rows as plain data: a stored game (:class:`GameRow`) and match
+(:class:`MatchRow`), read by :mod:`companion.store_reads`, and the rule set a stored game is
+replayed by (:func:`rules_of`). Nothing here touches SQLite."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from companion.rules import PRESETS, RuleSet, get_variant
+
+#: Endings that are not on the board; replayed onto a loaded Game.
+MANUAL_REASONS = ("agreement", "resignation", "time")
+#: Reasons of a closed game that are not an ending (no result to restore).
+NOT_ENDINGS = (None, "abandoned", "imported")
+
+class StoreError(LookupError):
+    """A game or match that does not exist, or a change a finished game does not allow."""
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """One stored game (without its moves)."""
+
+    id: int
+    variant: str
+    start_position: str
+    start_turn: str
+    started: float
+    ended: float | None
+    result: str
+    reason: str | None
+    attackers: str
+    defenders: str
+    plies: int = 0
+    settings: str = "{}"
+    players_json: str = "{}"
+    time_control: str | None = None
+    clock: str | None = None
+    match_id: int | None = None
+    match_game: int | None = None
+    hints_json: str | None = None
+    analysed: int = 0
+    pending_json: str | None = None
+    remote_json: str | None = None
+
+    def remote(self) -> dict[str, Any] | None:
+        """The terms of a game with a player at a distance (``ref``, ``kind``, ``local_side``,
+        ``opponent``, ...), or None for a game played here."""
+        if not self.remote_json:
+            return None
+        data = json.loads(self.remote_json)
+        return data if isinstance(data, dict) else None
+
+    def pending(self) -> dict[str, Any] | None:
+        """The move to make stored with the game (chosen off the board, not yet made at the
+        board; ``ply`` says for which position), or None."""
+        if not self.pending_json:
+            return None
+        data = json.loads(self.pending_json)
+        return data if isinstance(data, dict) else None
+
+    @property
+    def finished(self) -> bool:
+        return self.ended is not None
+
+    def players(self) -> dict[str, Any]:
+        """Side -> ``{name, kind, ...}`` (kinds default to ``board`` for old games)."""
+        stored = json.loads(self.players_json or "{}")
+        names = {"attackers": self.attackers, "defenders": self.defenders}
+        return {s: {"kind": "board", **stored.get(s, {}), "name": names[s]} for s in names}
+
+    def hints(self) -> dict[str, int]:
+        """Hints given per side in this game."""
+        data = json.loads(self.hints_json or "{}")
+        return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
+
+    def settings_json(self) -> dict[str, Any]:
+        data = json.loads(self.settings or "{}")
+        return {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "variant": self.variant, "started": self.started,
+            "ended": self.ended, "result": self.result, "reason": self.reason,
+            "players": {s: p["name"] for s, p in self.players().items()},
+            "player_kinds": {s: p["kind"] for s, p in self.players().items()},
+            "plies": self.plies, "finished": self.finished,
+            "settings": self.settings_json(), "time_control": self.time_control,
+            "match": self.match_id, "match_game": self.match_game,
+            "hints": self.hints(), "analysed": bool(self.analysed),
+        }
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    id: int
+    started: float
+    ended: float | None
+    players: tuple[str, str]
+    tie_break: tuple[str, ...]
+    settings: dict[str, Any]
+    time_control: str | None
+    result: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "started": self.started, "ended": self.ended,
+                "players": list(self.players), "tie_break": list(self.tie_break),
+                "settings": self.settings, "time_control": self.time_control,
+                "result": self.result, "finished": self.ended is not None}
+
+
+LINK_KEYS = ("token", "game_id", "match_id", "side", "seat")
+LINK_COLS = ", ".join(LINK_KEYS)
+GAME_COLS = (
+    "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
+    "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
+    "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game, g.hints, "
+    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending, g.remote"
+)
+
+
+def rules_of(row: GameRow) -> RuleSet:
+    """A stored game's rule set: its variant with its stored options (the variant alone when
+    they cannot be applied)."""
+    data = row.settings_json()
+    base = PRESETS.get(str(data.get("variant") or row.variant))
+    options = data.get("options")
+    if base is not None and isinstance(options, dict):
+        try:
+            return base.with_options(**options) if options else base
+        except (TypeError, ValueError):
+            pass
+    return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
+
+
+def match_row(r: tuple[Any, ...]) -> MatchRow:
+    players = json.loads(r[3])
+    return MatchRow(r[0], r[1], r[2], (players[0], players[1]), tuple(json.loads(r[4])),
+                    json.loads(r[5] or "{}"), r[6], json.loads(r[7]) if r[7] else None)
+
+

@@ -1,0 +1,192 @@
+/* tafl-companion page: online play on a hnefatafl.org server (window.T.online), loaded when the
+   "Play online" section is first opened. The account (log in or create), the live lobby with
+   its open games (join), a seek of one's own (side, board, rated, time: the server's presets or
+   one's own), and the online game: the opponent, the chat, draw and resignation. Reads
+   GET /api/online while the section is open; the controls are the owner's (the PIN). */
+"use strict";
+(function () {
+  const T = window.T;
+  const { _, esc } = T;
+  const $ = (id) => document.getElementById(id);
+  const box = $("onlinepanel");
+  let O = null, timer = null, lastKey = "";
+
+  const STATUS = {
+    off: _("Not logged in."),
+    connecting: _("Connecting to the server…"),
+    lobby: _("Logged in: in the lobby."),
+    seeking: _("Waiting for an opponent…"),
+    playing: _("Playing online."),
+    reconnecting: _("Reconnecting…"),
+    error: _("The server refused."),
+  };
+  const SIDE = { attackers: _("attackers"), defenders: _("defenders") };
+  const BOARD = { copenhagen: _("Copenhagen 11×11"), "copenhagen-13": _("13×13"), brandubh: _("Brandubh 7×7") };
+
+  const isOwner = () => T.live.me().role === "owner";
+  const say = (text, bad) => { const m = $("onlinemsg"); if (m) { m.textContent = text; m.classList.toggle("bad", !!bad); } };
+
+  function tcText(tc) {
+    if (tc === "none") return _("no clock");
+    return tc;
+  }
+
+  function loginForm() {
+    const help = _("This server's protocol sends the password unencrypted: use a password that you use nowhere else.");
+    const user = _("User name"), pw = _("Password"), create = _("Create this account"), go = _("Log in");
+    return `<p class="small warn">${esc(help)}</p>
+      <form id="onlinelogin" class="row">
+        <label>${esc(user)} <input name="user" autocomplete="username" maxlength="16" required></label>
+        <label>${esc(pw)} <input name="password" type="password" autocomplete="new-password" maxlength="32"></label>
+        <label class="check"><input name="create" type="checkbox"> ${esc(create)}</label>
+        <button type="submit">${esc(go)}</button>
+      </form>`;
+  }
+
+  function lobby() {
+    const games = O.open_games || [];
+    if (!games.length) {
+      const none = _("No open games right now.");
+      return `<p class="small">${esc(none)}</p>`;
+    }
+    const join = _("Join");
+    const rows = games.map((g) => {
+      const who = g.rating ? `${g.by} (${Math.round(g.rating)})` : g.by;
+      const rated = g.rated ? _("rated") : _("unrated");
+      const seat = _("you play the {side}", { side: SIDE[g.side] || g.side });
+      const btn = g.mine || !isOwner() ? "" : `<button type="button" data-join="${g.id}">${esc(join)}</button>`;
+      return `<li data-game="${g.id}"><b>${esc(who)}</b> · ${esc(BOARD[g.variant] || g.variant)} · ${esc(tcText(g.time_control))} · ${esc(rated)} · ${esc(seat)} ${btn}</li>`;
+    });
+    return `<ul class="onlinegames">${rows.join("")}</ul>`;
+  }
+
+  function seekForm() {
+    const side = _("Your side"), board = _("Board"), clock = _("Clock"), rated = _("Rated"), open = _("Open a game"), own = _("Own (minutes+seconds)");
+    const sides = Object.keys(SIDE).map((s) => `<option value="${s}">${esc(SIDE[s])}</option>`).join("");
+    const boards = (O.variants || []).map((v) => `<option value="${v}"${v === "copenhagen" ? " selected" : ""}>${esc(BOARD[v] || v)}</option>`).join("");
+    const tcs = (O.presets || []).map((p) => `<option value="${p}"${p === "15+10" ? " selected" : ""}>${esc(tcText(p))}</option>`).join("");
+    return `<form id="onlineseek" class="row">
+      <label>${esc(side)} <select name="side">${sides}</select></label>
+      <label>${esc(board)} <select name="variant">${boards}</select></label>
+      <label>${esc(clock)} <select name="time_control">${tcs}</select></label>
+      <label>${esc(own)} <input name="custom" size="8" placeholder="10+5"></label>
+      <label class="check"><input name="rated" type="checkbox"> ${esc(rated)}</label>
+      <button type="submit">${esc(open)}</button>
+    </form>`;
+  }
+
+  function gameInfo() {
+    const g = O.game;
+    if (!g) return "";
+    const who = g.rating ? `${g.opponent} (${Math.round(g.rating)})` : g.opponent;
+    const line = _("Online game {id} against {who}: the board plays the {side}.", { id: g.id, who: who, side: SIDE[g.side] || g.side });
+    const rated = g.rated ? _("rated") : _("unrated");
+    const offer = g.draw_offer ? _("Your opponent offers a draw: accept it, or play on to decline.") : "";
+    const drawWord = g.draw_offer ? _("Accept the draw") : _("Offer a draw");
+    const resign = _("Resign");
+    const buttons = isOwner() && !g.over ? `<div class="row">
+        <button type="button" data-online="draw">${esc(drawWord)}</button>
+        <button type="button" data-online="resign">${esc(resign)}</button></div>` : "";
+    const chat = (O.chat || []).map((c) => `<li><b>${esc(c.by)}</b>: ${esc(c.text)}</li>`).join("");
+    return `<p><b>${esc(line)}</b> ${esc(tcText(g.time_control))} · ${esc(rated)}</p>
+      ${offer ? `<p class="warn">${esc(offer)}</p>` : ""}${buttons}<ul class="onlinechat">${chat}</ul>`;
+  }
+
+  /* The forms are drawn when the panel's layout changes (so typing is never lost); the
+     status, the lobby and the game are redrawn on every refresh. */
+  function render() {
+    if (!O) return;
+    const loggedIn = ["lobby", "seeking", "playing"].includes(O.status);
+    const playing = !!(O.game && !O.game.over);
+    const seeking = O.seek !== null || O.join !== null;
+    const layout = JSON.stringify([isOwner(), loggedIn, playing, seeking, !!O.game]);
+    if (layout !== lastKey) {
+      lastKey = layout;
+      let html = `<p id="onlinestatus"></p><div id="onlinegame" class="onlinegame"></div>`;
+      if (!isOwner()) {
+        const owner = _("The owner logs in and opens or joins games (Controls, with the PIN).");
+        html += `<p class="small">${esc(owner)}</p>`;
+      } else if (!loggedIn) {
+        html += loginForm();
+      }
+      if (isOwner() && playing) {
+        const send = _("Send");
+        html += `<form id="onlinechat" class="row"><input name="text" maxlength="1000"><button type="submit">${esc(send)}</button></form>`;
+      }
+      if (loggedIn && !playing) {
+        const open = _("Open games"), leave = _("Withdraw");
+        html += `<h3>${esc(open)}</h3><div id="onlinelobby"></div>`;
+        if (isOwner()) html += seeking ? `<button type="button" data-online="leave">${esc(leave)}</button>` : seekForm();
+      }
+      const about = _("Moves, clocks and results of an online game are the server's; the board stores every move first. See docs/online.md.");
+      const how = _("How online play works");
+      const help = [
+        _("Join an open game, or open one of your own: when the game starts on the server it starts on the board, and you play the board's side with the real pieces."),
+        _("Your opponent's moves appear as moves to make: make them on the board and lift the pieces the lights show as captured. Your own moves are sent as soon as the board accepts them."),
+        _("To decline a draw offer, just play on. A resignation is sent when it is your turn. If the network or the power goes, the board logs in again by itself and continues the game; your clock runs on the server meanwhile."),
+      ].map((t) => `<p class="small">${esc(t)}</p>`).join("");
+      html += `<details class="onlinehelp"><summary>${esc(how)}</summary>${help}</details>`;
+      html += `<p class="small">${esc(about)}</p><p id="onlinemsg" class="small" role="status"></p>`;
+      box.innerHTML = html;
+    }
+    const game = $("onlinegame"), list = $("onlinelobby");
+    const gameHtml = gameInfo();
+    if (game && game.innerHTML !== gameHtml) game.innerHTML = gameHtml;
+    if (game) game.hidden = !gameHtml;
+    if (list) { const l = lobby(); if (list.innerHTML !== l) list.innerHTML = l; }
+    status();
+  }
+
+  function status() {
+    const el = $("onlinestatus");
+    if (!el) return;
+    let text = STATUS[O.status] || O.status;
+    if (O.user) text += " " + _("Account: {user} on {server}.", { user: O.user, server: O.server });
+    if (O.error) text += " " + O.error;
+    else if (O.message && O.status !== "lobby") text += " " + O.message;
+    if (O.retry_in) text += " " + _("Next try in {n} s.", { n: Math.ceil(O.retry_in) });
+    el.textContent = text;
+    el.classList.toggle("bad", O.status === "error");
+  }
+
+  function refresh() {
+    return T.getJSON("/api/online").then((j) => { O = j; render(); }, (e) => say(e.message, true));
+  }
+
+  function post(path, body) {
+    return T.api(path, body).then(() => refresh()).catch((e) => say(e.message || String(e), true));
+  }
+
+  box.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = ev.target;
+    if (f.id === "onlinelogin") {
+      post("/api/online/login", { user: f.user.value.trim(), password: f.password.value, create: f.create.checked });
+      f.password.value = "";
+    } else if (f.id === "onlineseek") {
+      const tc = f.custom.value.trim() || f.time_control.value;
+      post("/api/online/seek", { side: f.side.value, variant: f.variant.value, rated: f.rated.checked, time_control: tc });
+    } else if (f.id === "onlinechat") {
+      const text = f.text.value.trim();
+      if (text) post("/api/online/chat", { text: text });
+      f.text.value = "";
+    }
+  });
+
+  box.addEventListener("click", (ev) => {
+    const b = ev.target.closest("button[data-join], button[data-online]");
+    if (!b) return;
+    if (b.dataset.join) { post("/api/online/join", { id: Number(b.dataset.join) }); return; }
+    const act = b.dataset.online, side = O.game ? O.game.side : null;
+    if (act === "leave") post("/api/online/leave", {});
+    else if (act === "draw") post("/api/draw", { action: O.game.draw_offer ? "accept" : "offer", side: side });
+    else if (act === "resign" && confirm(_("Do you resign?"))) post("/api/resign", { side: side });
+  });
+
+  function open() {
+    refresh();
+    if (!timer) timer = setInterval(() => { if ($("online").open) refresh(); }, 1000);
+  }
+
+  T.online = { open, refresh };
+})();

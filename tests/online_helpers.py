@@ -1,0 +1,107 @@
+"""Helpers for the online tests: a scripted second account speaking the protocol on a raw
+socket (the opponent), and an inbox that records the client's RemoteEvents."""
+
+from __future__ import annotations
+
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable
+
+from test_daemon_support import PATIENCE
+
+from companion.session.remote import RemoteEvent
+
+VERSION_ID = "32d9a140"
+
+
+class Opponent:
+    """Another account on the server, driven line by line by a test."""
+
+    def __init__(self, address: str, user: str, password: str = "pw",
+                 create: bool = False) -> None:
+        host, port = address.rsplit(":", 1)
+        self.sock = socket.create_connection((host, int(port)), timeout=5)
+        self.user = user
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+        self.send(f"{VERSION_ID} {'create_account' if create else 'login'} {user} {password}")
+        self.expect(lambda line: line == "= login")
+
+    def _read(self) -> None:
+        buf = b""
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return
+                buf += chunk
+                while b"\n" in buf:
+                    raw, buf = buf.split(b"\n", 1)
+                    self.lines.put(raw.decode())
+        except OSError:
+            return
+
+    def send(self, line: str) -> None:
+        self.sock.sendall(line.encode() + b"\n")
+
+    def expect(self, pred: Callable[[str], bool], timeout: float = PATIENCE) -> str:
+        """The first line (after the last one taken) that satisfies ``pred``."""
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"{self.user}: no such line; seen last: {self.seen[-8:]}")
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                continue
+            self.seen.append(line)
+            if pred(line):
+                return line
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Inbox:
+    """Records the RemoteEvents handed in (thread-safe), as the session's inbox would."""
+
+    def __init__(self) -> None:
+        self.events: list[RemoteEvent] = []
+        self.cond = threading.Condition()
+
+    def __call__(self, event: RemoteEvent) -> None:
+        with self.cond:
+            self.events.append(event)
+            self.cond.notify_all()
+
+    def wait_for(self, kind: type, pred: Callable[[object], bool] = lambda e: True,
+                 timeout: float = PATIENCE) -> RemoteEvent:
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                for event in self.events:
+                    if isinstance(event, kind) and pred(event):
+                        self.events.remove(event)
+                        return event
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"no {kind.__name__}; got {self.events[-8:]}")
+                self.cond.wait(left)
+
+    def of(self, kind: type) -> list[RemoteEvent]:
+        with self.cond:
+            return [e for e in self.events if isinstance(e, kind)]
+
+
+def wait_until(pred: Callable[[], object], timeout: float = PATIENCE, what: str = "") -> object:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what or pred}")

@@ -1,0 +1,378 @@
+"""The board's panel (companion/panel): every button in every state of a game, against the real
+session (real tracker on a virtual clock, real store, real engine processes where the computer
+plays), the display drawn on luma's capture device; the menu, the words, stuck buttons, and a
+display that hangs without holding up the session."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from session_helpers import Harness
+
+from companion.drivers.buttons import ButtonEvent, SimButtons
+from companion.drivers.display import FONT_SIZES, WIDTH, _fit, capture_display
+from companion.hardware_config import ButtonsConfig, parse_buttons
+from companion.panel import Panel
+from companion.panel.menu import Menu
+from companion.panel.text import clock_text, game_lines
+from companion.panel.words import WORDS
+from companion.rules import PRESETS
+from companion.session import OWNER
+
+SCRIPT = Path(__file__).with_name("scripted_engine.py")
+VARIANTS = [(r.id, r.name) for r in PRESETS.values() if r.size == 7]
+m_sides = ("attackers", "defenders")
+
+
+def make_panel(h: Harness, cfg: ButtonsConfig | None = None, lang: str = "en") -> Panel:
+    cfg = cfg or ButtonsConfig()
+    panel = Panel(h.session, h.session.state, buttons=SimButtons(),
+                  display=capture_display(), action=cfg.action, variants=VARIANTS, lang=lang,
+                  wall=lambda: 1.7e9 + h.t)
+    panel.refresh()
+    return panel
+
+
+def wait(h: Harness, pred: Any, what: str, timeout: float = 30.0) -> Any:
+    end = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        assert time.monotonic() < end, f"timed out waiting for {what}: {h.state['message']}"
+        h.run(0.05)
+        time.sleep(0.02)
+
+
+def press(h: Harness, panel: Panel, button: str, long: bool = False) -> list[str]:
+    out = panel.press(button, long)["display"]
+    h.run(0.1)
+    return list(out)
+
+
+# -- the states -------------------------------------------------------------------------------
+
+
+def ready(tmp_path: Path) -> Harness:
+    """Brandubh against the computer, the person (attackers) to move, a 5+3 clock running."""
+    h = Harness(tmp_path, variant="brandubh", tc="5+3", defenders="computer:1")
+    h.move("d1", "c1")
+    m = wait(h, lambda: h.session.move_to_make, "the computer's move")
+    h.move(m["from"], m["to"])
+    assert h.state["clock"]["running"] == "attackers"
+    return h
+
+
+def paused(tmp_path: Path) -> Harness:
+    h = ready(tmp_path)
+    h.session.clock_control(OWNER, "pause")
+    return h
+
+
+def pending(tmp_path: Path) -> Harness:
+    """The computer has chosen its move; the person at the board has not made it yet."""
+    h = ready(tmp_path)
+    h.move("c1", "b1")
+    wait(h, lambda: h.session.move_to_make, "the computer's move")
+    return h
+
+
+def thinking(tmp_path: Path) -> Harness:
+    """An engine that never answers plays the defenders: it is always thinking."""
+    h = Harness(tmp_path, variant="brandubh", tc="5+3",
+                defenders=f"engine:{sys.executable} {SCRIPT} silent")
+    h.move("d1", "c1")
+    wait(h, lambda: h.state["thinking"], "the engine thinking")
+    return h
+
+
+def over(tmp_path: Path) -> Harness:
+    h = ready(tmp_path)
+    h.session.resign(OWNER, "attackers")
+    h.run(0.1)
+    return h
+
+
+STATES = {"ready": ready, "paused": paused, "pending": pending, "thinking": thinking,
+          "over": over}
+
+
+def snapshot(h: Harness) -> dict[str, Any]:
+    s = h.state
+    return {"game": s["game"], "moves": list(s["moves"]), "result": s["result"],
+            "paused": (s["clock"] or {}).get("paused"), "pending": s["move_to_make"],
+            "hint": bool(s["hint_pending"] or s["hint"]), "turn": s["turn"]}
+
+
+# what each press does, state by state: the change in the game, and the display's last line
+EXPECT: dict[tuple[str, str], tuple[str, str]] = {
+    ("ready", "clock"): ("paused", "Clock paused"),
+    ("ready", "hint"): ("hint", ""),
+    ("ready", "takeback"): ("takeback", "Taken back"),
+    ("paused", "clock"): ("resumed", ""),
+    ("paused", "hint"): ("hint", ""),
+    ("paused", "takeback"): ("takeback", "Taken back"),
+    ("pending", "clock"): ("paused", "Clock paused"),
+    ("pending", "hint"): ("nothing", "No hint now"),
+    ("pending", "takeback"): ("takeback", "Taken back"),
+    ("thinking", "clock"): ("paused", "Clock paused"),
+    ("thinking", "hint"): ("nothing", "No hint now"),
+    ("thinking", "takeback"): ("takeback", "Taken back"),
+    ("over", "clock"): ("nothing", "Game over"),
+    ("over", "hint"): ("nothing", "Game over"),
+    ("over", "takeback"): ("reopened", "Taken back"),
+}
+
+
+@pytest.mark.parametrize("button", ["clock", "hint", "takeback", "new", "new-long"])
+@pytest.mark.parametrize("state", list(STATES))
+def test_every_button_in_every_state(tmp_path: Path, state: str, button: str) -> None:
+    h = STATES[state](tmp_path)
+    try:
+        panel = make_panel(h)
+        before = snapshot(h)
+        name, long = button.removesuffix("-long"), button.endswith("-long")
+        shown = press(h, panel, name, long)
+        after = snapshot(h)
+        if name == "new" and not long:  # the menu opens; nothing else changes
+            assert shown[:2] == ["Menu", "Opponent"] and after == before
+            assert press(h, panel, "new")[0] != "Menu"  # the same button closes it
+            assert snapshot(h) == before
+            return
+        if name == "new":  # a long press starts the next game, the same opponent and clock
+            assert after["game"] != before["game"] and after["moves"] == []
+            assert h.state["players"]["defenders"]["kind"] in ("computer", "engine")
+            assert h.state["clock"]["control"]["text"] == "5+3"
+            return
+        change, note = EXPECT[(state, name)]
+        if change == "paused":
+            assert after["paused"] and not before["paused"]
+        elif change == "resumed":
+            assert before["paused"] and not after["paused"]
+        elif change == "hint":
+            assert after["hint"] and after["moves"] == before["moves"]
+        elif change == "takeback":
+            assert len(after["moves"]) < len(before["moves"]) and not after["pending"]
+        elif change == "reopened":
+            assert after["result"] == "ongoing" and after["moves"] == before["moves"]
+        else:
+            assert after == before
+        if note:
+            assert shown[-1] == note or shown[2] == note, shown
+        assert (h.state["display"] or {}).get("lines") == shown
+    finally:
+        h.session.close()
+
+
+def test_the_display_names_the_computers_move_and_the_clocks(tmp_path: Path) -> None:
+    h = pending(tmp_path)
+    try:
+        panel = make_panel(h)
+        m = h.state["move_to_make"]
+        lines = panel.refresh()
+        assert lines[0] == f"Computer: {m['from']} → {m['to']}"
+        clock = h.state["clock"]
+        marks = {side: "▶" if clock["running"] == side else " " for side in m_sides}
+        assert lines[1] == (f"{marks['attackers']}{clock_text(clock['attackers'])}  "
+                            f"{marks['defenders']}{clock_text(clock['defenders'])}")
+        assert clock["running"] == "attackers"  # the person's, making the computer's move
+        assert panel.display is not None
+        image = panel.display.image()  # type: ignore[attr-defined]
+        assert image is not None and image.size == (128, 64) and image.getbbox() is not None
+    finally:
+        h.session.close()
+
+
+def test_a_stuck_button_is_shown_and_does_nothing_until_free(tmp_path: Path) -> None:
+    h = ready(tmp_path)
+    try:
+        panel = make_panel(h)
+        before = snapshot(h)
+        panel.handle(ButtonEvent("takeback", "stuck"))
+        assert panel.refresh()[3] == "Takeback stuck?"
+        panel.handle(ButtonEvent("takeback", "short"))  # a stuck contact's "press"
+        h.run(0.1)
+        assert snapshot(h) == before
+        press(h, panel, "clock")  # the other buttons still work
+        assert h.state["clock"]["paused"]
+        panel.handle(ButtonEvent("takeback", "free"))
+        assert panel.refresh()[3] != "Takeback stuck?"
+        press(h, panel, "takeback")
+        assert len(h.state["moves"]) < len(before["moves"])
+    finally:
+        h.session.close()
+
+
+def test_the_menu_chooses_the_next_game(tmp_path: Path) -> None:
+    h = Harness(tmp_path, variant="brandubh")
+    try:
+        panel = make_panel(h, lang="de")
+        assert press(h, panel, "new")[:3] == ["Menü", "Gegner", "◀ Person ▶"]
+        assert press(h, panel, "hint")[2] == "◀ Computer ▶"
+        assert press(h, panel, "clock")[1] == "Stufe"
+        assert press(h, panel, "takeback")[2] == "◀ 5 ▶"  # takeback: the value before
+        assert press(h, panel, "clock")[1:3] == ["Computer spielt", "◀ Verteidiger ▶"]
+        press(h, panel, "hint")  # the computer takes the attackers
+        assert press(h, panel, "clock")[1] == "Variante"
+        assert press(h, panel, "clock")[1:3] == ["Uhr", "◀ keine ▶"]
+        press(h, panel, "hint")
+        assert press(h, panel, "clock")[1:3] == ["Partie starten", "Computer 5, Brandubh"]
+        game = h.state["game"]
+        press(h, panel, "clock")
+        s = h.state
+        assert s["game"] != game
+        assert s["players"]["attackers"] == {"name": "Computer", "kind": "computer", "level": 5}
+        assert s["players"]["defenders"]["kind"] == "board"
+        assert s["clock"]["control"]["text"] == "3+2"
+    finally:
+        h.session.close()
+
+
+def test_two_buttons_are_enough(tmp_path: Path) -> None:
+    """A board with two buttons (an 11x11 Pi-header build): A short = clock, A long = menu,
+    B short = hint, B long = takeback; the menu is walked with the same presses."""
+    cfg = parse_buttons({"kind": "gpio", "pins": {"clock": 8, "hint": 9}, "clock_long": "menu",
+                         "hint_long": "takeback", "new": "none", "new_long": "none"})
+    h = ready(tmp_path)
+    try:
+        panel = make_panel(h, cfg)
+        n = len(h.state["moves"])
+        press(h, panel, "hint", long=True)  # takeback
+        assert len(h.state["moves"]) < n
+        assert press(h, panel, "clock", long=True)[0] == "Menu"
+        for _ in range(6):  # OK until "Start game"
+            if panel.lines[1] == "Start game":
+                break
+            press(h, panel, "clock")
+        game = h.state["game"]
+        press(h, panel, "clock")
+        assert h.state["game"] != game
+    finally:
+        h.session.close()
+
+
+def test_a_hanging_display_never_holds_up_the_session(tmp_path: Path) -> None:
+    """The display is drawn on the panel's thread only: while a draw hangs (a wedged I2C bus),
+    the session's publications still return at once (they only wake the panel)."""
+    h = Harness(tmp_path, variant="brandubh")
+    release = threading.Event()
+    drawing = threading.Event()
+
+    class Wedged:
+        kind = "wedged"
+
+        def show(self, lines: Any) -> None:
+            drawing.set()
+            release.wait(10)
+
+        def status(self) -> dict[str, Any]:
+            return {}
+
+        def close(self) -> None:
+            release.set()
+
+    panel = Panel(h.session, h.session.state, buttons=None,
+                  display=Wedged(), action=ButtonsConfig().action, variants=VARIANTS)
+    announce = h.session.ctx.announcer.announce
+    h.session.ctx.announcer.announce = (  # as the daemon's hub
+        lambda state: (announce(state), panel.wake()))
+    try:
+        threading.Thread(target=panel._run, daemon=True).start()
+        panel.wake()
+        assert drawing.wait(5)
+        # this thread is the session's loop: a move with the display wedged, published at once
+        published = len(h.states)
+        h.move("d1", "c1")
+        assert h.state["moves"] == ["d1-c1"] and len(h.states) > published
+    finally:
+        release.set()
+        panel.close()
+        h.session.close()
+
+
+# -- pure parts --------------------------------------------------------------------------------
+
+
+def test_both_languages_have_every_word_and_every_line_fits() -> None:
+    assert set(WORDS["en"]) == set(WORDS["de"])
+    sample = {"side": "Verteidiger", "who": "Computer", "move": "e10 → e11",
+              "squares": "a1 b2 c3 …", "square": "k11", "n": 12, "of": 2, "a": "1.5", "b": "0.5",
+              "button": "Zurück"}
+    for lang, table in WORDS.items():
+        for key, text in table.items():
+            line = text.format(**sample)
+            fitted, font = _fit(line, WIDTH - 2)
+            assert not fitted.endswith("…") or line.endswith("…"), (lang, key, line)
+            assert font.size >= FONT_SIZES[-1]
+
+
+def test_menu_values_wrap_and_make_the_request() -> None:
+    m = Menu.from_state({"variant": "brandubh", "players": {
+        "defenders": {"kind": "computer", "level": 3}},
+        "clock": {"control": {"text": "5+3"}}}, VARIANTS)
+    assert (m.opponent, m.level, m.computer_side, m.clock) == ("computer", 3, "defenders", "5+3")
+    assert m.items() == ["opponent", "level", "plays", "variant", "clock", "start"]
+    m = m.ok().step(-3)  # level 3 -> 10 (wraps)
+    assert m.level == 10
+    assert m.request() == {"variant": "brandubh", "time_control": "5+3", "players": {
+        "attackers": {"kind": "board"}, "defenders": {"kind": "computer", "level": 10}}}
+    assert Menu.from_state({}, VARIANTS).items() == ["opponent", "variant", "clock", "start"]
+
+
+def test_game_lines_from_a_snapshot() -> None:
+    st = {"turn": "defenders", "result": "ongoing", "moves": ["d1-c1"],
+          "clock": {"attackers": 297.0, "defenders": 300.0, "running": "defenders",
+                    "paused": False, "at": 1000.0},
+          "move_to_make": {"from": "e7", "to": "c7", "by": "computer", "captures": ["c6"]},
+          "match": {"players": ["Ann", "Computer"], "score": {"Ann": 1.0, "Computer": 0.0},
+                    "next": False}}
+    assert game_lines(st, "en", now=1004.5) == [
+        "Computer: e7 → c7", " 4:57  ▶4:55", "then lift c6", "Match 1-0"]
+    assert game_lines({**st, "move_to_make": None, "result": "attackers", "match": None},
+                      "de", now=1000.0)[0] == "Angreifer siegen"
+    assert clock_text(3725) == "1:02:05" and clock_text(9.44) == "0:09.4"
+
+
+def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> None:
+    """[buttons] press_to_end_move: as on a chess clock, the mover's clock runs until the clock
+    button is pressed after the move (and after the captured pieces are lifted)."""
+    h = Harness(tmp_path, variant="brandubh", tc="5+3")
+    h.session.press_to_end = True
+    try:
+        panel = make_panel(h)
+        panel.press_to_end = True
+        assert h.state["clock"]["running"] is None  # no clock before the first move...
+        press(h, panel, "clock")  # ...unless the clock button starts them
+        assert h.state["clock"]["running"] == "attackers"
+        h.move("d1", "c1")
+        h.run(2.0)
+        s = h.state
+        assert s["turn"] == "defenders" and s["clock"]["running"] == "attackers"
+        assert panel.refresh()[2] == "Press CLOCK"
+        press(h, panel, "clock")
+        s = h.state
+        assert s["clock"]["running"] == "defenders" and not s["clock"]["paused"]
+        # the attackers' clock ran until the press (2 s after the move), then the increment:
+        # switched at the placement it would read about 302
+        assert 299.0 < s["clock"]["attackers"] < 301.0
+        assert panel.refresh()[2] == ""
+        press(h, panel, "clock")  # no move waits: the button pauses, as without the option
+        assert h.state["clock"]["paused"]
+    finally:
+        h.session.close()
+
+
+def test_buttons_without_a_display_put_no_text_in_the_state(tmp_path: Path) -> None:
+    h = ready(tmp_path)
+    try:
+        panel = Panel(h.session, h.session.state, buttons=SimButtons(), display=None,
+                      action=ButtonsConfig().action, variants=VARIANTS)
+        panel.press("clock")
+        assert h.state["clock"]["paused"] and h.state["display"] is None
+    finally:
+        h.session.close()
