@@ -162,11 +162,11 @@ class Daemon:
         self.server = self._bind(app)  # a port in use fails here, before the store is touched
         try:
             if self.board is None:
-                from companion.hardware_config import open_board
+                from companion.hardware_drivers import open_board
 
                 self.board = open_board(cfg.board)
             if self.leds is None:
-                from companion.hardware_config import open_leds
+                from companion.hardware_drivers import open_leds
 
                 self.leds = open_leds(cfg.leds, self.board)
             self.store = Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store,

@@ -39,11 +39,8 @@ from companion.hardware_config import (
     HardwareConfig,
     LedConfig,
     load_hardware_config,
-    open_board,
-    open_buttons,
-    open_display,
-    open_leds,
 )
+from companion.hardware_drivers import open_board, open_buttons, open_display, open_leds
 from companion.scan import Scan
 from companion.squares import parse_coords, square_names
 

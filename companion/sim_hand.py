@@ -38,18 +38,19 @@ class Hand:
         self.busy: set[str] = set()  # squares a slide must not disturb
 
     # -- sensor primitives --------------------------------------------------------------
-    def _ev(self, t: float, sq: str, colour: str | None) -> None:
+    def event(self, t: float, sq: str, colour: str | None) -> None:
+        """The sensor of ``sq`` sees ``colour`` (None: nothing) from time ``t`` on."""
         self.events.append((t, len(self.events), sq, colour))
 
     def _switch(self, sq: str, final: str | None, other: str | None, bounce: bool) -> None:
         t = self.t
         if bounce and self.rng.random() < self.bounce:
             for _ in range(self.rng.randint(1, 2)):
-                self._ev(t, sq, final)
+                self.event(t, sq, final)
                 t += self.rng.uniform(0.006, 0.025)
-                self._ev(t, sq, other)
+                self.event(t, sq, other)
                 t += self.rng.uniform(0.006, 0.025)
-        self._ev(t, sq, final)
+        self.event(t, sq, final)
         self.t = t
 
     def wait(self, lo: float, hi: float | None = None) -> None:
@@ -75,40 +76,47 @@ class Hand:
         self.place(to, colour, bounce)
 
     # -- geometry -----------------------------------------------------------------------
-    def _xy(self, sq: str) -> tuple[int, int]:
+    def xy(self, sq: str) -> tuple[int, int]:
+        """(file, rank) of a square name, from 0."""
         return parse_coords(sq, self.geo.n)
 
-    def _name(self, f: int, r: int) -> str | None:
+    def name_at(self, f: int, r: int) -> str | None:
+        """The name of the square at (file, rank); None off the board."""
         n = self.geo.n
         return coords_name(f, r, n) if 0 <= f < n and 0 <= r < n else None
 
-    def _ring(self, sq: str, diagonal: bool = True) -> list[str]:
-        f, r = self._xy(sq)
+    def ring(self, sq: str, diagonal: bool = True) -> list[str]:
+        """The squares next to ``sq`` (with the diagonal ones unless ``diagonal`` is False)."""
+        f, r = self.xy(sq)
         steps = [(0, 1), (0, -1), (1, 0), (-1, 0)]
         if diagonal:
             steps += [(1, 1), (1, -1), (-1, 1), (-1, -1)]
-        return [s for df, dr in steps if (s := self._name(f + df, r + dr))]
+        return [s for df, dr in steps if (s := self.name_at(f + df, r + dr))]
 
-    def _line(self, frm: str, to: str) -> list[str]:
-        (f0, r0), (f1, r1) = self._xy(frm), self._xy(to)
+    def line(self, frm: str, to: str) -> list[str]:
+        """The squares from ``frm`` to ``to``, both included."""
+        (f0, r0), (f1, r1) = self.xy(frm), self.xy(to)
         df, dr = (f1 > f0) - (f1 < f0), (r1 > r0) - (r1 < r0)
         n = max(abs(f1 - f0), abs(r1 - r0))
-        return [self._name(f0 + i * df, r0 + i * dr) for i in range(n + 1)]  # type: ignore[misc]
+        return [self.name_at(f0 + i * df, r0 + i * dr) for i in range(n + 1)]  # type: ignore[misc]
 
-    def _beyond(self, frm: str, to: str) -> str | None:
-        (f0, r0), (f1, r1) = self._xy(frm), self._xy(to)
-        return self._name(f1 + (f1 > f0) - (f1 < f0), r1 + (r1 > r0) - (r1 < r0))
+    def beyond(self, frm: str, to: str) -> str | None:
+        """The square one step past ``to`` on the line from ``frm``; None off the board."""
+        (f0, r0), (f1, r1) = self.xy(frm), self.xy(to)
+        return self.name_at(f1 + (f1 > f0) - (f1 < f0), r1 + (r1 > r0) - (r1 < r0))
 
-    def _ix(self, sq: str) -> int:
+    def ix(self, sq: str) -> int:
         """The index of a square name (the rules core's squares)."""
         return parse_square(sq, self.geo.n)
 
-    def _special(self, sq: str) -> bool:
-        i = self._ix(sq)
+    def special(self, sq: str) -> bool:
+        """Whether ``sq`` is a corner or the throne."""
+        i = self.ix(sq)
         return bool(self.geo.corner >> i & 1) or i == self.geo.throne
 
-    def _cheb(self, a: str, b: str) -> int:
-        (fa, ra), (fb, rb) = self._xy(a), self._xy(b)
+    def cheb(self, a: str, b: str) -> int:
+        """The king-step (Chebyshev) distance between two squares."""
+        (fa, ra), (fb, rb) = self.xy(a), self.xy(b)
         return max(abs(fa - fb), abs(ra - rb))
 
     # -- a slide ------------------------------------------------------------------------
@@ -148,14 +156,14 @@ class Hand:
                 x = xa + (xb - xa) * ((tc + tn) / 2 - ta) / (tb - ta)
                 now = {i for i in range(len(squares)) if abs(x - i) < r}
                 for i in sorted(on - now):
-                    self._ev(tc, squares[i], None)
+                    self.event(tc, squares[i], None)
                 for i in sorted(now - on):
-                    self._ev(tc, squares[i], colour)
+                    self.event(tc, squares[i], colour)
                 on = now
         assert on == {end}, (on, end)
         if knock:
             left = min(t for t, _, sq, c in self.events[mark:] if sq == squares[0] and c is None)
-            self._knock(*knock, left + rng.uniform(0.01, 0.05))
+            self.knock(*knock, left + rng.uniform(0.01, 0.05))
         self.phys[squares[end]] = colour
         self._disturb(squares, first_pass, colour)
         self.t = waypoints[-1][1]
@@ -168,25 +176,26 @@ class Hand:
             if i == 0:
                 continue
             near = [
-                s for s in self._ring(squares[i], diagonal=False)
+                s for s in self.ring(squares[i], diagonal=False)
                 if s not in path and s not in self.busy
             ]
             empty = [s for s in near if s not in self.phys]
             if empty and rng.random() < self.crosstalk:
                 s = rng.choice(empty)
-                self._ev(t, s, colour)
-                self._ev(t + rng.uniform(0.015, 0.06), s, None)
+                self.event(t, s, colour)
+                self.event(t + rng.uniform(0.015, 0.06), s, None)
             full = [s for s in near if s in self.phys]
             if full and rng.random() < self.knock_back:
                 s = rng.choice(full)
-                self._ev(t, s, None)
-                self._ev(t + rng.uniform(0.03, 0.12), s, self.phys[s])
+                self.event(t, s, None)
+                self.event(t + rng.uniform(0.03, 0.12), s, self.phys[s])
 
-    def _knock(self, k: str, k2: str, t: float) -> None:
+    def knock(self, k: str, k2: str, t: float) -> None:
+        """The piece on ``k`` is knocked onto ``k2`` at time ``t``."""
         colour = self.phys.pop(k)
-        self._ev(t, k, None)
+        self.event(t, k, None)
         self.phys[k2] = colour
-        self._ev(t + self.rng.uniform(0.02, 0.08), k2, colour)
+        self.event(t + self.rng.uniform(0.02, 0.08), k2, colour)
 
     # -- output -------------------------------------------------------------------------
     def scans(self, hz: float, polarity: bool) -> list[Scan]:

@@ -25,6 +25,7 @@ from .rules.game import Game
 from .rules.records import Record
 from .scan import Scan
 from .sim_hand import FLAGGED, HOLD, QUICK, Hand
+from .sim_slips import Slips, Tally, last_destination
 from .trace import format_trace
 
 
@@ -75,15 +76,14 @@ PROFILES: dict[str, Profile] = {
     ),
 }
 
-SLOW_LIFT = (0.28, 0.4)  # lift to place of a deliberate move: longer than the knock window
-
-
 def _colour(letter: str | None) -> str:
     return "a" if letter == "t" else "d"
 
 
 class _Player(Hand):
-    """The simulated players and board: physical state, the sensor timeline, expected counts."""
+    """The simulated players and board: each recorded move made as people make it, with the
+    profile's noise, the slips between moves (:class:`~companion.sim_slips.Slips`) and the
+    tally of what must be flagged."""
 
     def __init__(self, rules: RuleSet, profile: Profile, rng: random.Random) -> None:
         super().__init__(rules, rng, bounce=profile.bounce, crosstalk=profile.crosstalk,
@@ -91,180 +91,31 @@ class _Player(Hand):
         self.p = profile
         self.game = Game(rules)
         board = self.game.board
-        self.phys = {s: _colour(board.piece_at(self._ix(s))) for s in board.occupied_names()}
+        self.phys = {s: _colour(board.piece_at(self.ix(s))) for s in board.occupied_names()}
         self.initial = dict(self.phys)
-        self.illegal = 0
-        self.warnings = 0
+        self.tally = Tally()
+        self.slips = Slips(self, self.game, self.tally, profile.think)
         self.deferred: tuple[str, ...] = ()
         self.defer_mode = ""
-        self.done: dict[str, int] = {}  # how often each flagged or special behaviour happened
-        self.log: list[tuple[float, str]] = []  # what the players did that must be flagged
-
-    # -- behaviours ---------------------------------------------------------------------
-    def setup(self) -> None:
-        """A start setup with a missing and/or an extra piece, fixed by hand."""
-        rng = self.rng
-        missing = rng.sample(sorted(self.phys), rng.randint(1, 2))
-        empty = [s for s in self._all() if s not in self.phys and not self._special(s)]
-        extra = rng.sample(empty, rng.randint(0, 1))
-        for s in missing:
-            del self.initial[s]
-        for s in extra:
-            self.initial[s] = rng.choice("ad")
-        self.wait(1.0, 2.5)
-        for s in missing:
-            self._ev(self.t, s, self.phys[s])
-            self.wait(0.4, 0.9)
-        for s in extra:
-            self._ev(self.t, s, None)
-            self.wait(0.4, 0.9)
-        self.wait(0.5)
-
-    def _all(self) -> list[str]:
-        return list(self.geo.names)
-
-    def illegal_attempt(self) -> bool:
-        """An illegal move, left until it is flagged, then put back."""
-        game, rng = self.game, self.rng
-        board = game.board
-        last = self._last_to()
-        options: list[tuple[str, str]] = []
-        for s in board.occupied_names():
-            if s == last:
-                continue
-            side = board.side_of(self._ix(s))
-            if side != game.turn:
-                options += [(s, board.name(d)) for d in board.destinations(self._ix(s))][:3]
-                continue
-            f, r = self._xy(s)
-            for df, dr in ((1, 1), (1, -1), (-1, 1), (-1, -1)):
-                d = self._name(f + df, r + dr)
-                if d and d not in self.phys and not self._special(d):
-                    options.append((s, d))
-            for df, dr in ((0, 1), (0, -1), (1, 0), (-1, 0)):
-                seen_piece = False
-                k = 1
-                while (d := self._name(f + k * df, r + k * dr)) is not None:
-                    if d in self.phys:
-                        seen_piece = True
-                    elif seen_piece or (self._special(d) and board.piece_at(self._ix(s)) != "K"):
-                        options.append((s, d))
-                        break
-                    k += 1
-        options = [
-            (f, t) for f, t in options
-            if t not in self.phys and board.illegal_reason(
-                board.parse_move(f"{f}-{t}")[0]) is not None
-        ]
-        if not options:
-            return False
-        frm, to = rng.choice(sorted(options))
-        self.wait(*self.p.think)
-        self.shift(frm, to, SLOW_LIFT)
-        self.wait(*FLAGGED)
-        self.shift(to, frm, QUICK)
-        self.wait(0.4, 1.0)
-        self.illegal += 1
-        self.log.append((self.t, f"illegal {frm}-{to}"))
-        return True
-
-    def _last_to(self) -> str | None:
-        """Where the last move's piece went, None before the first move."""
-        played = self.game.played
-        return self.game.board.name(played[-1].move.to) if played else None
-
-    def _did(self, what: str) -> None:
-        self.done[what] = self.done.get(what, 0) + 1
 
     def _rate(self, rate: float) -> bool:
         """A behaviour with this rate happens now (no random draw for a rate of 0, so adding a
         behaviour leaves the traces of profiles without it unchanged)."""
         return bool(rate) and self.rng.random() < rate
 
-    def step_attempt(self, restricted: bool) -> bool:
-        """One square, flagged as illegal: an opponent's piece moved by the player to move, or
-        (``restricted``) one of his soldiers moved onto the throne or a corner. Fast (lifted and
-        put down within 0.2 s, or slid) or slow; left until flagged, then put back."""
-        game, rng = self.game, self.rng
-        board = game.board
-        last = self._last_to()
-        options = []
-        for s in sorted(board.occupied_names()):
-            own = board.side_of(self._ix(s)) == game.turn
-            if s == last or own != restricted or (
-                    restricted and board.piece_at(self._ix(s)) == "K"):
-                continue
-            for n in self._ring(s, diagonal=False):
-                if n in self.phys or self._special(n) != restricted:
-                    continue
-                if board.illegal_reason(board.parse_move(f"{s}-{n}")[0]) is not None:
-                    options.append((s, n))
-        if not options:
-            return False
-        frm, to = rng.choice(options)
-        self.wait(*self.p.think)
-        self._step_piece(frm, to)
-        self.wait(*FLAGGED)
-        self._step_piece(to, frm)
-        self.wait(0.4, 1.0)
-        self.illegal += 1
-        what = "restricted_step" if restricted else "opponent_step"
-        self._did(what)
-        self.log.append((self.t, f"{what} {frm}-{to}"))
-        return True
-
-    def _step_piece(self, frm: str, to: str) -> None:
-        """Move a piece one square: lifted fast or slowly, or slid."""
-        how = self.rng.choice(("fast", "slow", "slide"))
-        if how == "slide":
-            self.slide([frm, to], [], 1)
-        else:
-            # slow: longer than the knock window, shorter than the tracker's lift hold
-            self.shift(frm, to, (0.05, 0.18) if how == "fast" else (0.3, 0.65))
-
-    def nudge_moved(self, frm: str, to: str) -> None:
-        """3-15 s after the move ``frm``-``to`` settled, the opponent touches its piece: lifts
-        it and puts it back at once (nothing to flag) or after a while (a warning), or moves it
-        one square, along the move's line if he can, and leaves it (illegal), then puts it
-        back."""
-        rng = self.rng
-        self.wait(3.0, 15.0)
-        how = rng.choice(("quick", "held", "moved"))
-        if how == "moved":
-            line = [s for s in (self._beyond(frm, to), self._line(to, frm)[1]) if s]
-            near = [s for s in self._ring(to, diagonal=False)  # not frm: that is a takeback
-                    if s not in self.phys and not self._special(s) and s != frm]
-            free = [s for s in line if s in near] or near
-            if not free:
-                how = "held"
-            else:
-                n = rng.choice(free)
-                self._step_piece(to, n)
-                self.wait(*FLAGGED)
-                self._step_piece(n, to)
-                self.illegal += 1
-                self.log.append((self.t, f"nudged {to}-{n}"))
-        if how != "moved":
-            self.shift(to, to, QUICK if how == "quick" else FLAGGED)
-            if how == "held":
-                self.warnings += 1
-                self.log.append((self.t, f"lifted {to} out of turn"))
-        self._did(f"nudge_{how}")
-        self.wait(0.4, 1.0)
-
     def _knock_plan(self, frm: str, to: str, path: list[str], caps: set[str]
                     ) -> tuple[str, str] | None:
         """A neighbouring piece the hand can knock onto a free square without making the move
         ambiguous (see the tracker's knock rule)."""
-        if self._cheb(frm, to) <= 1:
+        if self.cheb(frm, to) <= 1:
             return None
         options = []
-        for k in sorted({s for sq in path for s in self._ring(sq)}):
-            if k not in self.phys or k == frm or k in caps or self._cheb(k, to) <= 1:
+        for k in sorted({s for sq in path for s in self.ring(sq)}):
+            if k not in self.phys or k == frm or k in caps or self.cheb(k, to) <= 1:
                 continue
-            for k2 in self._ring(k):
-                if (k2 in self.phys or k2 in path or self._special(k2) or self._cheb(k2, frm) <= 1
-                        or self._cheb(k2, to) <= 1):
+            for k2 in self.ring(k):
+                if (k2 in self.phys or k2 in path or self.special(k2) or self.cheb(k2, frm) <= 1
+                        or self.cheb(k2, to) <= 1):
                     continue
                 options.append((k, k2))
         return self.rng.choice(options) if options else None
@@ -278,18 +129,18 @@ class _Player(Hand):
         captured_bits, result = board.preview(move)
         caps = [board.geo.names[s] for s in board.geo.iter_bits(captured_bits)]
         deferred, self.deferred = self.deferred, ()
-        if deferred and (to in deferred or not set(deferred).isdisjoint(self._line(frm, to))):
+        if deferred and (to in deferred or not set(deferred).isdisjoint(self.line(frm, to))):
             self.remove(list(deferred), quiet=True)
             deferred = ()
         if deferred:
             self._with_pending(frm, to, deferred)
         else:
             if self._rate(p.opponent_step):
-                self.step_attempt(restricted=False)
+                self.slips.step(restricted=False)
             if self._rate(p.restricted_step):
-                self.step_attempt(restricted=True)
+                self.slips.step(restricted=True)
             if rng.random() < p.illegal:
-                self.illegal_attempt()
+                self.slips.illegal_move()
             if rng.random() < p.hesitate:
                 self.wait(*p.think)
                 self.shift(frm, frm, (0.3, 1.2))
@@ -306,11 +157,11 @@ class _Player(Hand):
         if not last and rng.random() < p.takeback:
             self.take_back(frm, to, caps, text)
         elif not last and self._rate(p.nudge):
-            self.nudge_moved(frm, to)
+            self.slips.nudge(frm, to)
 
     def _plain_move(self, frm: str, to: str, caps: set[str], knock_ok: bool = True) -> None:
         rng, p, board = self.rng, self.p, self.game.board
-        line = self._line(frm, to)
+        line = self.line(frm, to)
         knock = None  # after the game has ended the tracker no longer flags knocked pieces
         at_place = False
         if knock_ok and rng.random() < p.knock_move:
@@ -323,15 +174,15 @@ class _Player(Hand):
             self.busy = {k, k2}
         stops_ok = [
             i for i in range(1, len(line) - 1)
-            if not self._special(line[i]) and board.is_legal(board.parse_move(
+            if not self.special(line[i]) and board.is_legal(board.parse_move(
                 f"{frm}-{line[i]}")[0])
         ]
         if rng.random() < p.slide and not at_place:
             squares, stops, end = list(line), [], len(line) - 1
             if stops_ok and not knock and rng.random() < p.pause:
                 stops.append((rng.choice(stops_ok), rng.uniform(0.1, 0.45)))
-            beyond = self._beyond(frm, to)
-            if (beyond and beyond not in self.phys and not self._special(beyond)
+            beyond = self.beyond(frm, to)
+            if (beyond and beyond not in self.phys and not self.special(beyond)
                     and rng.random() < p.overshoot):
                 squares.append(beyond)
                 stops.append((len(squares) - 1, rng.uniform(0.0, 0.3)))
@@ -339,12 +190,12 @@ class _Player(Hand):
         else:
             colour = self.lift(frm)
             if knock and not at_place:
-                self._knock(k, k2, self.t + rng.uniform(0.02, 0.1))
+                self.knock(k, k2, self.t + rng.uniform(0.02, 0.1))
             self.wait(0.25, 0.8)
             others = [
-                board.name(d) for d in board.destinations(self._ix(frm))
+                board.name(d) for d in board.destinations(self.ix(frm))
                 if board.name(d) != to and self._same_line(frm, to, board.name(d))
-                and not self._special(board.name(d))
+                and not self.special(board.name(d))
             ]
             if others and not knock and rng.random() < p.pause:
                 first = rng.choice(others)
@@ -353,26 +204,25 @@ class _Player(Hand):
                 self.lift(first)
                 self.wait(*QUICK)
             if knock and at_place:  # the hand brushes a neighbour as it puts the piece down
-                self._knock(k, k2, self.t + rng.uniform(-0.08, 0.08))
+                self.knock(k, k2, self.t + rng.uniform(-0.08, 0.08))
             self.place(to, colour)
         if not knock and self._rate(p.reseat):  # off 50-300 ms, back within a second
             self.wait(0.05, 0.6)
             self.shift(to, to, (0.05, 0.3))
-            self._did("reseat")
+            self.tally.did("reseat")
         if knock:
-            self._did("knock_place" if at_place else "knock_move")
+            self.tally.did("knock_place" if at_place else "knock_move")
             self.wait(HOLD + 0.6, HOLD + 1.4)
-            self.warnings += 1
-            self.log.append((self.t, f"knocked {k}-{k2}"))
+            self.tally.warning_at(self.t, f"knocked {k}-{k2}")
             colour = self.phys.pop(k2)
-            self._ev(self.t, k2, None)
+            self.event(self.t, k2, None)
             self.phys[k] = colour
-            self._ev(self.t + rng.uniform(0.04, 0.12), k, colour)
+            self.event(self.t + rng.uniform(0.04, 0.12), k, colour)
             self.wait(0.2, 0.4)
         self.busy = set()
 
     def _same_line(self, frm: str, to: str, other: str) -> bool:
-        (f0, r0), (f1, r1), (f2, r2) = self._xy(frm), self._xy(to), self._xy(other)
+        (f0, r0), (f1, r1), (f2, r2) = self.xy(frm), self.xy(to), self.xy(other)
         if f0 == f1 == f2:
             return (r1 - r0) * (r2 - r0) > 0
         return r0 == r1 == r2 and (f1 - f0) * (f2 - f0) > 0
@@ -383,16 +233,14 @@ class _Player(Hand):
         if self.defer_mode == "early":
             colour = self.lift(frm)
             self.wait(*FLAGGED)
-            self.warnings += 1
-            self.log.append((self.t, f"lifted {frm} before the captures were removed"))
+            self.tally.warning_at(self.t, f"lifted {frm} before the captures were removed")
             self.remove(list(pending), quiet=True)
             self.wait(0.2, 0.6)
             self.place(to, colour)
         else:
             self.shift(frm, to, QUICK)
             self.wait(*FLAGGED)
-            self.illegal += 1
-            self.log.append((self.t, f"moved {frm}-{to} before the captures were removed"))
+            self.tally.illegal_at(self.t, f"moved {frm}-{to} before the captures were removed")
             self.remove(list(pending), quiet=True)
         self.wait(0.5)
 
@@ -402,20 +250,19 @@ class _Player(Hand):
         rng, p = self.rng, self.p
         order = list(caps)
         rng.shuffle(order)
-        last_to = self._last_to()
+        last_to = last_destination(self.game)
         for sq in order:
             if rng.random() < p.late and not quiet:
                 self.wait(1.5, 4.0)
             else:
                 self.wait(0.3, 1.0)
             wrong = [
-                s for s in self._ring(sq) if s in self.phys and s not in caps and s != last_to
+                s for s in self.ring(sq) if s in self.phys and s not in caps and s != last_to
             ]
             if wrong and not quiet and not self.game.is_over() and rng.random() < p.wrong_piece:
                 s = rng.choice(wrong)
                 self.shift(s, s, FLAGGED)
-                self.warnings += 1
-                self.log.append((self.t, f"wrong piece {s} lifted"))
+                self.tally.warning_at(self.t, f"wrong piece {s} lifted")
                 self.wait(0.3, 0.8)
             self.lift(sq)
         self.wait(0.3, 0.6)
@@ -451,7 +298,7 @@ def simulate_moves(
     rng = random.Random(f"tafl-sim/{rules.id}/{seed}/{' '.join(moves)}")
     player = _Player(rules, profile, rng)
     if rng.random() < profile.setup_error:
-        player.setup()
+        player.slips.setup()
     for i, text in enumerate(moves):
         player.move(text, last=i == len(moves) - 1)
         if player.game.is_over():
@@ -467,9 +314,9 @@ def simulate_moves(
         "seed": seed, "noise": noise if isinstance(noise, str) else "custom",
         "expect": {
             "moves": list(game.moves), "result": game.result,
-            "illegal": player.illegal, "warnings": player.warnings,
+            "illegal": player.tally.illegal, "warnings": player.tally.warnings,
         },
-        **({"behaviours": dict(sorted(player.done.items()))} if player.done else {}),
+        **({"behaviours": dict(sorted(player.tally.done.items()))} if player.tally.done else {}),
     }
     return list(format_trace(header, player.scans(scan_hz, polarity), end=round(player.t, 2)))
 

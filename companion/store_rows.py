@@ -4,6 +4,7 @@ replayed by (:func:`rules_of`). Nothing here touches SQLite."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,22 @@ class GameRow:
     analysed: int = 0
     pending_json: str | None = None
     remote_json: str | None = None
+    imported_json: str | None = None  # the ``imported`` event's data: where the game came from
+
+    def imported(self) -> dict[str, Any] | None:
+        """For a game imported from a file: its ``name``, ``format`` and ``date`` (the day its
+        file gives, ``2024-05-01``, or None: a file gives no time of day, and a CSV record no
+        date at all); None for a game played here."""
+        if not self.imported_json:
+            return None
+        data = json.loads(self.imported_json)
+        if not isinstance(data, dict):
+            data = {}
+        tags = data.get("tags")
+        if not isinstance(tags, dict):
+            tags = {}
+        return {"name": str(data.get("name") or ""), "format": str(data.get("format") or ""),
+                "date": file_date(str(tags.get("date") or ""))}
 
     def remote(self) -> dict[str, Any] | None:
         """The terms of a game with a player at a distance (``ref``, ``kind``, ``local_side``,
@@ -90,7 +107,16 @@ class GameRow:
             "settings": self.settings_json(), "time_control": self.time_control,
             "match": self.match_id, "match_game": self.match_game,
             "hints": self.hints(), "analysed": bool(self.analysed),
+            "imported": self.imported(),
         }
+
+
+def file_date(tag: str) -> str | None:
+    """An ``.otg`` date tag (``2024.05.01``) as an ISO day (``2024-05-01``), or None."""
+    try:
+        return _dt.datetime.strptime(tag.strip(), "%Y.%m.%d").date().isoformat()
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -117,7 +143,10 @@ GAME_COLS = (
     "g.id, g.variant, g.start_position, g.start_turn, g.started, g.ended, g.result, g.reason, "
     "g.attackers, g.defenders, (SELECT COUNT(*) FROM moves m WHERE m.game_id = g.id), "
     "g.settings, g.players, g.time_control, g.clock, g.match_id, g.match_game, g.hints, "
-    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending, g.remote"
+    "(SELECT COUNT(*) FROM analyses a WHERE a.game_id = g.id), g.pending, g.remote, "
+    # an imported game's first event is its ``imported`` one (Store.import_games): one look
+    "(SELECT CASE WHEN e.kind = 'imported' THEN e.data END FROM events e "
+    "WHERE e.game_id = g.id ORDER BY e.id LIMIT 1)"
 )
 
 

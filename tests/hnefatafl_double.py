@@ -4,7 +4,10 @@ pushed every 250 ms to everyone, mixed with answers; the login burst carries RON
 handshake; refused moves credit the side to move with the increment; ``draw ID decline``
 kills the game; the 133rd move draws, announced as ``= draw accept``; one connection
 per account and ``logged_in_already``; the login back-off (1, 2, 4, 8, 16 s, then 30 min);
-resuming re-attaches a connection. It judges moves with the project's server rule sets.
+resuming re-attaches a connection; watchers (``watch_game_json``) get the moves, clocks, chat
+and the end on the connection that asked (a watcher that logs in again must ask again), but
+nothing of a draw agreed or declined by the players. It judges moves with the project's server
+rule sets.
 
 Test hooks: ``freeze()`` (stop answering), ``inject(user, line)`` (raw lines, hostile ones
 too), ``drop(user, clean=False)`` (an unclean drop: the account stays "logged in").
@@ -58,7 +61,7 @@ class SGame:
     clocks: dict[str, float] = field(default_factory=dict)
     last: float = 0.0
     draw_requested: str | None = None
-    watchers: set[str] = field(default_factory=set)
+    watchers: dict[str, Client] = field(default_factory=dict)  # name -> the asking connection
     tx: dict[str, Client | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -72,9 +75,14 @@ class SGame:
                                "milliseconds_left": self.main_ms}}
         turn = "Roleless" if not self.started else (
             "Attacker" if self.board.turn == "attackers" else "Defender")
+        spectators = {name: c.index for name, c in self.watchers.items()}
+        for role, conn in self.tx.items():   # the players once started
+            name = self.attacker if role == "attacker" else self.defender
+            if conn is not None and name is not None:
+                spectators[name] = conn.index
         return {"id": self.id, "attacker": self.attacker, "defender": self.defender,
                 "challenger": self.challenger, "rated": "Yes" if self.rated else "No",
-                "timed": timed, "spectators": {}, "challenge_accepted": self.started,
+                "timed": timed, "spectators": spectators, "challenge_accepted": self.started,
                 "game_over": self.over, "board_size": f"_{self.size}", "turn": turn}
 
     def ron_light(self) -> str:
@@ -92,8 +100,12 @@ class SGame:
 
 
 class Client:
+    count = 0
+
     def __init__(self, server: HnefataflDouble, sock: socket.socket, addr: str) -> None:
         self.server, self.sock, self.addr = server, sock, addr
+        Client.count += 1
+        self.index = Client.count   # the server's connection number
         self.user: str | None = None
         self.lock = threading.Lock()
         self.alive = True
@@ -306,15 +318,22 @@ class HnefataflDouble:
 
     # -- the lobby pushes -------------------------------------------------------------------
     def _ticker(self) -> None:
+        """Every 250 ms the lobby's changes to everyone: a game that ended in the last 250 ms
+        is sent once with ``game_over: true`` (it may be "created" so), and from then on listed
+        in "removed" in every update, like deleted games (the real server's quirk)."""
         sent: dict[int, dict[str, object]] = {}
+        gone: set[int] = set()
         while not self._stop.wait(0.25):
             with self.lock:
                 self._clocks()
-                now = {g.id: g.light() for g in self.games.values() if not g.over}
+                now = {g.id: g.light() for g in self.games.values() if g.id not in gone}
                 created = [[i, None, now[i]] for i in now if i not in sent]
-                removed = [i for i in sent if i not in now]
+                left = {i for i in sent if i not in now} - gone
+                gone |= left
+                removed = sorted(gone)
                 updated = {str(i): now[i] for i in now if i in sent and sent[i] != now[i]}
-                if created or removed or updated or self.changed:
+                gone |= {g.id for g in self.games.values() if g.over}
+                if created or left or updated or self.changed:
                     delta = json.dumps({"created": created, "removed": removed,
                                         "updated": updated}, separators=(",", ":"))
                     users = f"= users_updated (removed:[],updated:({self._users_ron()}))"
@@ -386,7 +405,7 @@ class HnefataflDouble:
                     del self.games[game.id]
                 self.changed = True
             elif game is not None:
-                game.watchers.discard(user)
+                game.watchers.pop(user, None)
         elif cmd == "game":
             self._play(c, words)
         elif cmd in ("resume_game_json", "watch_game_json") and rest and rest[0].isdigit():
@@ -453,7 +472,7 @@ class HnefataflDouble:
     def _broadcast(self, game: SGame, line: str, players: bool = True,
                    skip: Client | None = None) -> None:
         targets = [c for c in game.tx.values() if c is not None] if players else []
-        targets += [self.online[w] for w in game.watchers if w in self.online]
+        targets += [c for c in game.watchers.values() if c not in targets]
         for conn in targets:
             if conn is not skip:
                 conn.send(line)
@@ -566,7 +585,7 @@ class HnefataflDouble:
             elif user == game.defender:
                 game.tx["defender"] = c
         elif user is not None:
-            game.watchers.add(user)
+            game.watchers[user] = c
         start = BY_SIZE[game.size].start.replace("t", "A").replace("T", "D")
         doc: dict[str, object] = {
             "id": game.id, "attackers": game.attacker, "defenders": game.defender,

@@ -23,6 +23,9 @@ class Opponent:
                  create: bool = False) -> None:
         host, port = address.rsplit(":", 1)
         self.sock = socket.create_connection((host, int(port)), timeout=5)
+        # no timeout on reading: a quiet spell (a daemon restarting on a loaded machine) must not
+        # end the reader thread (it did, after 5 s: every later line was lost to the test)
+        self.sock.settimeout(None)
         self.user = user
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []

@@ -78,7 +78,14 @@ def move(page, frm: str, to: str) -> None:
     n = page.inner_text("#nmoves")
     click(page, frm)
     click(page, to)
-    page.wait_for_function(f"document.getElementById('nmoves').textContent !== {json.dumps(n)}")
+    try:
+        page.wait_for_function(
+            f"document.getElementById('nmoves').textContent !== {json.dumps(n)}")
+    except playwright.Error:  # say what the daemon and the page saw
+        s = state(page.url.split("#")[0])
+        raise AssertionError(
+            f"{frm}-{to} not shown: tracking {s['tracking']!r}, message {s['message']!r}, "
+            f"moves {s['moves']}, leds {s['leds']}; page: {page.inner_text('#msg')!r}") from None
 
 
 def message(page) -> str:
@@ -171,6 +178,52 @@ def test_controls_refused_without_the_pin(browser, daemon) -> None:
     page.click("#pinform button")
     page.wait_for_selector("#ctl", state="visible")
     page.screenshot(path=str(SHOTS / "tafl-e2e-controls.png"), full_page=True)
+    page.context.close()
+
+
+# a page's fetch that holds each tap's request 300 ms and counts how many are on the way at once
+SLOW_CLICKS = """
+window.tapsInFlight = 0; window.tapsMost = 0;
+const plainFetch = window.fetch;
+window.fetch = async (url, opts) => {
+  if (!String(url).includes("/api/click")) return plainFetch(url, opts);
+  window.tapsMost = Math.max(window.tapsMost, ++window.tapsInFlight);
+  await new Promise((done) => setTimeout(done, 300));
+  try { return await plainFetch(url, opts); } finally { window.tapsInFlight--; }
+};
+"""
+
+
+def test_quick_taps_reach_the_board_in_the_order_tapped(browser, daemon) -> None:
+    """Lift and place tapped at once are sent one after the other: sent together over two
+    connections they could be served in the other order (a move lost under load, found when a
+    CI run's short game stalled)."""
+    ctx = browser.new_context(viewport=PHONE, bypass_csp=True)
+    ctx.set_default_timeout(PATIENCE * 1000)
+    ctx.add_init_script(SLOW_CLICKS)
+    page = ctx.new_page()
+    page.goto(daemon + f"#pin={PIN}")
+    page.wait_for_selector("#board .hit")
+    wait_for(lambda: state(daemon)["tracking"] == "ready", what="the set-up checked")
+    move(page, "h1", "h3")  # both taps at once: the second waits for the first
+    assert page.evaluate("window.tapsMost") == 1
+    assert state(daemon)["moves"] == ["h1-h3"]
+    ctx.close()
+
+
+def test_a_tap_across_a_redraw_still_counts(browser, daemon) -> None:
+    """The board is redrawn at every live update; a tap pressed before one and released after
+    it must still reach the board (its target was a new node each time: the tap was lost, and
+    a CI run's short game stalled with the king lifted and never placed)."""
+    page = open_page(browser, daemon + f"#pin={PIN}")
+    wait_for(lambda: state(daemon)["tracking"] == "ready", what="the set-up checked")
+    box = page.locator('#board [data-sq="h1"]').bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate("window.T.live.redraw()")  # a live update between press and release
+    page.mouse.up()
+    wait_for(lambda: "h1" not in state(daemon)["occupied"], what="h1 lifted by the tap")
     page.context.close()
 
 

@@ -12,6 +12,7 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 import test_e2e_browser as e2e
 from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
 from test_e2e_browser import browser_page
@@ -292,3 +293,57 @@ def test_hardware_buttons_reach_the_game_through_the_loop(tmp_path):
     finally:
         d.stop()
         Device.pin_factory = saved
+
+
+FROM_BOARD = {  # the display's words: the menu's items and values, what it says
+    "en": {"from": ("Start from", "This position"), "turn": ("To move", "Defenders"),
+           "pieces": "Pieces: {n}", "refused": ["Not legal:", "No king", ""],
+           "start": "Start game", "playing": "Defenders to move"},
+    "de": {"from": ("Stellung", "vom Brett"), "turn": ("Am Zug", "Verteidiger"),
+           "pieces": "Steine: {n}", "refused": ["Nicht erlaubt:", "Kein König", ""],
+           "start": "Partie starten", "playing": "Verteidiger am Zug"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_game_from_a_position_set_up_on_the_board_with_the_buttons(tmp_path, lang):
+    """Issue 21: "set up a position on the board and play from it … the side to move chosen
+    on the board's display": the menu starts the game from the pieces on the board, the rules
+    check it (a position they refuse says why on the display), in English and German."""
+    config = tmp_path / "config.toml"
+    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+                      f'[display]\nlanguage = "{lang}"\n')
+    d, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data"),
+                            "--variant", "brandubh"])
+    w = FROM_BOARD[lang]
+    try:
+        game = state(base)["game"]
+        press(base, "new")
+        choose_in_menu(base, *w["from"])
+        assert lines(base)[3] == w["pieces"].format(n=13)
+        wait_for(lambda: state(base)["tracking"] == "reading", what="the board read")
+        for square in state(base)["occupied"]:     # the hands clear the board but d1
+            if square != "d1":
+                click(base, square)
+        wait_for(lambda: state(base)["guidance"].get("squares") == ["d1"], what="read")
+        assert not [e for e in state(base)["events"] if e["kind"] in ("illegal", "warning")]
+        choose_in_menu(base, *w["turn"])
+        for _ in range(4):
+            if lines(base)[1] == w["start"]:
+                break
+            press(base, "clock")
+        assert press(base, "clock")[:3] == w["refused"]   # no king: nothing started
+        assert state(base)["game"] == game
+        click(base, "d4")                                 # the king in the middle
+        wait_for(lambda: state(base)["guidance"].get("squares") == ["d1", "d4"], what="read")
+        press(base, "clock")
+        wait_for(lambda: state(base)["game"] != game, what="the game from the board")
+        s = state(base)
+        assert (s["position"], s["turn"], s["moves"]) == ("/3t3/7/7/3K3/7/7/7/", "defenders",
+                                                          [])
+        shows(base, f"^{w['playing']}$")
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the board as the game")
+        make(base, "d4", "b4")
+        assert state(base)["moves"] == ["d4-b4"]
+    finally:
+        d.stop()

@@ -510,3 +510,53 @@ def test_a_reed_board_asks_to_check_the_pieces(browser, tmp_path: Path, lang: st
         assert page.errors == [] and spectator.errors == []
     finally:
         d.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_imported_games_show_their_day_without_a_made_up_time(browser, tmp_path: Path,
+                                                               lang: str) -> None:
+    """An imported .otg has a date and no time of day: the games list showed "12:00" for it,
+    and its exports "12:00:00" at every move. The list shows the day and says "imported"; a
+    file without a date says it has none."""
+    proc, base = start(tmp_path)
+    try:
+        path = brandubh_otg(tmp_path)
+        status, j = control(base, "api/import", {"name": path.name, "text": path.read_text()})
+        assert status == 200, j
+        (dated,) = j["games"]
+        record = "\"d1-e1 d3-e3\",0,0,\n"   # a CSV record: no date at all, unfinished
+        status, j = control(base, "api/import", {"name": "no-date.csv", "text": record,
+                                                 "variant": "brandubh"})
+        assert status == 200, j
+        (undated,) = j["games"]
+        rows = {g["id"]: g for g in json.loads(http(base + "api/games")[2])["games"]}
+        assert rows[dated]["imported"] == {"name": path.name, "format": "otg",
+                                           "date": "2019-03-02"}
+        assert rows[undated]["imported"]["date"] is None
+        page = phone(browser, base, lang)
+        page.click("#games summary")
+        page.wait_for_selector(f"#gamelist a[data-review='{undated}']")
+        items = page.locator("#gamelist li")
+        text = {items.nth(i).locator("a").get_attribute("data-review"): items.nth(i).inner_text()
+                for i in range(items.count())}
+        words = {"en": (r"(Mar 2, 2019|2 Mar 2019), imported$", "imported, unfinished · no date"),
+                 "de": (r"02\.03\.2019, importiert$", "importiert, nicht beendet · ohne Datum")}
+        assert re.search(words[lang][0], text[str(dated)]), text
+        assert text[str(undated)].endswith(words[lang][1]), text
+        assert not re.search(r"\d{1,2}:\d\d", text[str(dated)] + text[str(undated)]), text
+        # the review's header: the day alone
+        page.click(f"#gamelist a[data-review='{dated}']")
+        page.wait_for_selector("#rvboard .hit")
+        info = page.inner_text("#rvinfo")
+        assert "2019" in info and not re.search(r"\d{1,2}:\d\d", info), info
+        assert page.errors == []
+        # the exports: the file's day, no time made up for the game or its moves
+        csv = http(base + f"api/games/{dated}/record.csv")[2].decode()
+        assert f"# date: 2019-03-02 (imported from {path.name})" in csv, csv
+        assert "12:00" not in csv and "@-" in csv
+        otg = http(base + f"api/games/{dated}/game.otg")[2].decode()
+        assert "[date:2019.03.02]" in otg and "12:00" not in otg, otg
+        csv = http(base + f"api/games/{undated}/record.csv")[2].decode()
+        assert "# date: none (imported from no-date.csv, which gives no date)" in csv, csv
+    finally:
+        proc.stop()

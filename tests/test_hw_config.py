@@ -20,10 +20,9 @@ from companion.hardware_config import (  # noqa: E402
     ConfigError,
     LedConfig,
     load_hardware_config,
-    open_board,
-    open_leds,
     parse_hardware,
 )
+from companion.hardware_drivers import open_board, open_leds  # noqa: E402
 from companion.hwtest import run_hwtest, strip_order  # noqa: E402
 from companion.scan import Scan  # noqa: E402
 

@@ -15,7 +15,8 @@ from companion.drivers.display import (
     open_oled,
     render,
 )
-from companion.hardware_config import ConfigError, open_display, parse_display
+from companion.hardware_config import ConfigError, parse_display
+from companion.hardware_drivers import open_display
 
 
 class OledBus:

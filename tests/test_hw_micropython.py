@@ -1,6 +1,6 @@
 """The firmware where it runs: MicroPython. The unix port runs the protocol checks and the
 firmware's main loop (tests/hw_shims/micropython/check.py, the files laid out as on the Pico),
-and ``mpy-cross -march=armv6m`` (the Pico's Cortex-M0+) compiles both firmware files, whose
+and ``mpy-cross -march=armv6m`` (the Pico's Cortex-M0+) compiles every firmware file, whose
 bytecode then runs the same checks. The firmware on a pty under MicroPython, against the host
 driver, is in test_hw_serial*.py (every firmware test runs on both interpreters).
 
@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 from prerequisites import require
 
+from firmware_bridge import PICO_FILES
 from firmware_bridge.sim import find_micropython
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRMWARE = [ROOT / "firmware_bridge" / name for name in ("protocol.py", "buttons.py", "main.py")]
+FIRMWARE = [ROOT / "firmware_bridge" / name for name in PICO_FILES]
 SHIMS = Path(__file__).parent / "hw_shims" / "micropython"
 
 
@@ -55,7 +56,7 @@ def test_it_is_micropython(micropython, tmp_path):
 
 
 def test_protocol_and_firmware_loop_under_micropython(micropython, tmp_path):
-    """main.py and protocol.py as the Pico holds them (top-level modules)."""
+    """The firmware files as the Pico holds them (top-level modules)."""
     for f in FIRMWARE:
         shutil.copy(f, tmp_path / f.name)
     out = run_mp(micropython, SHIMS / "check.py", [tmp_path, SHIMS], tmp_path)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from firmware_bridge import PICO_FILES
 from firmware_bridge import protocol as P
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -185,8 +186,16 @@ def test_random_corruption_is_never_accepted():
 
 
 MICROPYTHON_FILES = [ROOT / "firmware_bridge" / name
-                     for name in ("protocol.py", "buttons.py", "main.py", "sim/machine.py",
-                                  "sim/neopixel.py")]
+                     for name in (*PICO_FILES, "sim/machine.py", "sim/neopixel.py")]
+
+
+def test_every_firmware_file_is_copied_to_the_pico():
+    """PICO_FILES (tested under MicroPython) and the README's copy command name every module of
+    the firmware: one left out would be missing on the Pico, whose main.py then fails to import."""
+    on_disk = {p.name for p in (ROOT / "firmware_bridge").glob("*.py")} - {"__init__.py"}
+    assert set(PICO_FILES) == on_disk
+    readme = (ROOT / "firmware_bridge" / "README.md").read_text()
+    assert "mpremote cp " + " ".join(PICO_FILES) + " :" in readme
 
 
 def _type_checking_only(tree: ast.Module) -> set[int]:

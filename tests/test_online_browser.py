@@ -1,13 +1,14 @@
 """The page's online panel in headless Chromium at phone size, against a real daemon process
 whose online client talks to the protocol-faithful test server: log in, see the lobby live,
-join a game, chat; the password never shown again."""
+join a game, chat; the password never shown again; watch a game of two others on the board
+(in German)."""
 
 from __future__ import annotations
 
 import pytest
 from hnefatafl_double import HnefataflDouble
 from online_helpers import Opponent
-from test_daemon_support import PIN, spawn_daemon
+from test_daemon_support import PIN, control, spawn_daemon
 from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the fixture)
 
 
@@ -15,6 +16,8 @@ from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the
 def server():
     double = HnefataflDouble().start()
     double.add_account("bob", "pw", rating=1612.0)
+    double.add_account("carol", "pw", rating=1580.0)
+    double.add_account("dave", "pw dave")         # (alice's account is made on the page)
     yield double
     double.stop()
 
@@ -89,4 +92,38 @@ def test_the_panel_in_german(browser, daemon):  # noqa: F811
     assert "unverschlüsselt" in text and "Anmelden" in page.inner_text("#onlinelogin")
     assert "So funktioniert Online-Spielen" in text
     assert "Online spielen" in page.inner_text("#online summary")
+    assert not page.errors
+
+
+def test_watch_a_game_on_the_board_in_german(browser, daemon, server):  # noqa: F811
+    from test_online_watch import play, two_play
+
+    assert control(daemon, "api/online/login", {"user": "dave", "password": "pw dave"})[0] \
+        == 200
+    bob, carol, game_id = two_play(server)
+    play(bob, game_id, "attacker", "e1", "e4", carol)
+    page = open_page(browser, daemon + f"?lang=de#pin={PIN}")
+    page.click("#online summary")
+    page.wait_for_selector("#onlinelive button[data-watch]", timeout=10000)
+    row = page.inner_text("#onlinelive li")
+    assert "bob (1612) (Angreifer) gegen carol (1580) (Verteidiger)" in row and "15+10" in row
+    assert "Laufende Partien" in page.inner_text("#onlinepanel")
+    page.click("#onlinelive button[data-watch]")
+    page.wait_for_selector("#onlinepanel button[data-online=unwatch]", timeout=10000)
+    assert f"Du schaust Partie {game_id} zu" in page.inner_text(".onlinegame")
+    page.wait_for_function("document.getElementById('onlinestatus').textContent"
+                           ".includes('Zuschauen: Führe')", timeout=10000)
+    # both sides' moves are moves to make, made on the (simulated) board by clicks
+    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    assert "e1" in page.inner_text("#tomake") and "e4" in page.inner_text("#tomake")
+    move(page, "e1", "e4")
+    play(carol, game_id, "defender", "h6", "h9", bob)
+    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    assert "carol" in page.inner_text("#tomake")
+    move(page, "h6", "h9")
+    page.screenshot(path=str(SHOTS / "online-watch.png"))
+    # stop watching: the board is free, the game is listed again to watch
+    page.click("#onlinepanel button[data-online=unwatch]")
+    page.wait_for_selector("#onlinelive button[data-watch]", timeout=10000)
+    assert "dave" not in server.games[game_id].watchers
     assert not page.errors

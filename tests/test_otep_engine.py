@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from test_daemon_support import PATIENCE
 
 from companion.engine.otr import RulesError, otr_for, parse_otr
 from companion.rules import PRESETS, Board
@@ -115,11 +116,13 @@ def test_engine_plays_through_otep_like_opentafl_drives_it():
     # OpenTafl sends rules before it has seen hello
     engine.send(f"rules {otr_for(rules)}")
     engine.send("clock 60000 60000 0 0 0")
+    _, before = engine.read_until("hello", timeout=PATIENCE)  # Python started, rules read
+    assert before == ["hello"]
     start = time.monotonic()
     engine.send("play attackers")
     line, seen = engine.read_until("move")
-    assert seen[0] == "hello"
-    assert time.monotonic() - start < 1.1 + 3  # the budget, plus starting Python
+    # its time (1 s, +10 %) kept, with room for a busy machine; the figures: bench/timing.py
+    assert time.monotonic() - start < 1.1 + 2
     assert all(s.split(" ", 1)[0] in PROTOCOL for s in seen)
     assert any(s.startswith("status depth ") for s in seen)
     board = Board(rules)

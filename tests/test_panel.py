@@ -219,6 +219,7 @@ def test_the_menu_chooses_the_next_game(tmp_path: Path) -> None:
         assert press(h, panel, "clock")[1:3] == ["Computer spielt", "◀ Verteidiger ▶"]
         press(h, panel, "hint")  # the computer takes the attackers
         assert press(h, panel, "clock")[1] == "Variante"
+        assert press(h, panel, "clock")[1:3] == ["Stellung", "◀ Grundstellung ▶"]
         assert press(h, panel, "clock")[1:3] == ["Uhr", "◀ keine ▶"]
         press(h, panel, "hint")
         assert press(h, panel, "clock")[1:3] == ["Partie starten", "Computer 5, Brandubh"]
@@ -302,7 +303,7 @@ def test_both_languages_have_every_word_and_every_line_fits() -> None:
     assert set(WORDS["en"]) == set(WORDS["de"])
     sample = {"side": "Verteidiger", "who": "Computer", "move": "e10 → e11",
               "squares": "a1 b2 c3 …", "square": "k11", "n": 12, "of": 2, "a": "1.5", "b": "0.5",
-              "button": "Zurück"}
+              "button": "Zurück", "m": 24}
     for lang, table in WORDS.items():
         for key, text in table.items():
             line = text.format(**sample)
@@ -316,12 +317,23 @@ def test_menu_values_wrap_and_make_the_request() -> None:
         "defenders": {"kind": "computer", "level": 3}},
         "clock": {"control": {"text": "5+3"}}}, VARIANTS)
     assert (m.opponent, m.level, m.computer_side, m.clock) == ("computer", 3, "defenders", "5+3")
-    assert m.items() == ["opponent", "level", "plays", "variant", "clock", "start"]
+    assert m.items() == ["opponent", "level", "plays", "variant", "from", "clock", "start"]
     m = m.ok().step(-3)  # level 3 -> 10 (wraps)
     assert m.level == 10
     assert m.request() == {"variant": "brandubh", "time_control": "5+3", "players": {
         "attackers": {"kind": "board"}, "defenders": {"kind": "computer", "level": 10}}}
-    assert Menu.from_state({}, VARIANTS).items() == ["opponent", "variant", "clock", "start"]
+    assert Menu.from_state({}, VARIANTS).items() == ["opponent", "variant", "from", "clock",
+                                                     "start"]
+    board = Menu.from_state({"variant": "brandubh"}, VARIANTS)
+    board = board.ok().ok().step(1)  # Start from: this position; the side to move appears
+    assert (board.current, board.origin) == ("from", "board")
+    assert board.items() == ["opponent", "variant", "from", "turn", "clock", "start"]
+    with pytest.raises(ValueError):
+        board.request()  # a game from the board needs its position
+    assert board.ok().step(1).request("/3t3/7/7/3K3/7/7/7/") == {
+        "variant": "brandubh", "time_control": "none", "players": {
+            "attackers": {"kind": "board"}, "defenders": {"kind": "board"}},
+        "position": "/3t3/7/7/3K3/7/7/7/", "turn": "defenders"}
 
 
 def test_game_lines_from_a_snapshot() -> None:
@@ -336,6 +348,13 @@ def test_game_lines_from_a_snapshot() -> None:
     assert game_lines({**st, "move_to_make": None, "result": "attackers", "match": None},
                       "de", now=1000.0)[0] == "Angreifer siegen"
     assert clock_text(3725) == "1:02:05" and clock_text(9.44) == "0:09.4"
+    # a reed board asks for a check of the pieces; a paused clock says so first
+    check = {"turn": "attackers", "moves": [], "guidance": {"kind": "check_pieces"}}
+    assert game_lines(check, "de", now=0.0)[:3] == ["Angreifer am Zug", "Zug 1", "Steine prüfen"]
+    paused = {**check, "clock": {"attackers": 300.0, "defenders": 300.0, "paused": True}}
+    assert game_lines(paused, "en", now=0.0)[2] == "Clock paused"
+    reading = {"turn": "attackers", "guidance": {"kind": "reading", "squares": ["d1", "d4"]}}
+    assert game_lines(reading, "en", now=0.0)[::2] == ["Set up a position", "Pieces: 2"]
 
 
 def test_the_clock_button_ends_a_move_when_the_owner_prefers(tmp_path: Path) -> None:
@@ -374,5 +393,125 @@ def test_buttons_without_a_display_put_no_text_in_the_state(tmp_path: Path) -> N
                       action=ButtonsConfig().action, variants=VARIANTS)
         panel.press("clock")
         assert h.state["clock"]["paused"] and h.state["display"] is None
+    finally:
+        h.session.close()
+
+
+# -- a game from the position on the board ------------------------------------------------------
+
+ENDGAME = "/3t3/7/7/3K3/7/7/7/"  # Brandubh: the king in the middle, one attacker on d1
+
+
+def on_the_board(tmp_path: Path) -> tuple[Harness, Any]:
+    """A board of reed switches (the hands set its pieces) with the start of Brandubh."""
+    from session_helpers import HandBoard
+
+    from companion.rules import get_variant
+    from companion.rules.game import Game
+
+    start = Game(get_variant("brandubh")).board.occupied_names()
+    h = Harness(tmp_path, variant="brandubh", board=HandBoard(7, start))
+    return h, start
+
+
+def to_item(h: Harness, panel: Panel, item: str) -> list[str]:
+    for _ in range(8):
+        if panel.lines[1] == item:
+            return panel.lines
+        press(h, panel, "clock")
+    raise AssertionError(f"the menu never showed {item}: {panel.lines}")
+
+
+def test_a_game_from_the_position_on_the_board(tmp_path: Path) -> None:
+    """Issue 21: "set up a position on the board and play from it", with the buttons: the
+    menu's "Start from: This position" reads the board (nothing is guided back or judged while
+    the hands set it up), "To move" chooses the side, and the rules check the position: a
+    position they refuse says why on the display, and the game starts once the board is
+    right."""
+    h, _start = on_the_board(tmp_path)
+    try:
+        panel = make_panel(h)
+        game = h.state["game"]
+        press(h, panel, "new")
+        assert to_item(h, panel, "Start from") == ["Menu", "Start from", "◀ Set-up ▶",
+                                                   "OK ▶ next"]
+        assert h.state["tracking"] != "reading"
+        assert press(h, panel, "hint")[1:] == ["Start from", "◀ This position ▶",
+                                               "Pieces: 13"]
+        assert h.state["tracking"] == "reading"
+        h.board.set_occupied({"d1"})               # the hands clear the board but one attacker
+        h.run(1.0)
+        assert panel.refresh()[3] == "Pieces: 1"
+        assert not [e for e in h.store.events(game) if e["kind"] in ("illegal", "warning")]
+        assert press(h, panel, "clock")[1:3] == ["To move", "◀ Attackers ▶"]
+        assert press(h, panel, "hint")[2] == "◀ Defenders ▶"
+        to_item(h, panel, "Start game")
+        assert press(h, panel, "clock") == ["Not legal:", "No king", "", "Fix, OK: again"]
+        assert h.state["game"] == game and h.state["tracking"] == "reading"
+        h.board.set_occupied({"d1", "d4"})         # the king in the middle
+        h.run(1.0)
+        assert press(h, panel, "clock")[3] == "New game"
+        s = h.state
+        assert s["game"] != game and panel.menu is None
+        assert (s["position"], s["turn"], s["moves"]) == (ENDGAME, "defenders", [])
+        assert s["tracking"] == "ready"            # the board shows it already
+        h.move("d4", "b4")
+        assert h.state["moves"] == ["d4-b4"]
+    finally:
+        h.session.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_display_says_why_a_position_is_not_legal(tmp_path: Path, lang: str) -> None:
+    h, start = on_the_board(tmp_path)
+    cases = [  # the pieces on the board, what the display says (the attackers to move)
+        (start | {"a2"}, {"en": ["9 attackers", "at most 8"],
+                          "de": ["9 Angreifer", "höchstens 8"]}),
+        ({"a1", "d1"}, {"en": ["King escaped", ""], "de": ["König entkommen", ""]}),
+        ({"d4"}, {"en": ["No legal move", "for attackers"],
+                  "de": ["Kein Zug möglich", "für Angreifer"]}),
+        ({"a1", "g7", "d1"}, {"en": ["Soldier on g7", ""], "de": ["Stein auf g7", ""]}),
+    ]
+    try:
+        panel = make_panel(h, lang=lang)
+        game = h.state["game"]
+        press(h, panel, "new")
+        for _ in range(2):
+            press(h, panel, "clock")
+        press(h, panel, "hint")                    # Start from: this position
+        assert panel.menu is not None and panel.menu.origin == "board"
+        for _ in range(3):
+            press(h, panel, "clock")               # To move (attackers), Clock, Start game
+        for pieces, said in cases:
+            h.board.set_occupied(pieces)
+            h.run(1.0)
+            shown = press(h, panel, "clock")
+            assert shown[1:3] == said[lang], (pieces, shown)
+            assert shown[0] == {"en": "Not legal:", "de": "Nicht erlaubt:"}[lang]
+            assert h.state["game"] == game
+        press(h, panel, "new")                     # the menu closed: the game's board again
+        assert panel.menu is None and h.state["tracking"] != "reading"
+    finally:
+        h.session.close()
+
+
+def test_the_board_is_read_as_long_as_the_menu_asks(tmp_path: Path) -> None:
+    """The session ends a reading nobody renews (60 s); the panel renews it while its menu
+    starts from the board, however long the hands take."""
+    from companion.session import setup
+
+    h, _start = on_the_board(tmp_path)
+    try:
+        panel = make_panel(h)
+        press(h, panel, "new")
+        for _ in range(2):
+            press(h, panel, "clock")
+        press(h, panel, "hint")
+        for _ in range(int(setup.READING_S) * 2 // 5):
+            h.run(5.0)
+            panel.refresh()                         # the panel's thread, 4 times a second
+        assert h.state["tracking"] == "reading"
+        press(h, panel, "hint")                     # back to the set-up: the board is judged
+        assert h.state["tracking"] != "reading"
     finally:
         h.session.close()

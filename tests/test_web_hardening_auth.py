@@ -217,6 +217,8 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     import sys
     import time
 
+    from test_daemon_support import PATIENCE
+
     config = tmp_path / "c.toml"
     config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n')
     leader, follower = pty.openpty()
@@ -227,7 +229,7 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     os.close(follower)
     out = b""
     try:
-        end = time.monotonic() + 30
+        end = time.monotonic() + PATIENCE
         while b"to unlock the controls" not in out and time.monotonic() < end:
             try:
                 out += os.read(leader, 65536)
@@ -236,7 +238,7 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
     finally:
         proc.terminate()
         # keep draining the terminal: a daemon blocked writing to a full pty never exits
-        end = time.monotonic() + 15
+        end = time.monotonic() + PATIENCE
         while proc.poll() is None and time.monotonic() < end:
             ready, _, _ = select.select([leader], [], [], 0.1)
             if ready:
@@ -244,7 +246,7 @@ def test_a_daemon_on_a_terminal_prints_the_unlock_link_there(tmp_path: Path) -> 
                     out += os.read(leader, 65536)
                 except OSError:
                     break
-        proc.wait(5)
+        proc.wait(PATIENCE)
         os.close(leader)
     code = (tmp_path / "d" / "owner-code").read_text().strip()
     text = out.decode(errors="replace")

@@ -101,6 +101,33 @@ class PlayDocument:
         moves.append(rules.play(move).text)
         return True
 
+    def draw(self, side: str, action: str) -> bool:
+        """A draw offer or answer of ``side`` at this board (numbered); False without a game."""
+        game = self.game
+        if not game:
+            return False
+        n = int((game.get("draw") or {}).get("n", 0)) + 1
+        game["draw"] = {"n": n, "side": side, "action": action}
+        return True
+
+    def resign(self, side: str) -> bool:
+        """``side`` resigned at this board; False without a game."""
+        game = self.game
+        if not game:
+            return False
+        game["resign"] = side
+        return True
+
+    def take_back(self, ply: int) -> bool:
+        """A takeback at this board to ply ``ply`` (counted); False without a game."""
+        game = self.game
+        if not game:
+            return False
+        self.truncate(ply)
+        game["takebacks"] = int(game.get("takebacks", 0)) + 1
+        game["resign"] = None
+        return True
+
     def truncate(self, ply: int) -> None:
         game = self.game
         assert game is not None

@@ -34,78 +34,22 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, InvalidStateError
-from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar
+from typing import Any, TypeVar
 
-from companion.rules import Board, Move, MoveError, format_otn
+from companion.rules import Board
 from companion.rules.ruleset import ATTACKERS, DEFENDERS
 
-from .notation import simple_move
-from .otep_process import EngineError, EngineProcess, ProcessOwner
-from .otr import otr_for
+from .otep_answers import AnalysisLine as AnalysisLine
+from .otep_answers import EngineClock as EngineClock
+from .otep_answers import EngineMove as EngineMove
+from .otep_answers import Thinking as Thinking
+from .otep_answers import parse_status as parse_status
+from .otep_answers import read_analysis, read_move
+from .otep_mirror import GameMirror, copy_board
+from .otep_process import EngineError as EngineError
+from .otep_process import EngineProcess, ProcessOwner
 
 T = TypeVar("T")
-
-
-@dataclass
-class EngineMove:
-    """An engine's answer to ``play``: ``move`` (``"g3-e3"``, checked against the rules) with
-    the ``captures`` it makes and the ``result`` after it (``ongoing``/``attackers``/
-    ``defenders``/``draw``), or ``resigned`` (then ``move`` is None). ``score`` (hundredths of a
-    soldier) / ``mate`` (plies, negative: losing) are the engine's last reported evaluation for its
-    own side, when it reports one; ``seconds`` is how long it took."""
-
-    move: str | None
-    captures: list[str] = field(default_factory=list)
-    result: str = "ongoing"
-    resigned: bool = False
-    message: str = ""
-    score: int | None = None
-    mate: int | None = None
-    depth: int | None = None
-    pv: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-
-@dataclass(frozen=True)
-class EngineClock:
-    """A game clock as OTEP's ``clock`` carries it: seconds left per side — main time, or
-    (``*_overtime``) what is left of the current overtime period of ``period`` seconds — and
-    the overtime periods left per side."""
-
-    attackers: float
-    defenders: float
-    attackers_overtime: bool = False
-    defenders_overtime: bool = False
-    period: float = 0.0
-    attackers_periods: int = 0
-    defenders_periods: int = 0
-
-    def line(self) -> str:
-        """The OTEP ``clock`` command."""
-        def ms(seconds: float, over: bool) -> str:
-            return f"{max(int(seconds * 1000), 0)}{'*' if over else ''}"
-
-        return (f"clock {ms(self.attackers, self.attackers_overtime)} "
-                f"{ms(self.defenders, self.defenders_overtime)} {self.period:g} "
-                f"{self.attackers_periods} {self.defenders_periods}")
-
-    def available(self, side: str) -> float:
-        """The most ``side`` can spend on its move: what is left, and a period after main time."""
-        att = side == ATTACKERS
-        left = self.attackers if att else self.defenders
-        over = self.attackers_overtime if att else self.defenders_overtime
-        periods = self.attackers_periods if att else self.defenders_periods
-        return max(left, 0.0) + (self.period if not over and periods > 0 else 0.0)
-
-
-@dataclass
-class AnalysisLine:
-    """One line of an ``analysis`` answer: the moves (the first checked legal) and the
-    engine's evaluation in soldiers for the side to move (forced results ±1000 minus plies)."""
-
-    moves: list[str]
-    evaluation: float
 
 
 def _settle(future: Future[T], value: T | None = None,
@@ -146,8 +90,7 @@ class OtepHost:
         self._pending: Future[Any] | None = None
         self._started = 0.0  # when the pending request was sent
         self._kind = ""  # "move" or "analysis"
-        self._mirror: Board | None = None  # the game as the engine knows it
-        self._known: list[tuple[int, int]] = []
+        self._game = GameMirror()  # the game as the engine knows it
         self._request_board: Board | None = None
         self._last_status: Thinking | None = None
         self.closed = False
@@ -166,8 +109,7 @@ class OtepHost:
             self._proc = EngineProcess(ProcessOwner(
                 self.argv, self.name, self.cwd, self.hello_timeout, self._on_line,
                 self._on_exit, self._fail))
-            self._mirror = None
-            self._known = []
+            self._game.forget()
         return self._proc
 
     @property
@@ -183,8 +125,7 @@ class OtepHost:
             proc, pending = self._proc, self._pending
             self._pending = None
             self._proc = None
-            self._mirror = None
-            self._known = []
+            self._game.forget()
         if proc is not None:
             proc.kill()
         if pending is not None:
@@ -264,9 +205,9 @@ class OtepHost:
             self._pending = pending
             self._started = time.monotonic()
             self._kind = kind
-            self._request_board = _copy_board(board)
+            self._request_board = copy_board(board)
             self._last_status = None
-            for line in self._sync(board):
+            for line in self._game.sync(board):
                 proc.send(line)
             for line in lines:
                 proc.send(line)
@@ -274,28 +215,6 @@ class OtepHost:
         timer = threading.Timer(deadline, self._deadline, args=(proc, pending, deadline))
         timer.daemon = True
         timer.start()
-
-    def _sync(self, board: Board) -> list[str]:
-        """Lines that bring the engine from what it knows to ``board``."""
-        history = list(zip(board.move_stack, board.capture_stack, strict=True))
-        moves = [(m.frm, m.to) for m, _ in history]
-        out: list[str] = []
-        mirror = self._mirror
-        if mirror is not None and mirror.rules == board.rules and self._known == moves[
-                : len(self._known)] and _start_of(mirror) == _start_of(board):
-            todo = moves[len(self._known):]
-        else:
-            start_pos, start_turn = _start_of(board)
-            mirror = Board(board.rules, start_pos, start_turn)
-            out.append("rules " + otr_for(board.rules, start_pos, start_turn))
-            self._known = []
-            todo = moves
-        for frm, to in todo:
-            mirror.push_unchecked(_move(frm, to))
-            out.append(f"opponent-move {board.name(frm)}-{board.name(to)} {mirror.otn()}")
-            self._known.append((frm, to))
-        self._mirror = mirror
-        return out
 
     def _on_done(self, pending: Future[Any]) -> None:
         """A request cancelled by its caller stops the engine at once."""
@@ -326,8 +245,7 @@ class OtepHost:
                 self._pending = None
             if self._proc is proc:
                 self._proc = None
-                self._mirror = None
-                self._known = []
+                self._game.forget()
         proc.kill()
         if pending is not None:
             _settle(pending, error=error)
@@ -375,23 +293,10 @@ class OtepHost:
 
     def _on_move(self, proc: EngineProcess, pending: Future[EngineMove], board: Board,
                  text: str) -> None:
-        words = text.split()
-        if len(words) != 1:
-            self._fail(proc, EngineError(
-                "garbage", f"engine {self.name!r} sent an unreadable move: {text!r}"))
-            return
         try:
-            move, _ = board.parse_move(simple_move(words[0]))
-        except MoveError:
-            self._fail(proc, EngineError(
-                "garbage", f"engine {self.name!r} sent an unreadable move: {words[0]!r}"))
-            return
-        reason = board.illegal_reason(move)
-        if reason:
-            self._fail(proc, EngineError(
-                "illegal",
-                f"engine {self.name!r} played an illegal move {words[0]}: {reason}",
-            ))
+            move = read_move(self.name, board, text)
+        except EngineError as exc:
+            self._fail(proc, exc)
             return
         captured = board.push(move)
         outcome = board.outcome()
@@ -399,9 +304,7 @@ class OtepHost:
             if self._pending is not pending:
                 return
             self._pending = None
-            if self._mirror is not None:
-                self._mirror.push_unchecked(move)
-                self._known.append((move.frm, move.to))
+            self._game.engine_played(move)
             status = self._last_status
         proc.send(f"move {board.otn()}")
         answer = EngineMove(
@@ -417,31 +320,10 @@ class OtepHost:
 
     def _on_analysis(self, proc: EngineProcess, pending: Future[list[AnalysisLine]],
                      board: Board, text: str) -> None:
-        words = text.split()
-        lines: list[AnalysisLine] = []
         try:
-            count = int(words[0])
-            pairs = words[1:]
-            if len(pairs) % 2 or count < 0:
-                raise ValueError("odd number of fields")
-            for i in range(0, len(pairs), 2):
-                moves = [m for m in pairs[i].split("|") if m]
-                value = float(pairs[i + 1])
-                if not moves:
-                    raise ValueError("an empty line")
-                move, _ = board.parse_move(simple_move(moves[0]))
-                reason = board.illegal_reason(move)
-                if reason:
-                    self._fail(proc, EngineError(
-                        "illegal",
-                        f"engine {self.name!r} analysed an illegal move {moves[0]}: {reason}",
-                    ))
-                    return
-                lines.append(AnalysisLine([simple_move(m) for m in moves], value))
-        except (ValueError, IndexError, MoveError) as exc:
-            self._fail(proc, EngineError(
-                "garbage", f"engine {self.name!r} sent an unreadable analysis ({exc}): "
-                f"{text[:120]!r}"))
+            lines = read_analysis(self.name, board, text)
+        except EngineError as exc:
+            self._fail(proc, exc)
             return
         with self._lock:
             if self._pending is not pending:
@@ -456,8 +338,7 @@ class OtepHost:
             if mine:
                 self._pending = None
                 self._proc = None
-                self._mirror = None
-                self._known = []
+                self._game.forget()
         if pending is None or proc.killed:
             return
         code = proc.exit_code
@@ -465,73 +346,6 @@ class OtepHost:
             f"was killed by signal {-code}" if code is not None else "closed its output")
         tail = f": {' | '.join(proc.stderr_tail)}" if proc.stderr_tail else ""
         _settle(pending, error=EngineError("crash", f"engine {self.name!r} {how}{tail}"))
-
-
-class Thinking(TypedDict, total=False):
-    """What an engine's ``status depth ...`` line says: depth, score (``cp`` in hundredths of
-    a soldier, or ``mate`` in plies, negative when losing), nodes, seconds and the line."""
-
-    depth: int
-    cp: int
-    mate: int
-    nodes: int
-    seconds: float
-    pv: list[str]
-
-
-def parse_status(text: str) -> Thinking | None:
-    """``{"depth", "cp" or "mate", "nodes", "seconds", "pv"}`` from this project's status lines
-    (``depth 7 score cp 125 nodes 1234 time 0.50 pv a1-a2 ...``); None for other texts."""
-    words = text.split()
-    if len(words) < 4 or words[0] != "depth" or words[2] != "score":
-        return None
-    out: Thinking = {}
-    try:
-        out["depth"] = int(words[1])
-        i = 3
-        kind, value = words[i], int(words[i + 1])
-        if kind == "cp":
-            out["cp"] = value
-        else:
-            out["mate"] = value
-        i += 2
-        while i < len(words):
-            key = words[i]
-            if key == "pv":
-                out["pv"] = words[i + 1:]
-                break
-            if key == "nodes":
-                out["nodes"] = int(words[i + 1])
-            elif key == "time":
-                out["seconds"] = float(words[i + 1])
-            i += 2
-    except (ValueError, IndexError):
-        return None
-    return out
-
-
-def _move(frm: int, to: int) -> Move:
-
-    return Move(frm, to)
-
-
-def _start_of(board: Board) -> tuple[str, str]:
-    """The position and side to move the board's move stack starts from."""
-    if not board.move_stack:
-        return board.otn(), board.turn
-    att, dfn, king, turn = board._undo[0][:4]  # the state before the first move
-    return format_otn(att, dfn, king, board.size), turn
-
-
-def _copy_board(board: Board) -> Board:
-    """An independent copy of ``board`` with its whole history (``board`` is not touched)."""
-    if not board.move_stack:
-        return Board(board.rules, board.otn(), board.turn, board.king_left)
-    att, dfn, king, turn, king_left = board._undo[0][:5]
-    copy = Board(board.rules, format_otn(att, dfn, king, board.size), turn, king_left)
-    for m in board.move_stack:
-        copy.push_unchecked(m)
-    return copy
 
 
 def other_side(side: str) -> str:

@@ -1,6 +1,8 @@
 """One game on the server as this board sees it: the server's moves mirrored on a local board
 (so captures, plies and the house rule are known: the server announces none of them), the
 move in flight, the clocks and the draw offer; and the :data:`RemoteEvent`s it produces.
+A game the board only watches has no side of its own (``side`` ""): both sides' moves are
+the other end's.
 
 Pure state, driven by the network thread (:mod:`companion.online.service`); no I/O.
 """
@@ -23,6 +25,7 @@ from companion.session.remote import (
     RemoteMove,
     RemoteRefused,
     RemoteResign,
+    RemoteSeat,
     RemoteStart,
     RemoteTerms,
     TimeControl,
@@ -43,7 +46,8 @@ REFUSALS = {
 
 @dataclass
 class OnlineGame:
-    """The game ``id`` on the server, the board playing ``side``."""
+    """The game ``id`` on the server, the board playing ``side`` ("": watching the game of
+    ``watched``, the attackers' and the defenders' names)."""
 
     id: int
     size: int
@@ -63,6 +67,8 @@ class OnlineGame:
     resign_sent: bool = False
     last_clock: tuple[float, float, float] | None = None   # attackers s, defenders s, at
     over: bool = False
+    watched: tuple[str, str] | None = None
+    ratings: tuple[float | None, float | None] = (None, None)
 
     def __post_init__(self) -> None:
         self.rules = rules_for_size(self.size)
@@ -85,15 +91,36 @@ class OnlineGame:
     def turn(self) -> str:
         return self.game.turn
 
+    @property
+    def watching(self) -> bool:
+        return self.watched is not None
+
     def terms(self) -> RemoteTerms:
         control = None
         if self.time is not None:
             control = TimeControl(self.time.main_ms / 1000, float(self.time.increment_s))
+        seats = None
+        if self.watched is not None:
+            seats = (RemoteSeat(self.watched[0], self.ratings[0]),
+                     RemoteSeat(self.watched[1], self.ratings[1]))
         return RemoteTerms(
             settings=GameSettings.make(self.rules.id), time_control=control,
             local_side=self.side, opponent=self.opponent, ref=self.ref, rating=self.rating,
-            rated=self.rated,
+            rated=self.rated, watched=seats,
         )
+
+    def status(self) -> dict[str, object]:
+        """The game for the page (``game`` in GET /api/online)."""
+        out: dict[str, object] = {
+            "id": self.id, "side": self.side or None, "opponent": self.opponent,
+            "rating": self.rating, "rated": self.rated, "variant": self.rules.id,
+            "size": self.size, "time_control": self.time.text if self.time else "none",
+            "plies": self.plies, "over": self.over, "draw_offer": self.draw_offered_by,
+            "watching": self.watching}
+        if self.watched is not None:
+            out["attackers"], out["defenders"] = self.watched
+            out["ratings"] = {"attackers": self.ratings[0], "defenders": self.ratings[1]}
+        return out
 
     def start_event(self) -> RemoteStart:
         return RemoteStart(self.terms(), tuple(self.moves()))
@@ -115,8 +142,8 @@ class OnlineGame:
         return why or self.history.refusal(board, move)
 
     def opponent_move(self, side: str, move: Move) -> list[RemoteEvent]:
-        """The opponent's ``game ID play`` line: the move to make at the board."""
-        if side != other(self.side):
+        """The opponent's ``game ID play`` line (either side's, watching): the move to make."""
+        if side != other(self.side) and not self.watching:
             return []
         if self.turn != side:
             raise MoveError(f"the server sent a {side} move but it is the {self.turn}' turn "
@@ -157,7 +184,7 @@ class OnlineGame:
         elif self.resigned is not None:
             by_server = self.resigned == self.side and not self.resign_sent
             reason = "time" if by_server or self._flag_fell(self.resigned) else "resignation"
-            if reason == "resignation" and self.resigned != self.side:
+            if reason == "resignation" and self.resigned != self.side and not self.watching:
                 events.append(RemoteResign(self.resigned))
         elif self.last_clock is not None and self._flag_fell(other(result)):
             reason = "time"
@@ -185,7 +212,7 @@ class OnlineGame:
 
     def draw_offer(self) -> list[RemoteEvent]:
         """``request_draw ID ROLE`` from the server: the opponent offers a draw."""
-        if self.over:
+        if self.over or self.watching:
             return []
         self.draw_offered_by = other(self.side)
         return [RemoteDraw(other(self.side), "offer")]

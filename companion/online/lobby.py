@@ -99,3 +99,20 @@ class Lobby:
                 "mine": creator == me,
             })
         return out
+
+    def live_games(self, me: str | None = None) -> list[dict[str, object]]:
+        """The games in progress (both seats taken) of other accounts than ``me``, for the
+        page: to watch on the board."""
+        out: list[dict[str, object]] = []
+        for game in sorted(self.games.values(), key=lambda g: g.id):
+            if not game.started or game.attacker is None or game.defender is None or \
+                    me in (game.attacker, game.defender):
+                continue
+            out.append({
+                "id": game.id, "attackers": game.attacker, "defenders": game.defender,
+                "ratings": {"attackers": self.ratings.get(game.attacker),
+                            "defenders": self.ratings.get(game.defender)},
+                "variant": VARIANT_OF_SIZE[game.size], "size": game.size, "rated": game.rated,
+                "time_control": game.time.text if game.time else "none",
+            })
+        return out

@@ -1,8 +1,11 @@
-"""The board's game on the server connection: starting it (joined, adopted, or handed over by
-the session after a restart), moves both ways, resuming it at every login, clocks, draws,
-resignation, the end and the game's chat. Runs on the network thread, for
+"""The board's game on the server connection: starting it (joined, adopted, watched, or handed
+over by the session after a restart), moves both ways, resuming it at every login, clocks,
+draws, resignation, the end and the game's chat. Runs on the network thread, for
 :class:`~companion.online.table.GameTable` (which reads the lines) and the session's
-:class:`~companion.online.player.OnlinePlayer`.
+:class:`~companion.online.player.OnlinePlayer`. A watched game (``OnlineGame.watching``) is
+asked for with ``watch_game_json`` instead of ``resume_game_json`` and sends nothing
+(:mod:`companion.online.watch`). Asking the server for the game's record, and giving the game up
+when the server no longer answers for it: :class:`~companion.online.resume.GameResume`.
 """
 
 from __future__ import annotations
@@ -10,53 +13,45 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime
-from typing import Protocol
 
 from companion.rules import Move, MoveError
 from companion.session.remote import (
     RemoteChat,
     RemoteEvent,
+    RemoteLeave,
     RemoteRefused,
-    RemoteStatus,
     RemoteTerms,
 )
 
 from .game import OnlineGame
-from .lobby import Lobby
+from .link import Link
 from .protocol import (
     ROLES,
     JoinedGame,
     ProtocolError,
+    ResumedGame,
     ServerTime,
+    parse_chat,
+    parse_game_time,
     parse_opentafl,
     parse_square,
     play_line,
     resign_line,
 )
+from .resume import GameResume
 
 END_MARKER = "\U000131f3"       # the server's "game over" chat line comes from this name
-RESUME_TIMEOUT = 15.0
+
+__all__ = ["GamePlay", "Link", "clock_age", "wall_time"]
 
 
-class Link(Protocol):
-    """What the game needs of the service that owns the connection."""
-
-    lobby: Lobby
-    server: str
-    lag: float
-    state: str
-    logged_in: bool
-
-    @property
-    def user(self) -> str | None: ...
-    def send(self, line: str) -> None: ...
-    def emit(self, event: RemoteEvent) -> None: ...
-    def note(self, message: str) -> None: ...
-    def publish(self) -> None: ...
-    def logged_in_ok(self) -> None: ...
-    def pong(self) -> None: ...
-    def login_failed(self, code: str, message: str, retry: bool,
-                     until: float | None = None) -> None: ...
+def clock_age(doc: ResumedGame, lag: float) -> float:
+    """How long ago the clocks of a game document were read: they stand as at the game's last
+    move (the side to move has thought since), by the server's wall clock; the link's lag when
+    that time is missing or not believable (another machine's clock)."""
+    when = wall_time(doc.last_move) if doc.last_move else None
+    age = time.time() - when if when is not None else -1.0
+    return max(age, lag) if 0.0 <= age < 86400.0 else lag
 
 
 def wall_time(text: str) -> float | None:
@@ -76,14 +71,21 @@ class GamePlay:
         self.link = link
         self.ignore = ignore            # a line that does not fit: counted and shown
         self.game: OnlineGame | None = None
-        self.resume_sent: float | None = None
-        self.resume_tries = 0
-        self.pending_at = 0.0
+        self.resume = GameResume(link, lambda: self.game)
         self.chat: list[dict[str, object]] = []
 
     @property
     def busy(self) -> bool:
         return self.game is not None and not self.game.over
+
+    @property
+    def watching(self) -> bool:
+        return self.busy and self.game is not None and self.game.watching
+
+    @property
+    def own_state(self) -> str:
+        """The link's state while the game goes on: playing or watching."""
+        return "watching" if self.watching else "playing"
 
     # -- the session's side (network thread) ---------------------------------------------------
     def started(self, terms: RemoteTerms, moves: tuple[Move, ...]) -> None:
@@ -111,17 +113,20 @@ class GamePlay:
         self.game = game
         if self.link.logged_in:
             self.link.state = "playing"
-        self.resume()   # or at the login
+        self.resume.ask()   # or at the login
 
     def stopped(self) -> None:
+        """The session no longer plays (or follows) the game."""
+        if self.watching and self.game is not None and self.link.logged_in:
+            self.link.send(f"leave_game {self.game.id}")
         self.game = None
-        if self.link.state == "playing":
+        if self.link.state in ("playing", "watching"):
             self.link.state = "lobby"
         self.link.publish()
 
     def send_move(self, ply: int, move: Move) -> None:
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:  # (a watcher sends nothing)
             return
         if ply < game.plies:
             return  # already on the server (e.g. a move the server sent us)
@@ -132,16 +137,16 @@ class GamePlay:
         if why is not None:
             self.link.emit(RemoteRefused(ply, why))
             return
-        if self.resume_sent is not None or not self.link.logged_in:
+        if self.resume.sent is not None or not self.link.logged_in:
             game.unsent = (ply, move)   # sent once the server's record is known
             return
         game.pending = (ply, move)
-        self.pending_at = time.monotonic()
+        self.resume.move_sent()
         self.link.send(play_line(game.id, game.side, move, game.size))
 
     def send_draw(self, action: str) -> None:
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:
             return
         if action == "offer":
             self.link.send(f"request_draw {game.id} {game.side[:-1]}")
@@ -153,7 +158,7 @@ class GamePlay:
         """Resign; the server takes a resignation only on one's own turn, so one made during
         the opponent's turn is sent when the turn comes."""
         game = self.game
-        if game is None or game.over:
+        if game is None or game.over or game.watching:
             return
         if game.turn == game.side and game.pending is None and self.link.logged_in:
             game.resigned = game.side   # the server does not echo it to the resigning side
@@ -167,45 +172,15 @@ class GamePlay:
             self.link.send(f"text_game {self.game.id} {text}")
 
     # -- the connection -----------------------------------------------------------------------
-    def resume(self) -> None:
-        """Ask for the board's game (re-attaches this connection to it): after every login,
-        and whenever the board and the server may disagree."""
-        game = self.game
-        if game is not None and self.link.logged_in and self.resume_sent is None:
-            self.resume_sent = time.monotonic()
-            self.link.send(f"resume_game_json {game.id}")
-
     def logged_in(self) -> None:
         """A (new) connection is logged in: the game goes on with it."""
-        self.resume_sent = None
-        self.resume_tries = 0
-        self.link.state = "playing" if self.busy else "lobby"
-        self.resume()
+        self.link.state = self.own_state if self.busy else "lobby"
+        self.resume.logged_in()
 
     def link_lost(self) -> None:
-        self.resume_sent = None
+        self.resume.forget()
         if self.game is not None and self.game.pending is not None:
             self.game.unsent, self.game.pending = self.game.pending, None
-
-    def timers(self, now: float) -> None:
-        game = self.game
-        if game is not None and game.pending is not None and self.resume_sent is None and \
-                now - self.pending_at > RESUME_TIMEOUT:
-            # the server answers some malformed moves with nothing at all: ask for the game
-            self.link.note("the server did not answer the board's move; asking for the game")
-            self.resume()
-        if self.resume_sent is not None and now - self.resume_sent > RESUME_TIMEOUT:
-            self.resume_sent = None
-            self.resume_tries += 1
-            if self.resume_tries < 3:   # the server answers nothing for a game it no longer has
-                self.resume()
-            elif self.game is not None:
-                self.game.over = True
-                self.link.emit(RemoteStatus(
-                    "error", "the server no longer has this game (it ended while the board "
-                    "was away); its result is on the server", "game_gone"))
-                self.link.state = "lobby"
-                self.link.publish()
 
     # -- the server's lines about the game ----------------------------------------------------
     def for_game(self, game_id: str, act: Callable[[OnlineGame], list[RemoteEvent]]) -> None:
@@ -215,6 +190,7 @@ class GamePlay:
             self.ignore(f"ignored a message for game {game_id[:20]}, which this board does "
                         "not play")
             return
+        self.resume.heard(time.monotonic())
         for event in act(game):
             self.link.emit(event)
         self.after_end()
@@ -230,6 +206,7 @@ class GamePlay:
                         "play")
             return
         side = ROLES[role]
+        self.resume.heard(time.monotonic())
         if len(words) >= 5 and words[4] == "resigns":
             game.resigned = side
             return
@@ -243,8 +220,7 @@ class GamePlay:
         except MoveError as exc:
             self.ignore(f"the server's move {words[4]}-{words[5]} does not fit the board's "
                         f"game ({exc}); asking the server for the whole game")
-            self.resume_sent = None
-            self.resume()
+            self.resume.ask_again()
             return
         for event in events:
             self.link.emit(event)
@@ -265,18 +241,10 @@ class GamePlay:
         self.link.emit(self.game.start_event())
         self.link.publish()
 
-    def adopt(self, game_id: str) -> None:
-        """A game of this account that the board does not know (e.g. a tournament game, or
-        one started while the board's store lost it): resume it and start it on the board."""
-        if game_id.isdigit() and self.resume_sent is None and self.game is None:
-            self.resume_sent = time.monotonic()
-            self.link.send(f"resume_game_json {game_id}")
-
     def resumed(self, text: str) -> None:
         """``= resume_game_json {OPENTAFL}``: the server's record of the game."""
         doc = parse_opentafl(text)
-        self.resume_sent = None
-        self.resume_tries = 0
+        self.resume.answered()
         game = self.game
         me = self.link.user
         to_send: Move | None = None
@@ -304,21 +272,17 @@ class GamePlay:
                 self.link.emit(event)
         if to_send is not None:
             game.pending = (game.plies, to_send)
-            self.pending_at = time.monotonic()
+            self.resume.move_sent()
             self.link.send(play_line(game.id, game.side, to_send, game.size))
         if doc.attackers_ms is not None and doc.defenders_ms is not None:
-            self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms, self.link.lag))
+            self.link.emit(game.clock(doc.attackers_ms, doc.defenders_ms,
+                                      clock_age(doc, self.link.lag)))
         self.link.publish()
 
     def clock(self, data: object) -> None:
         """``= game_time {"id", "attacker_ms_left", "defender_ms_left"}``."""
-        if not isinstance(data, dict):
-            raise ProtocolError("game_time is not a JSON object")
-        att, dfn, game_id = (data.get("attacker_ms_left"), data.get("defender_ms_left"),
-                             data.get("id"))
-        if not isinstance(att, int) or not isinstance(dfn, int):
-            raise ProtocolError("game_time needs attacker_ms_left and defender_ms_left")
-        self.for_game(str(game_id), lambda game: [game.clock(att, dfn, self.link.lag)])
+        game_id, att, dfn = parse_game_time(data)
+        self.for_game(game_id, lambda game: [game.clock(att, dfn, self.link.lag)])
 
     def draw_answer(self, word: str) -> None:
         """``= draw accept`` (agreement, or the move limit) / ``= draw decline``."""
@@ -330,28 +294,23 @@ class GamePlay:
                 self.link.emit(event)
         elif word == "decline":
             game.over = True
-            self.link.emit(RemoteStatus(
-                "error", "the opponent declined the draw offer, and this server then drops "
-                "the game without a result", "draw_declined"))
+            self.link.emit(RemoteLeave(
+                "the opponent declined the draw offer, and this server then drops the game "
+                "without a result", "draw_declined"))
         self.after_end()
 
     def after_end(self) -> None:
-        if self.game is not None and self.game.over and self.link.state == "playing":
+        if self.game is not None and self.game.over and self.link.state in ("playing",
+                                                                             "watching"):
             self.link.state = "lobby"
         self.link.publish()
 
     def chat_line(self, data: object) -> None:
         """``= text_game (username, timestamp, content)``."""
-        if not isinstance(data, dict):
-            raise ProtocolError("text_game is not a (username, timestamp, content) struct")
-        by, content = data.get("username"), data.get("content")
-        if not isinstance(by, str) or not isinstance(content, str):
-            raise ProtocolError("text_game needs a username and content")
+        by, content, stamp = parse_chat(data)
         if by == END_MARKER and not content:
             return
-        stamp = data.get("timestamp")
-        wall = wall_time(stamp) if isinstance(stamp, str) else None
-        when = wall or time.time()
+        when = (wall_time(stamp) if stamp else None) or time.time()
         self.chat = (self.chat + [{"by": by[:40], "text": content[:1024], "wall": when}])[-50:]
         self.link.emit(RemoteChat(by[:40], content[:1024], when))
         self.link.publish()
@@ -370,10 +329,4 @@ class GamePlay:
 
     # -- for the page -------------------------------------------------------------------------
     def status(self) -> dict[str, object] | None:
-        game = self.game
-        if game is None:
-            return None
-        return {"id": game.id, "side": game.side, "opponent": game.opponent,
-                "rating": game.rating, "rated": game.rated, "variant": game.rules.id,
-                "size": game.size, "time_control": game.time.text if game.time else "none",
-                "plies": game.plies, "over": game.over, "draw_offer": game.draw_offered_by}
+        return self.game.status() if self.game is not None else None

@@ -30,8 +30,11 @@ class OnlinePlayer:
         self.service.connect_inbox(inbox)
 
     def started(self, terms: RemoteTerms, moves: tuple[Move, ...]) -> None:
-        play = self.service.table.play
-        self.service.call(lambda: play.started(terms, moves))
+        table = self.service.table
+        if terms.watched is not None:   # a watched game: the server's record again
+            self.service.call(lambda: table.watch.again(terms))
+        else:
+            self.service.call(lambda: table.play.started(terms, moves))
 
     def send_move(self, ply: int, move: Move) -> None:
         play = self.service.table.play

@@ -230,6 +230,7 @@ class ResumedGame:
     defenders_ms: int | None
     moves: tuple[ServerMove, ...]
     rated: bool
+    last_move: str | None = None   # the server's time of the clocks (RFC 3339): its last move
 
 
 def parse_opentafl(text: str) -> ResumedGame:
@@ -266,12 +267,14 @@ def parse_opentafl(text: str) -> ResumedGame:
     left = data.get("time_remaining_ms")
     att_ms = left.get("attackers") if isinstance(left, dict) else None
     dfn_ms = left.get("defenders") if isinstance(left, dict) else None
+    last = left.get("last_move") if isinstance(left, dict) else None
     return ResumedGame(
         id=game_id, attackers=str(data.get("attackers", "")),
         defenders=str(data.get("defenders", "")), size=size, time=time,
         attackers_ms=att_ms if isinstance(att_ms, int) else None,
         defenders_ms=dfn_ms if isinstance(dfn_ms, int) else None,
         moves=tuple(moves), rated=data.get("rated") is True,
+        last_move=last if isinstance(last, str) and len(last) <= 40 else None,
     )
 
 
@@ -286,6 +289,29 @@ def _doc_square(text: str, size: int) -> int:
         if f < 0 or not alt[1:].isdigit() or not 1 <= int(alt[1:]) <= size or f >= size:
             raise
         return (int(alt[1:]) - 1) * size + f
+
+
+# -- clocks and chat ----------------------------------------------------------------------------
+
+
+def parse_game_time(data: object) -> tuple[str, int, int]:
+    """``= game_time {"id", "attacker_ms_left", "defender_ms_left"}``: (id, ms, ms)."""
+    if not isinstance(data, dict):
+        raise ProtocolError("game_time is not a JSON object")
+    att, dfn = data.get("attacker_ms_left"), data.get("defender_ms_left")
+    if not isinstance(att, int) or not isinstance(dfn, int):
+        raise ProtocolError("game_time needs attacker_ms_left and defender_ms_left")
+    return str(data.get("id")), att, dfn
+
+
+def parse_chat(data: object) -> tuple[str, str, str | None]:
+    """``= text_game (username, timestamp, content)`` (RON): (by, content, timestamp)."""
+    if not isinstance(data, dict):
+        raise ProtocolError("text_game is not a (username, timestamp, content) struct")
+    by, content, stamp = data.get("username"), data.get("content"), data.get("timestamp")
+    if not isinstance(by, str) or not isinstance(content, str):
+        raise ProtocolError("text_game needs a username and content")
+    return by, content, stamp if isinstance(stamp, str) else None
 
 
 # -- the join line ------------------------------------------------------------------------------

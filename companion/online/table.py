@@ -1,5 +1,6 @@
 """What the server's lines mean for this board: the login answers, the lobby, seeks and the
-join handshake; lines about the board's game go to :class:`~companion.online.play.GamePlay`.
+join handshake; lines about the board's game go to :class:`~companion.online.play.GamePlay`,
+watching a game to :class:`~companion.online.watch.GameWatch`.
 Runs on the network thread of :class:`~companion.online.service.OnlineService` (its ``link``).
 
 Every line is checked; one that does not fit (garbage, a JSON or RON that does not parse, a
@@ -13,8 +14,10 @@ import json
 import logging
 
 from . import ron
-from .play import GamePlay, Link, wall_time
+from .link import Link
+from .play import GamePlay, wall_time
 from .protocol import ProtocolError, ServerTime, new_game_line, parse_join
+from .watch import GameWatch
 
 log = logging.getLogger("companion.online")
 
@@ -44,14 +47,21 @@ class GameTable:
     def __init__(self, link: Link) -> None:
         self.link = link
         self.play = GamePlay(link, self._ignore)
+        self.watch = GameWatch(self.play)
         self.seek_id: int | None = None
         self.join_id: int | None = None
         self.ignored = 0
 
     # -- the page's requests (network thread) ---------------------------------------------------
+    def _busy(self, what: str) -> bool:
+        if self.play.watching:
+            self.link.note(f"a game is being watched: stop watching it before {what}", "busy")
+        elif self.play.busy:
+            self.link.note(f"a game is being played: finish it before {what}", "busy")
+        return self.play.busy
+
     def seek(self, side: str, size: int, rated: bool, control: ServerTime | None) -> None:
-        if self.play.busy:
-            self.link.note("a game is being played: finish it before opening another")
+        if self._busy("opening another"):
             return
         self.leave()
         self.link.send(new_game_line(side, rated, control, size))
@@ -59,8 +69,7 @@ class GameTable:
         self.link.publish()
 
     def join(self, game_id: int) -> None:
-        if self.play.busy:
-            self.link.note("a game is being played: finish it before joining another")
+        if self._busy("joining another"):
             return
         self.leave()
         self.join_id = game_id
@@ -77,13 +86,20 @@ class GameTable:
             self.link.state = "lobby"
         self.link.publish()
 
+    def watch_game(self, game_id: int) -> None:
+        """Watch a game in progress on the board (a seek or join of the board's is withdrawn)."""
+        if not self.play.watching:
+            self.leave()
+        self.watch.start(game_id)
+
     # -- the connection -----------------------------------------------------------------------
     def link_lost(self) -> None:
         self.seek_id = self.join_id = None   # the server drops a pending game with the link
         self.play.link_lost()
 
     def timers(self, now: float) -> None:
-        self.play.timers(now)
+        self.play.resume.timers(now)
+        self.watch.timers(now)
 
     # -- lines --------------------------------------------------------------------------------
     def handle_line(self, line: str) -> None:
@@ -95,7 +111,7 @@ class GameTable:
                 self._failure(words[1], words[2:])
             elif words[0] == "game" and len(words) >= 4 and words[2] == "generate_move":
                 if not self.play.busy and self.join_id is None and self.seek_id is None:
-                    self.play.adopt(words[1])
+                    self.play.resume.adopt(words[1])
             elif words[0] == "game" and len(words) >= 4 and words[2] == "play":
                 self.play.play_line(words)
             elif words[0] == "request_draw" and len(words) == 3:
@@ -119,7 +135,10 @@ class GameTable:
             link.lobby.initialize(ron.loads(payload))
             link.publish()
         elif command == "games_updated":
+            game = play.game
+            listed = game is not None and game.id in link.lobby.games
             link.lobby.update(json.loads(payload))
+            self.watch.lobby_changed(listed)
             link.publish()
         elif command == "users_updated":
             link.lobby.users(ron.loads(payload))
@@ -144,6 +163,8 @@ class GameTable:
             play.draw_answer(rest[0])
         elif command == "resume_game_json":
             play.resumed(payload)
+        elif command == "watch_game_json":
+            self.watch.answer(payload)
         elif command == "text_game":
             play.chat_line(ron.loads(payload))
         elif command not in QUIET:
@@ -183,4 +204,4 @@ class GameTable:
 
     def extra_status(self) -> dict[str, object]:
         return {"seek": self.seek_id, "join": self.join_id, "chat": list(self.play.chat[-20:]),
-                "ignored": self.ignored}
+                "ignored": self.ignored, "asked_to_watch": self.watch.asked}

@@ -37,7 +37,7 @@ def build_panel(cfg: DaemonConfig, session: PanelSession, hub: StateHub, board: 
     """The panel of the board in ``cfg`` (None when it has neither buttons nor a display),
     wired to the session and the state hub; not started. ConfigError when a configured
     button or display cannot be opened."""
-    from companion.hardware_config import open_buttons, open_display
+    from companion.hardware_drivers import open_buttons, open_display
     from companion.rules import PRESETS
 
     buttons = open_buttons(cfg.buttons, board, pin_factory=pin_factory)

@@ -1,5 +1,6 @@
-"""The board's menu: the next game's opponent, the computer's level and side, the variant and
-the clock, chosen with the buttons and shown on the display.
+"""The board's menu: the next game's opponent, the computer's level and side, the variant,
+the position it starts from (the variant's set-up, or the pieces on the board and the side to
+move) and the clock, chosen with the buttons and shown on the display.
 
 A :class:`Menu` is a value walked by four roles: ``ok`` (the next item; on "Start game" it
 starts), ``next`` and ``prev`` (change the value), ``close``. Which button plays which role is
@@ -14,11 +15,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from companion.panel.words import words
+from companion.rules import PRESETS
 
 LEVELS = tuple(range(1, 11))
 CLOCKS = ("none", "3+2", "5+3", "10+5", "15+10", "25+10")
 OPPONENTS = ("person", "computer")
 SIDES = ("attackers", "defenders")
+ORIGINS = ("start", "board")  # the variant's set-up, or the position on the board
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,9 @@ class Menu:
     variant: str = "copenhagen"
     clock: str = "none"
     item: int = 0
+    origin: str = "start"
+    turn: str = "attackers"  # to move first in a position from the board
+    refused: tuple[str, str] | None = None  # why the rules refused that position (two lines)
 
     @classmethod
     def from_state(cls, st: Mapping[str, Any], variants: Sequence[tuple[str, str]]) -> Menu:
@@ -46,16 +52,20 @@ class Menu:
         control = ((st.get("clock") or {}).get("control") or {}).get("text")
         variant = str(st.get("variant") or (variants[0][0] if variants else "copenhagen"))
         ids = [v for v, _ in variants]
-        return cls(tuple(variants), opponent, level if level in LEVELS else 6, side,
-                   variant if variant in ids else (ids[0] if ids else variant),
-                   control if control in CLOCKS else "none")
+        variant = variant if variant in ids else (ids[0] if ids else variant)
+        first = PRESETS[variant].first if variant in PRESETS else "attackers"
+        return cls(tuple(variants), opponent, level if level in LEVELS else 6, side, variant,
+                   control if control in CLOCKS else "none", turn=first)
 
     def items(self) -> list[str]:
         """The items shown, in order: the computer's only when it plays."""
         out = ["opponent"]
         if self.opponent == "computer":
             out += ["level", "plays"]
-        return out + ["variant", "clock", "start"]
+        out += ["variant", "from"]
+        if self.origin == "board":
+            out.append("turn")
+        return out + ["clock", "start"]
 
     @property
     def current(self) -> str:
@@ -64,7 +74,7 @@ class Menu:
 
     def ok(self) -> Menu:
         """The next item (after "Start game": the first again)."""
-        return replace(self, item=(self.item + 1) % len(self.items()))
+        return replace(self, item=(self.item + 1) % len(self.items()), refused=None)
 
     def step(self, delta: int) -> Menu:
         """The current item's value moved by ``delta`` (wrapping)."""
@@ -84,19 +94,32 @@ class Menu:
             return replace(self, variant=turn([v for v, _ in self.variants], self.variant))
         if name == "clock":
             return replace(self, clock=turn(CLOCKS, self.clock))
+        if name == "from":
+            return replace(self, origin=turn(ORIGINS, self.origin))
+        if name == "turn":
+            return replace(self, turn=turn(SIDES, self.turn))
         return self
 
-    def request(self) -> dict[str, Any]:
-        """The session's new-game request for these choices."""
+    def request(self, position: str | None = None) -> dict[str, Any]:
+        """The session's new-game request for these choices; from the board, ``position`` is
+        the OTN placement the board reads (:mod:`companion.panel.position`)."""
         players: dict[str, Any] = {s: {"kind": "board"} for s in SIDES}
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}
-        return {"variant": self.variant, "time_control": self.clock, "players": players}
+        out: dict[str, Any] = {"variant": self.variant, "time_control": self.clock,
+                               "players": players}
+        if self.origin == "board":
+            if position is None:
+                raise ValueError("a game from the board needs the board's position")
+            out.update(position=position, turn=self.turn)
+        return out
 
     def lines(self, lang: str = "en") -> list[str]:
         """The display's four lines: the menu, the item, its value, what OK does."""
         w = words(lang)
         name = self.current
+        if name == "start" and self.refused:
+            return [w["not_legal"], *self.refused, w["try_again"]]
         if name == "start":
             who = w["person"] if self.opponent == "person" else (
                 f"{w['computer']} {self.level}")
@@ -112,6 +135,10 @@ class Menu:
             value = w[self.computer_side]
         elif name == "variant":
             value = dict(self.variants).get(self.variant, self.variant)
+        elif name == "from":
+            value = w["from_" + self.origin]
+        elif name == "turn":
+            value = w[self.turn]
         else:
             value = w["none"] if self.clock == "none" else self.clock
         return [w["menu"], w[name], f"◀ {value} ▶", w["ok_next"]]

@@ -23,13 +23,16 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from companion.drivers.buttons import ButtonEvent, ButtonSource
 from companion.drivers.display import TextDisplay
 from companion.panel.menu import Menu
+from companion.panel.position import board_position, reading_squares, refusal
 from companion.panel.text import address_lines, game_lines
 from companion.panel.words import words
+from companion.rules import PRESETS
 from companion.session.actors import BOARD, ControlError
 
 log = logging.getLogger("companion.panel")
@@ -41,6 +44,9 @@ REFUSALS = {"nothing_to_take_back": "nothing_back", "no_hint": "no_hint",
             "not_your_turn": "no_hint", "game_over": "game_over", "time_loss": "time_loss",
             "storage": "not_saving", "no_clock": "no_clock"}
 NOTE_SECONDS = 4.0
+#: While the menu starts from the board's position, the board is read; the session ends a
+#: reading 60 s after it was last asked for (``setup.READING_S``): asked again this often.
+READING_RENEW_S = 20.0
 
 
 class PanelSession(Protocol):
@@ -58,6 +64,8 @@ class PanelSession(Protocol):
     def end_move(self, actor: Any) -> dict[str, Any]: ...
 
     def new_game(self, actor: Any, request: Mapping[str, object]) -> dict[str, Any]: ...
+
+    def read_board(self, actor: Any, on: bool) -> dict[str, Any]: ...
 
     def set_display(self, lines: list[str] | None) -> None: ...
 
@@ -86,6 +94,7 @@ class Panel:
         self._wall = wall
         self._min_gap = 1.0 / max_hz
         self.menu: Menu | None = None
+        self._read_at: float | None = None  # when the board's reading was last asked for
         self._note = ""
         self._note_until = 0.0
         self._stuck: set[str] = set()
@@ -215,6 +224,9 @@ class Panel:
 
     def _new_game(self, st: Mapping[str, Any], menu: Menu | None) -> None:
         match = st.get("match") or {}
+        if menu is not None and menu.origin == "board":
+            self._from_board(st, menu)
+            return
         if menu is None and match.get("next") and st.get("result", "ongoing") != "ongoing":
             ok = self._control(lambda: self.session.next_game(BOARD))
         else:  # the menu's choices, or the same players, variant and clock again
@@ -223,6 +235,26 @@ class Panel:
         if ok:
             self.menu = None
             self.note("starting")
+
+    def _from_board(self, st: Mapping[str, Any], menu: Menu) -> None:
+        """A new game from the pieces on the board; the rules' refusal stays on the display
+        (the menu at "Start game": put the board right, OK again)."""
+        w = words(self.lang)
+        rules = PRESETS[menu.variant]
+        position = board_position(st, rules)
+        if position is None:
+            self.menu = replace(menu, refused=(w["other_size"], ""))
+            return
+        try:
+            self.session.new_game(BOARD, menu.request(position))
+        except ControlError as exc:
+            log.info("panel: the board's position refused (%s): %s", exc.code, exc.message)
+            self.menu = replace(menu, refused=refusal(exc.message, w) if exc.code ==
+                                "bad_position" else (w[REFUSALS.get(exc.code, "cannot")], ""))
+            return
+        self._read_at = None  # the new game ended the reading
+        self.menu = None
+        self.note("starting")
 
     def _in_menu(self, role: str, st: Mapping[str, Any]) -> None:
         menu = self.menu
@@ -235,6 +267,26 @@ class Panel:
             self.menu = menu.ok()
         elif role in ("next", "prev"):
             self.menu = menu.step(1 if role == "next" else -1)
+        self._follow_reading()
+
+    def _follow_reading(self, renew: bool = False) -> None:
+        """The session reads the board while the menu starts from the board's position (and
+        not otherwise); ``renew``: ask again before the session's reading runs out."""
+        wanted = self.menu is not None and self.menu.origin == "board"
+        now = self._wall()
+        reading = self._read_at is not None
+        if wanted == reading and not (wanted and renew and self._read_at is not None
+                                      and now - self._read_at >= READING_RENEW_S):
+            return
+        try:
+            self.session.read_board(BOARD, wanted)
+        except ControlError as exc:  # a game at a distance, the store failing: not now
+            log.info("panel: reading the board refused (%s): %s", exc.code, exc.message)
+            if wanted and self.menu is not None:
+                self.menu = replace(self.menu, origin="start")
+                self.note(REFUSALS.get(exc.code, "cannot"))
+            return
+        self._read_at = now if wanted else None
 
     def _control(self, call: Callable[[], object]) -> bool:
         """Run one control; a refusal becomes a short note on the display."""
@@ -272,7 +324,10 @@ class Panel:
                     return list(self._address)
                 self._address = None
             if self.menu is not None:
-                return self.menu.lines(self.lang)
+                lines = self.menu.lines(self.lang)
+                if self.menu.current == "from" and self.menu.origin == "board":
+                    lines[3] = w["n_read"].format(n=len(reading_squares(st)[0]))
+                return lines
             note = self._note if now < self._note_until else ""
             if self._stuck:
                 note = w["stuck"].format(button=w["b_" + sorted(self._stuck)[0]])
@@ -283,6 +338,9 @@ class Panel:
 
     def refresh(self) -> list[str]:
         """Compose, draw if changed, and put the text into the state; the lines."""
+        with self._lock:
+            if self._read_at is not None:
+                self._follow_reading(renew=True)
         lines = self.compose(self._state())
         with self._lock:
             self._lines = lines

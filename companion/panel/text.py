@@ -80,6 +80,8 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return w["setup"], w["setup_n"].format(n=len(fill) + len(clear))
     if kind == "lift_captured":
         return w["lift"].format(squares=_squares(list(guidance.get("squares") or []))), ""
+    if kind == "reading":  # a position of one's own is set up (the page's editor)
+        return w["reading"], w["n_read"].format(n=len(guidance.get("squares") or []))
     if kind == "takeback":
         return w["takeback_put"].format(squares=_squares(list(guidance.get("squares") or []))), ""
     thinking = st.get("thinking")
@@ -125,6 +127,8 @@ def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
             detail = detail or w["paused"]
     else:
         second = w["move_n"].format(n=len(st.get("moves") or []) // 2 + 1)
+    if not detail and (st.get("guidance") or {}).get("kind") == "check_pieces":
+        detail = w["check_pieces"]  # a reed board: the LEDs show where the defenders should be
     return [head, second, detail, note or footer(st, w)]
 
 

@@ -54,7 +54,7 @@ class Controls:
         return b is not None and actor.name == b.kind.value
 
     def _check_remote_side(self, actor: Actor, side: str) -> None:
-        if side == self.ctx.remote.remote_side and not self.is_remote(actor):
+        if self.ctx.remote.is_remote_side(side) and not self.is_remote(actor):
             raise ControlError(409, "remote_side", f"the {side} play at a distance: only they "
                                                    "decide for their side")
 

@@ -11,8 +11,8 @@ other thread (a web request, a network client, the analysis worker) enqueues a c
 The session is composed of parts that own their state (:mod:`~companion.session.context`):
 clocks, computer players, the advisor, the storage outbox, the announcer and the players at a
 distance; :mod:`~companion.session.decisions` changes the game, :mod:`~.proposals` judges the
-board, :mod:`~.controls` and :mod:`~.setup` are what people ask for, :mod:`~.library` what the
-page reads.
+board, :mod:`~.controls`, :mod:`~.setup`, :mod:`~.lineup` and :mod:`~.computer_help` are what
+people ask for, :mod:`~.library` what the page reads.
 
 When the store cannot write (a full disk, I/O errors) the session keeps the unwritten rows,
 suspends the tracker (no new move is accepted), shows the board-wide ``storage`` LED state and
@@ -35,12 +35,14 @@ from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import GameClock
 from companion.session.commands import CommandQueue
+from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
 from companion.session.document import MoveToMake
 from companion.session.games import Games
 from companion.session.library import Library
+from companion.session.lineup import Lineup
 from companion.session.machines import Machines
 from companion.session.match import Match
 from companion.session.outbox import STORE_ERRORS, Outbox
@@ -103,7 +105,8 @@ class GameSession(SessionService):
         self.remote_actions = RemoteActions(ctx, self.decisions, self.games, self.controls)
         ctx.remote = RemoteGames(self.remote_actions, commands.post)
         super().__init__(ctx, commands, self.decisions, self.controls, self.setup,
-                         Library(reader), reader)
+                         Lineup(ctx, self.decisions, self.games, self.setup.ready),
+                         ComputerHelp(ctx, self.decisions), Library(reader), reader)
 
     # -- the loop ----------------------------------------------------------------------------
     def open(self) -> None:

@@ -60,6 +60,17 @@ def _final_left(row: GameRow) -> dict[str, float] | None:
     return {s: clock.left(s, 0.0) for s in ("attackers", "defenders")}
 
 
+def _date_line(row: GameRow) -> str:
+    """When the game was played: the time it started, or for an imported game the day its file
+    gives (a file has no time of day: none is made up) and where it came from."""
+    imported = row.imported()
+    if imported is None:
+        return f"# date: {_dt.datetime.fromtimestamp(row.started).isoformat(timespec='seconds')}"
+    origin = f"imported from {imported['name'] or 'a file'}"
+    return f"# date: {imported['date']} ({origin})" if imported["date"] else \
+        f"# date: none ({origin}, which gives no date)"
+
+
 def _header(store: StoreReader, row: GameRow) -> list[str]:
     game_rules = store.load_game(row.id).rules
     settings = row.settings_json()
@@ -68,7 +79,7 @@ def _header(store: StoreReader, row: GameRow) -> list[str]:
     lines = [
         f"# tafl-companion game {row.id}" + (f" (match {row.match_id}, game {row.match_game})"
                                              if row.match_id else ""),
-        f"# date: {_dt.datetime.fromtimestamp(row.started).isoformat(timespec='seconds')}",
+        _date_line(row),
         f"# variant: {row.variant}" + (f" with {opts}" if opts else ""),
         f"# rules: {rules_string(game_rules)}",
     ]
@@ -87,6 +98,8 @@ def _header(store: StoreReader, row: GameRow) -> list[str]:
         where = f" (before plies {', '.join(str(p) for p in sorted(plies))})" if plies else ""
         lines.append(f"# hints: {_hints_text(row)}{where}")
     moves = store.moves(row.id)
+    if row.imported() is not None:  # a file's moves carry no times: none are made up
+        moves = [{**m, "t": None} for m in moves]
     if moves:
         lines.append("# moves: " + " ".join(
             f"{m['ply']}:{m['text']}@{_wall(m['t'])}"
@@ -122,17 +135,19 @@ def game_otg(store: StoreReader, gid: int) -> str:
     if any(row.hints().values()):
         tags["companion-hints"] = _hints_text(row)
     hinted = _hint_plies(store, gid)
+    imported = row.imported()
     comments = []
     for m in moves:
-        text = _wall(m["t"])
+        text = "" if imported is not None else _wall(m["t"])
         if m["left"]:
             text += (f" a={_clock_text(m['left']['attackers'])}"
                      f" d={_clock_text(m['left']['defenders'])}")
         if m["ply"] in hinted:
             text += " hint"
         comments.append(text)
-    return export_otg(game, tags=tags, date=_dt.date.fromtimestamp(row.started),
-                      comments=comments)
+    day = _dt.date.fromisoformat(imported["date"]) if imported and imported["date"] else \
+        _dt.date.fromtimestamp(row.started)
+    return export_otg(game, tags=tags, date=day, comments=comments)
 
 
 def match_csv(store: StoreReader, mid: int) -> str:

@@ -18,7 +18,7 @@ from companion.session.match import Match
 from companion.session.outbox import STORE_ERRORS
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote import RemoteKind, RemoteTerms
-from companion.session.remote_play import terms_json
+from companion.session.remote_terms import terms_json
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 

@@ -143,6 +143,7 @@ class Library:
             positions.append(game.board.otn())
             threats.append(threat_json(game.board))
         players = row.players()
+        origin = next((e for e in events if e["kind"] == "imported"), None)
         return {
             "id": row.id,
             "variant": row.variant,
@@ -162,7 +163,7 @@ class Library:
             "ended": row.ended,
             "result": row.result,
             "reason": row.reason,
-            "imported": next((e for e in events if e["kind"] == "imported"), None),
+            "imported": {**origin, **(row.imported() or {})} if origin else None,
             "moves": out_moves,
             "positions": positions,
             "threats": threats,

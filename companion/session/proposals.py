@@ -125,11 +125,14 @@ class Proposals:
             return "waiting", f"waiting for {who or 'the other end'} to agree"
         last = ctx.game.played[-1] if ctx.game.played else None
         if o.kind == "revised" and last is not None and ctx.remote.binding is not None:
-            if last.side == ctx.remote.remote_side:
+            if ctx.remote.is_remote_side(last.side):
                 return "remote_move", f"{last.text} is the other end's move"
             if not ctx.remote.takebacks:
                 return "sent", f"{last.text} was sent to the other end already"
         m = ctx.move_to_make
+        if m is None and o.kind == "move" and ctx.remote.is_remote_side(ctx.game.turn):
+            return ("remote_move", f"the {ctx.game.turn} play at a distance: wait for their "
+                                   "move")
         if m is not None and o.move != move_of(ctx.game, m["from"], m["to"]):
             return ("not_the_move_to_make",
                     f"that is not the move to make: {m['from']} to {m['to']}")
@@ -207,7 +210,7 @@ class Proposals:
         if ctx.game.is_over() or not ctx.outbox.ok or ctx.remote.authoritative_clock:
             return  # (the other end's clocks: its word ends the game on time)
         due = ctx.clocks.flag_due(t)
-        if due is not None and due[0] != ctx.remote.remote_side:
+        if due is not None and not ctx.remote.is_remote_side(due[0]):
             # (a side played at a distance: its flag is the other end's word)
             self.decisions.end_on_time(*due)
 

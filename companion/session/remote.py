@@ -15,6 +15,10 @@ restart the session calls :meth:`RemotePlayer.started` with the stored game, and
 reconciles it with what the other end knows (resends what it did not get, reports what it
 missed as :class:`RemoteMove`), so a crash between storing and sending loses nothing.
 
+A board may also only **watch** a game played by two others at the other end
+(:attr:`RemoteTerms.watched`): every move of both sides is a move to make, in turn; the board
+sends nothing, and :class:`RemoteLeave` lets the game go when the watching stops.
+
 Names of squares exist only at the edges: a client turns the protocol's square names into
 :class:`~companion.rules.board.Move` objects (ints) with the game's geometry before handing
 them in, and back when it sends.
@@ -33,9 +37,11 @@ from companion.session.settings import GameSettings, SettingsError
 
 # the clients build terms with these (re-exported: a client imports nothing else of the session)
 __all__ = ["GameSettings", "Inbox", "RemoteChat", "RemoteClock", "RemoteDraw", "RemoteEnd",
-           "RemoteEvent", "RemoteKind", "RemoteMove", "RemotePlayer", "RemoteRefused",
-           "RemoteResign", "RemoteStart", "RemoteStatus", "RemoteTakeback", "RemoteTerms",
-           "SettingsError", "TimeControl"]
+           "RemoteEvent", "RemoteKind", "RemoteLeave", "RemoteMove", "RemotePlayer",
+           "RemoteRefused", "RemoteResign", "RemoteSeat", "RemoteStart", "RemoteStatus",
+           "RemoteTakeback", "RemoteTerms", "SettingsError", "TimeControl"]
+
+SIDES = ("attackers", "defenders")
 
 
 class RemoteKind(StrEnum):
@@ -46,18 +52,42 @@ class RemoteKind(StrEnum):
 
 
 @dataclass(frozen=True)
+class RemoteSeat:
+    """One side of a game the board only watches: the player's name and rating there."""
+
+    name: str
+    rating: float | None = None
+
+
+@dataclass(frozen=True)
 class RemoteTerms:
     """What both ends agreed on before the first move: the rules (a preset and its house rules,
     or a rule set matching a server exactly), the clock, who plays what, and the game's id at
-    the other end (``ref``: stored with the game, so a restart finds it again)."""
+    the other end (``ref``: stored with the game, so a restart finds it again).
+
+    A game the board only **watches** (``watched``: the attackers' and the defenders' seats at
+    the other end; ``local_side`` is then ""): both sides' moves arrive as moves to make, the
+    person at the board carries each out, and the board plays and sends nothing of its own."""
 
     settings: GameSettings
     time_control: TimeControl | None
-    local_side: str           # the side played at this board ("attackers" | "defenders")
+    local_side: str           # the side played at this board ("attackers" | "defenders"; "")
     opponent: str             # the other end's display name
     ref: str                  # e.g. "hnefatafl.org:49152/4" or "club:oslo/table-2/17"
     rating: float | None = None
     rated: bool | None = None
+    watched: tuple[RemoteSeat, RemoteSeat] | None = None  # (attackers, defenders) when watched
+
+    @property
+    def watching(self) -> bool:
+        return self.watched is not None
+
+    @property
+    def remote_sides(self) -> tuple[str, ...]:
+        """The sides played at the other end: one, or both in a watched game."""
+        if self.watched is not None:
+            return SIDES
+        return tuple(s for s in SIDES if s != self.local_side)
 
 
 @dataclass(frozen=True)
@@ -131,6 +161,17 @@ class RemoteEnd:
 
 
 @dataclass(frozen=True)
+class RemoteLeave:
+    """The other end no longer plays or shows the game bound to this player (the board stopped
+    watching it; the server dropped it without a result). The session lets the game go: it
+    stays stored as it stands, and the board is free for another game. ``reason``: a sentence
+    for the page (English; the page may translate by ``code``)."""
+
+    reason: str
+    code: str | None = None
+
+
+@dataclass(frozen=True)
 class RemoteChat:
     by: str
     text: str
@@ -149,7 +190,7 @@ class RemoteStatus:
 
 
 RemoteEvent = (RemoteStart | RemoteMove | RemoteRefused | RemoteClock | RemoteDraw | RemoteResign
-               | RemoteTakeback | RemoteEnd | RemoteChat | RemoteStatus)
+               | RemoteTakeback | RemoteEnd | RemoteChat | RemoteStatus | RemoteLeave)
 
 #: Where a remote player hands its events (the session's inbox; thread-safe, never blocks).
 Inbox = Callable[[RemoteEvent], None]

@@ -50,18 +50,22 @@ class RemoteActions:
         if ctx.caps.clickable is None and rules.size != ctx.board.size:
             return (f"{rules.name} is played on {rules.size}x{rules.size}; this board is "
                     f"{ctx.board.size}x{ctx.board.size}")
-        if terms.local_side not in SIDES:
+        if terms.watched is not None:  # both sides at the other end: the board follows
+            players = {side: PlayerSpec(PlayerKind(kind.value), _name(seat.name, side.capitalize()),
+                                        rating=seat.rating)
+                       for side, seat in zip(SIDES, terms.watched, strict=True)}
+            far = rules.first
+        elif terms.local_side not in SIDES:
             return f"the board's side must be attackers or defenders, not {terms.local_side!r}"
-        local, far = terms.local_side, other(terms.local_side)
-        here = [p for p in (ctx.players[local], ctx.players[far]) if p.kind is PlayerKind.BOARD]
-        name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
-        try:
-            opponent = check_name(terms.opponent)
-        except PlayerError:
-            opponent = "Opponent"
-        players = {local: PlayerSpec(PlayerKind.BOARD, name),
-                   far: PlayerSpec(PlayerKind(kind.value), opponent, rating=terms.rating,
-                                   peer=terms.opponent if kind is RemoteKind.CLUB else None)}
+        else:
+            local, far = terms.local_side, other(terms.local_side)
+            here = [p for p in (ctx.players[local], ctx.players[far])
+                    if p.kind is PlayerKind.BOARD]
+            name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
+            players = {local: PlayerSpec(PlayerKind.BOARD, name),
+                       far: PlayerSpec(PlayerKind(kind.value), _name(terms.opponent, "Opponent"),
+                                       rating=terms.rating,
+                                       peer=terms.opponent if kind is RemoteKind.CLUB else None)}
         try:
             self.decisions.ready(playing=False)
             self.games.start(terms.settings, terms.time_control, players, None,
@@ -209,3 +213,21 @@ class RemoteActions:
 
     def remote_changed(self) -> None:
         state.publish(self.ctx)
+
+    def remote_left(self, by: str) -> None:
+        ctx = self.ctx
+        m = ctx.move_to_make
+        if m is not None and m.get("by") == by:  # no longer to be made: nobody sends it now
+            self.decisions.withdraw_move_to_make()
+            self.decisions.expect_current()
+            self.decisions.write()
+        ctx.announcer.note("remote_left", by)
+        state.publish(ctx, force=True)
+
+
+def _name(text: str, fallback: str) -> str:
+    """A display name from the other end's (``fallback`` when it cannot be shown)."""
+    try:
+        return check_name(text)
+    except PlayerError:
+        return fallback

@@ -23,21 +23,26 @@ Rules of the seam, as the session applies them (docs/session.md):
 * ``RemoteRefused`` takes this board's move back and guides the piece back;
 * ``RemoteClock`` sets the clocks (the other end's are authoritative: no flag falls here);
 * ``RemoteDraw``, ``RemoteResign``, ``RemoteTakeback``, ``RemoteEnd`` act as the other end's
-  decisions; ``RemoteStatus`` and ``RemoteChat`` are shown on the page.
+  decisions; ``RemoteStatus`` and ``RemoteChat`` are shown on the page;
+* ``RemoteLeave`` lets the game go (it stays stored as it stands).
+
+A **watched** game (``RemoteTerms.watched``: both sides play at the other end) is followed move
+by move (:mod:`companion.session.remote_watch`). Started fresh, it is caught up at once (the
+board is guided to the position, the last move is the move to make); resumed (a reconnect, a
+restart), the moves missed meanwhile wait in turn.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, TypedDict
 
 from companion.rules import other
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session.clock import TimeControl
 from companion.session.moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
@@ -47,6 +52,7 @@ from companion.session.remote import (
     RemoteEnd,
     RemoteEvent,
     RemoteKind,
+    RemoteLeave,
     RemoteMove,
     RemotePlayer,
     RemoteRefused,
@@ -56,7 +62,7 @@ from companion.session.remote import (
     RemoteTakeback,
     RemoteTerms,
 )
-from companion.session.settings import GameSettings
+from companion.session.remote_watch import Following
 
 log = logging.getLogger("companion.session")
 
@@ -107,6 +113,10 @@ class RemoteHost(Protocol):
         """Publish (the link's status or chat changed)."""
         ...
 
+    def remote_left(self, by: str) -> None:
+        """The other end let the game go: a move to make of ``by`` is withdrawn; publish."""
+        ...
+
 
 class RemoteJSON(TypedDict):
     """``remote`` in the page state: the game at a distance and the link's state."""
@@ -120,28 +130,9 @@ class RemoteJSON(TypedDict):
     message: str | None
     code: str | None
     chat: list[dict[str, object]]
-
-
-def terms_json(kind: RemoteKind, terms: RemoteTerms) -> dict[str, object]:
-    """The terms as stored with the game (its settings and time control are the game's own)."""
-    return {"kind": kind.value, "ref": terms.ref, "local_side": terms.local_side,
-            "opponent": terms.opponent, "rating": terms.rating, "rated": terms.rated}
-
-
-def terms_from_json(data: Mapping[str, object], settings: GameSettings,
-                    time_control: TimeControl | None) -> tuple[RemoteKind, RemoteTerms] | None:
-    """The stored terms of a game (:func:`terms_json`), or None when they cannot be read."""
-    try:
-        kind = RemoteKind(str(data.get("kind")))
-    except ValueError:
-        return None
-    ref, side, opponent = data.get("ref"), data.get("local_side"), data.get("opponent")
-    rating, rated = data.get("rating"), data.get("rated")
-    if not isinstance(ref, str) or side not in ("attackers", "defenders"):
-        return None
-    return kind, RemoteTerms(settings, time_control, str(side), str(opponent or ""), ref,
-                             float(rating) if isinstance(rating, int | float) else None,
-                             rated if isinstance(rated, bool) else None)
+    watching: bool
+    queued: int  # a watched game: the other end's moves waiting behind the move to make
+    pending_end: dict[str, str] | None  # a watched game's end, once the board made its moves
 
 
 @dataclass
@@ -154,10 +145,15 @@ class Binding:
     authoritative_clock: bool = False  # the other end sent its clocks: no flag falls here
     resync_at: float = -1e9
     ending: tuple[str, str] | None = None  # (result, reason) in the other end's words
+    following: Following | None = None  # a watched game: its moves not made here yet
 
     @property
     def remote_side(self) -> str:
+        """The side played at the other end (a game with one side here)."""
         return other(self.terms.local_side)
+
+    def is_remote(self, side: str) -> bool:
+        return side in self.terms.remote_sides
 
 
 @dataclass
@@ -217,6 +213,7 @@ class RemoteGames:
         player now."""
         link = self._links.get(kind)
         self.binding = Binding(kind, terms, link.player if link else None)
+        self._follow_if_watched(self.binding)
         if started and link is not None:
             link.player.started(terms, played_moves(self._host.game))
 
@@ -229,7 +226,17 @@ class RemoteGames:
 
     @property
     def remote_side(self) -> str | None:
-        return self.binding.remote_side if self.binding else None
+        """The side played at a distance (None without one, or when the board watches)."""
+        b = self.binding
+        return b.remote_side if b is not None and not b.terms.watching else None
+
+    def is_remote_side(self, side: str) -> bool:
+        """Whether ``side`` is played at a distance (both are in a watched game)."""
+        return self.binding is not None and self.binding.is_remote(side)
+
+    @property
+    def watching(self) -> bool:
+        return self.binding is not None and self.binding.terms.watching
 
     @property
     def agreed(self) -> bool:
@@ -289,10 +296,14 @@ class RemoteGames:
             log.exception("the %s player failed to take a message", b.kind)
 
     def flush(self) -> None:
-        """Send what was stored (called after every successful write)."""
+        """Send what was stored (called after every successful write); a watched game moves on
+        to its next move to make once the board made one."""
         outgoing, self._outgoing = self._outgoing, []
         for send in outgoing:
             send()
+        b = self.binding
+        if b is not None and b.following is not None:
+            b.following.advance()
 
     # -- events from the other end (loop thread) ---------------------------------------------
     def handle(self, player: RemotePlayer, event: RemoteEvent) -> None:
@@ -318,7 +329,12 @@ class RemoteGames:
             return
         by = kind.value
         if isinstance(event, RemoteMove):
-            self._move(b, event)
+            if b.following is not None:
+                b.following.follow(event)
+            else:
+                self._move(b, event)
+        elif isinstance(event, RemoteLeave):
+            self._leave(link, b, event)
         elif isinstance(event, RemoteRefused):
             self._refused(b, event)
         elif isinstance(event, RemoteClock):
@@ -337,7 +353,9 @@ class RemoteGames:
             elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
                 self._host.take_back_to(max(0, event.ply), None, by)
         elif isinstance(event, RemoteEnd):
-            self._host.remote_end(event.result, event.reason, by)
+            waits = b.following is not None and b.following.end(event.result, event.reason)
+            if not waits:  # (a watched game's end waits until the board made its moves)
+                self._host.remote_end(event.result, event.reason, by)
 
     def _start(self, kind: RemoteKind, player: RemotePlayer, event: RemoteStart) -> None:
         terms = event.terms
@@ -358,7 +376,19 @@ class RemoteGames:
                 self._host.remote_changed()
                 return
             b = self.binding = Binding(kind, terms, player)
+            self._follow_if_watched(b)
+            if terms.watching:
+                self._reconcile(b, event.moves)  # caught up at once
+                return
+        if b.following is not None and b.following.resume(event.moves):
+            return  # the moves missed meanwhile wait in turn
         self._reconcile(b, event.moves)
+
+    def _follow_if_watched(self, b: Binding) -> None:
+        if b.terms.watching:
+            b.following = Following(self._host, self._post, b.kind.value,
+                                    lambda: self.binding is b,
+                                    lambda why: self._resync(b, why))
 
     def _reconcile(self, b: Binding, theirs: tuple[Move, ...]) -> None:
         """Make the game follow the other end's record: the common start stays; moves of this
@@ -374,9 +404,23 @@ class RemoteGames:
                         b.kind, b.terms.ref, common + 1)
             self._host.take_back_to(common, None, b.kind.value)
         if len(theirs) > common:
-            self._host.catch_up(theirs[common:], b.remote_side, b.kind.value)
-        if b.player is not None:
+            last, turn = theirs[-1], self._host.game.turn  # (the game has ``common`` plies)
+            # the side of the record's last move (sides alternate from the position now)
+            mover = turn if (len(theirs) - 1 - common) % 2 == 0 else other(turn)
+            side = mover if b.is_remote(mover) else b.remote_side
+            self._host.catch_up(theirs[common:], side, b.kind.value)
+            if b.following is not None and played_moves(self._host.game) == theirs[:-1]:
+                b.following.caught_up(last, len(theirs) - 1)  # its move to make
+        if b.player is not None and not b.terms.watching:  # (a watcher has nothing to send)
             b.player.started(b.terms, played_moves(self._host.game))
+
+    def _leave(self, link: _Link, b: Binding, event: RemoteLeave) -> None:
+        """The other end let the game go: the board is free (the game stays as stored)."""
+        log.info("%s game %s let go: %s", b.kind, b.terms.ref, event.reason)
+        self.binding = None
+        self._outgoing.clear()
+        link.status = RemoteStatus("left", event.reason, event.code)
+        self._host.remote_left(b.kind.value)
 
     def _move(self, b: Binding, event: RemoteMove) -> None:
         game = self._host.game
@@ -414,6 +458,7 @@ class RemoteGames:
     # -- the page --------------------------------------------------------------------------
     def to_json(self) -> RemoteJSON | None:
         b = self.binding
+        f = b.following if b else None
         kind = b.kind if b else next(iter(self._links), None)
         if kind is None:
             return None
@@ -423,11 +468,15 @@ class RemoteGames:
             "kind": kind.value,
             "ref": b.terms.ref if b else None,
             "opponent": b.terms.opponent if b else None,
-            "local_side": b.terms.local_side if b else None,
+            "local_side": (b.terms.local_side or None) if b else None,
             "rated": b.terms.rated if b else None,
             "state": status.state if status else None,
             "message": status.message if status else None,
             "code": status.code if status else None,
             "chat": [{"by": c.by, "text": c.text, "wall": c.wall}
                      for c in (link.chat if link else ())],
+            "watching": b is not None and b.terms.watching,
+            "queued": f.queued if f else 0,
+            "pending_end": ({"result": f.end_waiting[0], "reason": f.end_waiting[1]}
+                            if f and f.end_waiting else None),
         }

@@ -19,7 +19,7 @@ from companion.session.context import Context
 from companion.session.document import MoveToMake
 from companion.session.match import GameResult, Match
 from companion.session.players import PlayerKind, PlayerSpec
-from companion.session.remote_play import terms_from_json
+from companion.session.remote_terms import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.timing import Before, ClockRecord
 from companion.store import GameRow, StoreError

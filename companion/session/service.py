@@ -19,10 +19,12 @@ from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
 from companion.session.commands import CommandQueue, on_loop
+from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions, storage_error
 from companion.session.library import Library
+from companion.session.lineup import Lineup
 from companion.session.outbox import STORE_ERRORS, Written
 from companion.session.remote import RemotePlayer
 from companion.session.setup import GameSetup
@@ -45,13 +47,15 @@ class SessionService:
     """Reads and controls for any thread (see the module docstring)."""
 
     def __init__(self, ctx: Context, commands: CommandQueue, decisions: Decisions,
-                 controls: Controls, setup: GameSetup, library: Library,
-                 reader: ReadOnlyStore) -> None:
+                 controls: Controls, setup: GameSetup, lineup: Lineup,
+                 computer_help: ComputerHelp, library: Library, reader: ReadOnlyStore) -> None:
         self.ctx = ctx
         self.commands = commands
         self.decisions = decisions
         self.controls = controls
         self.setup = setup
+        self.lineup = lineup
+        self.computer_help = computer_help
         self.library = library
         self.reader = reader
         self._links: dict[str, dict[str, Any]] = {}
@@ -185,24 +189,24 @@ class SessionService:
 
     @on_loop
     def swap(self, actor: Actor) -> dict[str, Any]:
-        return self.setup.swap(actor)
+        return self.lineup.swap(actor)
 
     @on_loop
     def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
-        return self.setup.set_players(actor, request)
+        return self.lineup.set_players(actor, request)
 
     @on_loop
     def player_links(self, actor: Actor) -> dict[str, Any]:
-        return self.setup.player_links(actor)
+        return self.lineup.player_links(actor)
 
     @on_loop
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
-        return self.setup.request_hint(actor, seconds)
+        return self.computer_help.request_hint(actor, seconds)
 
     @on_loop
     def start_analysis(self, actor: Actor, gid: int,
                        seconds: object = None) -> tuple[int, dict[str, Any]]:
-        return self.setup.start_analysis(actor, gid, seconds)
+        return self.computer_help.start_analysis(actor, gid, seconds)
 
     @on_loop
     def import_games(self, actor: Actor, games: Sequence[ImportedGame]) -> list[int]:

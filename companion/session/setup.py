@@ -1,14 +1,12 @@
-"""The controls that set games up: a new game or match, the match's next game, who plays (swap,
-names and kinds), player links, and the computer's help (hints, analyses of stored games).
+"""The controls that set games up: a new game or match, the match's next game, and a position
+of one's own read from the board. Who plays is :mod:`~companion.session.lineup`'s, the
+computer's help :mod:`~companion.session.computer_help`'s.
 
-Swapping sides or changing players never rewrites a finished game: after a game it applies to
-the next one. In a match the sides swap by themselves for game 2. While a game at a distance
-goes on, none of these (nor hints) is allowed: the game is the other end's too.
+While a game at a distance goes on, none of these is allowed: the game is the other end's too.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,47 +14,23 @@ from companion.rules.board import Position
 from companion.rules.otn import PositionError
 from companion.rules.ruleset import RuleSet
 from companion.rules.start import check_start
-from companion.session import links, state
-from companion.session.actors import Action, Actor, ControlError, Role, check
+from companion.session import state
+from companion.session.actors import Action, Actor, ControlError, check
 from companion.session.clock import TimeControl, TimeControlError
-from companion.session.computer import engine_allowed
 from companion.session.context import SIDES, Context
-from companion.session.decisions import Decisions, storage_error
+from companion.session.decisions import Decisions
 from companion.session.games import Games
+from companion.session.lineup import BAD_PLAYERS, player_from
 from companion.session.match import MatchError, check_tie_break
-from companion.session.moves import copy_game
-from companion.session.outbox import STORE_ERRORS
-from companion.session.players import (
-    EngineNotAllowed,
-    PlayerError,
-    PlayerKind,
-    PlayerSpec,
-    check_move_player,
-    spec_from_json,
-)
+from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote import RemoteKind
 from companion.session.settings import GameSettings, SettingsError
-from companion.session.state import position_key
-from companion.store import StoreError
 
 # the fields of POST /api/new (and /api/match); anything else is refused, not ignored
 NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match",
                              "position", "turn"})
-BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"
-HINT_SECONDS = (0.1, 30.0)
 #: A reading of the board (a position of one's own) ends this long after the page last asked.
 READING_S = 60.0
-ANALYSIS_SECONDS = (0.05, 30.0)
-
-
-def _seconds(value: object, bounds: tuple[float, float]) -> float | None:
-    if value is None:
-        return None
-    if (isinstance(value, bool) or not isinstance(value, int | float)
-            or not bounds[0] <= value <= bounds[1]):
-        raise ControlError(400, "bad_request", f'"seconds" must be a number from {bounds[0]:g} '
-                                               f"to {bounds[1]:g}")
-    return float(value)
 
 
 def _start_position(rules: RuleSet, request: Mapping[str, object]) -> Position | None:
@@ -93,12 +67,17 @@ class GameSetup:
         b = self.ctx.remote.binding
         if proposal_ok and not self.ctx.remote.agreed:
             return
+        if b is not None and not self.ctx.game.is_over() and b.terms.watching:
+            raise ControlError(409, "remote_game", "this board follows a game on the server: "
+                               "stop watching it first")
         if b is not None and not self.ctx.game.is_over():
             raise ControlError(409, "remote_game", f"this game is played with "
                                f"{b.terms.opponent} at a distance ({b.kind.value}): finish or "
                                "resign it first")
 
-    def _ready(self) -> None:
+    def ready(self) -> None:
+        """The check before a change of games or players: ControlError unless the store
+        writes and no game at a distance goes on."""
         self.decisions.ready(playing=False)
         self._check_no_remote_game()
 
@@ -141,13 +120,16 @@ class GameSetup:
                                                   f"{rules.size}; this board is "
                                                   f"{ctx.board.size}x{ctx.board.size}")
         start = _start_position(rules, request)
-        players = dict(ctx.next_players or ctx.players)
+        # an online game starts on the server only: its seats do not carry over to a game
+        # started here (after a game played or watched online, the board plays both sides)
+        players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
+                   for side, p in (ctx.next_players or ctx.players).items()}
         wanted = request.get("players")
         if isinstance(wanted, Mapping):
             for side, value in wanted.items():
                 if side not in SIDES or not isinstance(value, Mapping):
                     raise ControlError(400, "bad_players", BAD_PLAYERS)
-                players[side] = self._player_from(value, players[side], side, new_game=True)
+                players[side] = player_from(ctx, value, players[side], side, new_game=True)
         elif wanted is not None:
             raise ControlError(400, "bad_players", BAD_PLAYERS)
         self._check_remote_players(players, request.get("match") is True)
@@ -188,7 +170,7 @@ class GameSetup:
         """Game 2 of the match: the same settings, sides swapped."""
         check(actor, Action.NEXT_GAME)
         ctx = self.ctx
-        self._ready()
+        self.ready()
         m = ctx.match
         if m is None or not m.wants_next:
             raise ControlError(409, "no_next_game", "there is no match game to start next")
@@ -209,7 +191,7 @@ class GameSetup:
         board unjudged), and with ``on`` false."""
         check(actor, Action.NEW_GAME)
         ctx = self.ctx
-        self._ready()
+        self.ready()
         if not isinstance(on, bool):
             raise ControlError(400, "bad_request", '"on" must be true or false')
         ctx.reading_until = ctx.monotonic() + READING_S if on else None
@@ -226,163 +208,3 @@ class GameSetup:
             ctx.reading_until = None
             self.decisions.store_plain(ctx.tracker.read_board(False, ctx.board_time()))
             self.decisions.expect_current()
-
-    # -- players ---------------------------------------------------------------------------------
-    def swap(self, actor: Actor) -> dict[str, Any]:
-        """The two players change sides; a finished game is never rewritten (the swap then
-        applies to the next game)."""
-        check(actor, Action.SWAP)
-        ctx = self.ctx
-        self._ready()
-        if ctx.match is not None and not ctx.match.finished:
-            raise ControlError(409, "match", "in a match the sides swap by themselves for "
-                                             "game 2")
-        current = ctx.next_players or ctx.players
-        swapped = {"attackers": current["defenders"], "defenders": current["attackers"]}
-        over = ctx.game.is_over()
-        if over:
-            ctx.next_players = swapped
-            ctx.outbox.add("swap", {"next_game": True, "by": actor.label})
-        else:
-            self._store_players(swapped, actor)
-        ctx.announcer.note("swap", actor.label, next_game=over)
-        self.decisions.after_control()
-        return {"players": {s: p.name for s, p in swapped.items()},
-                "applies_to": "next_game" if over else "this_game"}
-
-    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
-        """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
-        check(actor, Action.PLAYERS)
-        ctx = self.ctx
-        self._ready()
-        base = ctx.next_players or ctx.players
-        players = dict(base)
-        for side, value in request.items():
-            if side not in SIDES or not isinstance(value, Mapping):
-                raise ControlError(400, "bad_players", BAD_PLAYERS)
-            players[side] = self._player_from(value, base[side], side)
-        if ctx.game.is_over():
-            ctx.next_players = players
-        else:
-            self._store_players(players, actor)
-        ctx.announcer.note("players", actor.label)
-        self.decisions.after_control()
-        return {"players": {s: p.to_json() for s, p in players.items()}}
-
-    def _store_players(self, players: dict[str, PlayerSpec], actor: Actor) -> None:
-        ctx = self.ctx
-        data = {s: p.to_json() for s, p in players.items()}
-        try:
-            ctx.store.set_players(ctx.gid, data, events=[
-                ("players", {"by": actor.label, **data}, ctx.wall())])
-        except StoreError as exc:
-            raise ControlError(409, "finished", str(exc)) from None
-        except STORE_ERRORS:
-            raise storage_error() from None
-        m = ctx.move_to_make
-        drop = m is not None and players[m["side"]].named("") != ctx.players[m["side"]].named("")
-        ctx.players = players
-        ctx.next_players = None
-        self.games.sync_players()
-        if drop:  # its side is now played by someone else: the chosen move is not theirs
-            self.decisions.withdraw_move_to_make()
-            self.decisions.expect_current()
-            self.decisions.write()
-
-    def _player_from(self, value: Mapping[str, object], base: PlayerSpec, side: str,
-                     new_game: bool = False) -> PlayerSpec:
-        """A side's player from the API (owner only; an engine command must be allowed; a
-        board of the club only for a new game: proposed to it)."""
-        ctx = self.ctx
-        try:
-            spec = spec_from_json(value, base, side, lambda command: engine_allowed(
-                ctx.defaults.computer, ctx.defaults.players, command), club_ok=new_game)
-            check_move_player(spec, side)
-            return spec
-        except EngineNotAllowed as exc:
-            raise ControlError(403, "engine_not_allowed", str(exc)) from None
-        except PlayerError as exc:
-            raise ControlError(400, "bad_players", str(exc).removeprefix("--")) from None
-
-    def player_links(self, actor: Actor) -> dict[str, Any]:
-        """One link per side of the current game (per seat of the current match)."""
-        check(actor, Action.LINKS)
-        ctx = self.ctx
-        self.decisions.ready(playing=False)
-        m = ctx.match
-        out = {}
-        try:
-            known = (ctx.store.links_for(match_id=m.id) if m is not None
-                     else ctx.store.links_for(game_id=ctx.gid))
-            for side in SIDES:
-                seat = m.seat(m.number, side) if m is not None else None
-                link = next((k for k in known if (k["seat"] == seat if m is not None
-                                                  else k["side"] == side)), None)
-                if link is None:  # the link its player had in an earlier game follows him
-                    link = links.following(ctx.store, self._seating(), side)
-                if link is None:
-                    token = secrets.token_urlsafe(24)
-                    if m is not None:
-                        ctx.store.add_link(token, match_id=m.id, seat=seat)
-                    else:
-                        ctx.store.add_link(token, game_id=ctx.gid, side=side)
-                    link = {"token": token}
-                out[side] = {"token": link["token"], "path": f"/?player={link['token']}",
-                             "player": ctx.players[side].name}
-        except STORE_ERRORS:
-            raise storage_error() from None
-        return {"links": out, "match": m.id if m else None, "game": ctx.gid}
-
-    def _seating(self) -> links.Seating:
-        ctx = self.ctx
-        return links.Seating(ctx.gid, ctx.match.id if ctx.match else None,
-                             ctx.match.number if ctx.match else 0,
-                             {s: p.name for s, p in ctx.players.items()})
-
-    # -- the computer's help: hints and analyses -------------------------------------------------
-    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
-        """A hint for the side to move (companion.session.advice): (202, thinking) or (200,
-        the hint already shown)."""
-        check(actor, Action.HINT)
-        ctx = self.ctx
-        secs = _seconds(seconds, HINT_SECONDS)
-        if ctx.remote.binding is not None:
-            raise ControlError(409, "no_hint", "no hints in a game against a player at a "
-                                               "distance")
-        side = ctx.game.turn
-        if actor.role is Role.PLAYER and actor.side != side:
-            raise ControlError(409, "not_your_turn", f"it is the {side}' turn: a hint is for "
-                                                     "the side to move")
-        self.decisions.ready()
-        if ctx.players[side].is_computer:
-            raise ControlError(409, "no_hint", f"the computer plays the {side}: a hint is for a "
-                                               "person's move")
-        if ctx.move_to_make is not None:
-            raise ControlError(409, "no_hint", f"the {side}' move is chosen already: make "
-                                               f"{ctx.move_to_make['move']} on the board")
-        out = ctx.advisor.request(position_key(ctx), side, actor.label,
-                                  secs if secs is not None else ctx.defaults.computer.hint_seconds,
-                                  copy_game(ctx.game, manual=False).board, ctx.wall())
-        state.publish(ctx, force=True)
-        return out
-
-    def start_analysis(self, actor: Actor, gid: int,
-                       seconds: object = None) -> tuple[int, dict[str, Any]]:
-        """Analyse stored game ``gid`` on the worker: (202, progress) or (200, stored)."""
-        check(actor, Action.ANALYSE)
-        ctx = self.ctx
-        secs = _seconds(seconds, ANALYSIS_SECONDS)
-        try:
-            row = ctx.store.game(gid)
-        except StoreError:
-            raise ControlError(404, "not_found", f"no game {gid}") from None
-        if gid == ctx.gid and not ctx.game.is_over():
-            raise ControlError(409, "game_ongoing", "this game is being played: it can be "
-                                                    "analysed once it is over")
-        if row.plies == 0:
-            raise ControlError(409, "no_moves", f"game {gid} has no moves to analyse")
-        try:
-            return ctx.analyses.start(gid, secs if secs is not None
-                                      else ctx.defaults.computer.analysis_seconds)
-        except STORE_ERRORS:
-            raise storage_error() from None

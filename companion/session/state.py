@@ -111,7 +111,8 @@ def message(ctx: Context) -> str:
                "club": f"{name}, at another board"}.get(m["by"], m["by"])
         return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
                 f"on the board{caps}.")
-    far, b = ctx.remote.remote_side, ctx.remote.binding
+    b = ctx.remote.binding
+    far = ctx.game.turn if ctx.remote.is_remote_side(ctx.game.turn) else None
     if b is not None and not ctx.remote.agreed and not ctx.game.played:
         return (f"Waiting for {ctx.players[b.remote_side].name or b.terms.opponent} to agree "
                 "on the game.")

@@ -66,11 +66,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..rules import Move, Outcome
-from ..rules.game import Game, PlayedMove
+from ..rules.game import Game
 from ..scan import Scan
 from .display import Display
-from .events import Event, Guidance, PieceRemoved, PieceRestored, TrackerState
+from .events import Event, Guidance, TrackerState
 from .faults import Faults
+from .judge import Judge
 from .knocks import Knocks
 from .model import Candidate, Expected, PieceModel
 from .moves import MoveFinder, Proposer
@@ -98,7 +99,8 @@ class Tracker:
     state machine over its parts, each owning its state — the readings (``readings``), the
     piece model (``model``), the set-up (``setup``), the revision window (``revisions``),
     knocks (``knocks``), faults (``faults``), the move finder and the proposer (``moves``, which
-    holds the move to make) and the display (``display``)."""
+    holds the move to make), the display (``display``) and the judge (``judge``), which
+    infers from them during play."""
 
     def __init__(
         self, game: Game, *, settle: float = 0.2, hold: float = 0.5, knock_window: float = 0.2,
@@ -109,7 +111,6 @@ class Tracker:
         self._deadline = Deadline(self._readings)
         self._check = PieceCheck(check_pieces)
         self._assemble(game)
-        self._out: list[Event] = []
         self._suspended: str | None = None
         self._reading = False
 
@@ -124,9 +125,11 @@ class Tracker:
         self._faults = faults = Faults(timing, grid, readings, model, deadline)
         self._setup = setup = Setup(timing, grid, readings, model, deadline)
         self._display = display = Display(grid, readings, model, setup, check, faults)
-        self._finder = finder = MoveFinder(timing, grid, readings, model, window, knocks)
-        self._proposer = Proposer(grid, readings, model, window, knocks, faults, display,
-                                  finder, check)
+        finder = MoveFinder(timing, grid, readings, model, window, knocks)
+        self._proposer = proposer = Proposer(grid, readings, model, window, knocks, faults,
+                                             display, finder, check)
+        self._judge = Judge(timing, grid, readings, model, deadline, window, knocks, faults,
+                            display, finder, proposer)
 
     # -- public API ---------------------------------------------------------------------
     @property
@@ -275,143 +278,20 @@ class Tracker:
         self._display.view()
         self._proposer.expected = None
 
-    def _emit(self, event: Event) -> None:
-        self._out.append(event)
-
     def _run(self, t: float) -> list[Event]:
         self._readings.now = t
-        self._out = []
+        out: list[Event] = []
         self._deadline.clear()
         setup = self._setup
         if self._reading:
             pass  # watched, neither guided nor judged
         elif not setup.playing:
-            self._out += setup.evaluate(t)
+            out += setup.evaluate(t)
             if setup.playing:  # set up: for a game under way, or from its start
                 self._check.ask("resume" if self._model.game.played else "setup")
         if setup.playing and not self._reading:
             for _ in range(8):
-                if not self._step(t):
+                if not self._judge.step(t, self._suspended, out):
                     break
-        self._out += self._display.refresh(t, self._proposer.expected, self._suspended,
-                                           self._reading)
-        out, self._out = self._out, []
+        out += self._display.refresh(t, self._proposer.expected, self._suspended, self._reading)
         return out
-
-    def _settled(self, sq: int) -> bool:
-        return self._readings.settled(sq, self.timing.settle)
-
-    # -- play ---------------------------------------------------------------------------
-    def _step(self, now: float) -> bool:
-        """One round of inference; True when the position changed and it should run again."""
-        model, readings, knocks = self._model, self._readings, self._knocks
-        cur = readings.occupied
-        base = model.base
-        gone, new = base - cur, cur - base
-        knocks.away, knocks.arrived = gone, new
-        if not gone and not new:  # the board shows the game (most scans)
-            self._display.view()
-            faults = self._faults
-            faults.set(faults.colour_fault(now))
-            return False
-        timing, display, faults, window = self.timing, self._display, self._faults, self._window
-        deadline = self._deadline
-        board, pend = model.board, model.pending
-        turn = board.turn
-        changed_at = readings.changed_at
-        done = self._grid.sort(s for s in gone if s in pend and self._settled(s))
-        if done:
-            size = self._grid.size
-            for s in done:
-                model.lifted_off(s, changed_at(s))
-                self._emit(PieceRemoved(now, s, round(changed_at(s), 4), size))
-            window.close()
-            display.view()
-            return True
-        for s in gone & pend.keys():
-            deadline.want(changed_at(s) + timing.settle)
-        gone_x = gone - pend.keys()
-        if not gone_x and not new:
-            return False
-        if self._suspended is not None:
-            display.view()  # watched, not judged: a standing fault stays (not flagged twice)
-            return False
-        ts_all = max(changed_at(s) for s in gone_x | new)
-        stable = now >= ts_all + timing.settle
-        over = model.outcome is not None
-        if stable and window.revisable:
-            if any(board.side_of(s) == turn and changed_at(s) >= window.rested_at
-                   for s in gone_x):
-                window.close()  # the opponent has started
-            elif window.is_open() and (revised := self._proposer.revise(gone_x, new)):
-                self._out += revised
-                return True
-        if new and not over and not pend:
-            own = [s for s in gone_x if board.side_of(s) == turn]
-            # wait for the mover's squares to settle, not for pieces knocked meanwhile
-            landed = [n for n in new if not any(knocks.is_knock(g, n) for g in gone_x)] or new
-            ts_move = max(changed_at(s) for s in (*own, *landed))
-            if now >= ts_move + timing.settle:
-                cands = self._finder.candidates(gone_x, new)
-                exp = self._proposer.expected
-                if len(cands) == 1 and (exp is None or (cands[0].frm, cands[0].to)
-                                        == (exp.move.frm, exp.move.to)):
-                    calm = self._finder.calm_since(cands[0]) + timing.settle
-                    if now >= calm:
-                        self._out += self._proposer.accept(cands[0])
-                        return True
-                    deadline.want(calm)
-            else:
-                deadline.want(ts_move + timing.settle)
-        if not stable:
-            deadline.want(ts_all + timing.settle)
-            return False
-        taken_back = self._proposer.take_back(ts_all)
-        if taken_back:
-            self._out += taken_back
-            return True
-        if over:
-            display.view()
-            faults.set(None)
-            return False
-        last = model.last
-        if last is not None:
-            caps = model.captured_pieces(last)
-            if not gone_x and new <= caps.keys() - pend.keys():
-                size = self._grid.size
-                for s in self._grid.sort(new):
-                    model.put_back(s, caps[s])
-                    self._emit(PieceRestored(now, s, size))
-                window.close()
-                return True
-            prev = model.before[-1]
-            missing = prev - cur
-            if cur <= prev and missing <= caps.keys():
-                display.view(guide={s: caps[s] for s in self._grid.sort(missing)})
-                faults.set(None)
-                return False
-        return self._judge_fault(now, gone_x, new, ts_all, last)
-
-    def _judge_fault(self, now: float, gone_x: frozenset[int], new: frozenset[int],
-                     ts_all: float, last: PlayedMove | None) -> bool:
-        """The board is settled and shows no move: a piece in the air, or a fault once nobody
-        has touched the board for ``hold``."""
-        model, faults = self._model, self._faults
-        board, turn, pend = model.board, model.turn, model.pending
-        pairs = self._knocks.pairs(gone_x, new)
-        rest_gone = gone_x - {g for g, _ in pairs}
-        rest_new = new - {n for _, n in pairs}
-        lifted = None
-        if not rest_new and len(rest_gone) == 1:
-            (s,) = rest_gone
-            if (not pend and board.side_of(s) == turn) or (
-                last is not None and s == last.move.to and self._window.is_open()
-            ):
-                lifted = s
-        self._display.view(lifted=lifted)
-        if lifted is not None and not pairs:
-            faults.set(None)
-        else:
-            faults.judge(now, gone_x, new, ts_all, pairs, lifted, self._finder.candidates,
-                         self._proposer.expected, self._window.is_open())
-        return False

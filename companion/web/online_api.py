@@ -1,5 +1,5 @@
 """The online routes (docs/http-api.md, INTERFACES.md §3): the lobby and the account's state
-for everyone, login / seek / join / leave / chat for the owner only.
+for everyone, login / seek / join / leave / chat / watch / unwatch for the owner only.
 
 The routes only read the online client's published snapshot and enqueue requests for its
 network thread: nothing here waits on the network. The password goes one way: from the
@@ -29,11 +29,14 @@ class OnlineControl(Protocol):
     def join(self, game_id: int) -> None: ...
     def leave(self) -> None: ...
     def chat(self, text: str) -> None: ...
+    def watch(self, game_id: int) -> None: ...
+    def unwatch(self) -> None: ...
 
 
 OFF: dict[str, object] = {
     "status": "off", "server": None, "user": None, "rating": None, "open_games": [],
-    "game": None, "error": "online play is not available on this board", "message": None,
+    "live_games": [], "game": None, "error": "online play is not available on this board",
+    "message": None, "code": None, "error_code": "online_off",
 }
 
 
@@ -118,6 +121,21 @@ def register_online_routes(app: Flask, online: OnlineControl | None,
         service = client()
         body(set())
         return run(service.leave)
+
+    @app.post("/api/online/watch")
+    def online_watch() -> Response:
+        service = client()
+        game_id = body({"id"}).get("id")
+        if isinstance(game_id, bool) or not isinstance(game_id, int):
+            raise ApiError(400, '"id" must be the number of a game in progress',
+                           "bad_request")
+        return run(lambda: service.watch(game_id))
+
+    @app.post("/api/online/unwatch")
+    def online_unwatch() -> Response:
+        service = client()
+        body(set())
+        return run(service.unwatch)
 
     @app.post("/api/online/chat")
     def online_chat() -> Response:

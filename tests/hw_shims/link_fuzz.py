@@ -41,7 +41,7 @@ def replay_fuzz(frames: int, seed: int, size: int = 7) -> dict:
     now = [0.0]
     bridge = SerialBridge(size, port="fuzz", start=False, clock=lambda: now[0])
     port = _Port()
-    bridge._ser = port  # type: ignore[assignment]
+    bridge._link.ser = port  # type: ignore[assignment]
     # confirmed: the host has taken this boot's HELLO (the answer to its nonce); until then the
     # host takes no line of the boot, so none of them can be counted as lost
     pico = {"boot": "", "seq": 0, "boots": 0, "confirmed": False}

@@ -518,6 +518,7 @@
   }
   T.refused = refused;
 
+  let clicks = Promise.resolve();
   $("board").addEventListener("click", (ev) => {
     const t = ev.target.closest("[data-sq]");
     if (!t || !S) return;
@@ -526,7 +527,9 @@
       say(S.board.kind === "replay" ? _("This board is a recorded game being replayed.") : _("Move the pieces on the real board."), false);
       return;
     }
-    api("/api/click", { square: t.dataset.sq }).catch(refused);
+    // one at a time, in the order tapped: two quick taps (lift, place) sent at once could reach
+    // the daemon in the other order over two connections, and the place would come first
+    clicks = clicks.then(() => api("/api/click", { square: t.dataset.sq }).catch(refused));
   });
 
   $("pinform").addEventListener("submit", (ev) => {

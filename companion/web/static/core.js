@@ -256,15 +256,27 @@
       const [x, y] = xy(sq);
       o.push(`<path class="mark" d="M${x + .25} ${y + .25}L${x + .75} ${y + .75}M${x + .75} ${y + .25}L${x + .25} ${y + .75}"/>`);
     }
-    for (let f = 0; f < n; f++) {     // click targets on top
-      for (let r = 0; r < n; r++) {
-        const sq = sqName(f, r), [x, y] = xy(sq);
-        const what = pos[sq] ? _("{piece} on {square}", { piece: _(PIECE[pos[sq]]), square: sq }) : sq;
-        o.push(`<rect class="hit" data-sq="${sq}" x="${x}" y="${y}" width="1" height="1"><title>${esc(what)}</title></rect>`);
-      }
-    }
     svg.setAttribute("viewBox", `-.56 -.06 ${n + .62} ${n + .62}`);
-    svg.innerHTML = o.join("");
+    /* The click targets on top are kept from one drawing to the next (moved and retitled in
+       place): a tap whose press and release straddle a redraw (a live update) would otherwise
+       land on a node that is gone, and be lost. */
+    let art = svg.querySelector("g.art"), hits = svg.querySelector("g.hits");
+    if (!art || !hits || hits.childElementCount !== n * n) {
+      const h = [];
+      for (let f = 0; f < n; f++) {
+        for (let r = 0; r < n; r++) h.push(`<rect class="hit" data-sq="${sqName(f, r)}" width="1" height="1"><title></title></rect>`);
+      }
+      svg.innerHTML = `<g class="art"></g><g class="hits">${h.join("")}</g>`;
+      art = svg.querySelector("g.art"); hits = svg.querySelector("g.hits");
+    }
+    art.innerHTML = o.join("");
+    for (const rect of hits.children) {
+      const sq = rect.dataset.sq, [x, y] = xy(sq), title = rect.firstChild;
+      const what = pos[sq] ? _("{piece} on {square}", { piece: _(PIECE[pos[sq]]), square: sq }) : sq;
+      if (rect.getAttribute("x") !== String(x)) rect.setAttribute("x", x);
+      if (rect.getAttribute("y") !== String(y)) rect.setAttribute("y", y);
+      if (title.textContent !== what) title.textContent = what;
+    }
   }
 
   /* ---- scripts loaded on demand (review, analysis, rules cards, the owner's forms), with the

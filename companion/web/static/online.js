@@ -1,7 +1,8 @@
 /* tafl-companion page: online play on a hnefatafl.org server (window.T.online), loaded when the
    "Play online" section is first opened. The account (log in or create), the live lobby with
    its open games (join), a seek of one's own (side, board, rated, time: the server's presets or
-   one's own), and the online game: the opponent, the chat, draw and resignation. Reads
+   one's own), and the online game: the opponent, the chat, draw and resignation; or a game of
+   two others in progress, watched on the board (both sides' moves are moves to make). Reads
    GET /api/online while the section is open; the controls are the owner's (the PIN). */
 "use strict";
 (function () {
@@ -17,11 +18,22 @@
     lobby: _("Logged in: in the lobby."),
     seeking: _("Waiting for an opponent…"),
     playing: _("Playing online."),
+    watching: _("Watching a game on the server."),
     reconnecting: _("Reconnecting…"),
     error: _("The server refused."),
   };
   const SIDE = { attackers: _("attackers"), defenders: _("defenders") };
   const BOARD = { copenhagen: _("Copenhagen 11×11"), "copenhagen-13": _("13×13"), brandubh: _("Brandubh 7×7") };
+
+  /* the client's messages that the page words itself (by "code"); others are shown as sent */
+  const CODES = {
+    watch_asked: _("Asking the server for the game…"),
+    watching: _("Watching: make each move shown on the board, for both sides; the game ends when the server says so."),
+    watch_unanswered: _("The server did not answer: that game is over, or there is no such game."),
+    watch_bad_record: _("The server sent a record of the game that breaks the rules: ignored, the board keeps the game as it stands."),
+    watch_own_game: _("That is a game of your account: it is played on the board, not watched."),
+    game_gone: _("The server no longer has the game: it ended without a result the board can show (a draw the players agreed on is not shown to watchers)."),
+  };
 
   const isOwner = () => T.live.me().role === "owner";
   const say = (text, bad) => { const m = $("onlinemsg"); if (m) { m.textContent = text; m.classList.toggle("bad", !!bad); } };
@@ -60,6 +72,39 @@
     return `<ul class="onlinegames">${rows.join("")}</ul>`;
   }
 
+  const named = (name, rating) => (rating ? `${name} (${Math.round(rating)})` : name);
+
+  /* games of two others in progress: to watch on the board */
+  function liveList() {
+    const games = O.live_games || [];
+    if (!games.length) {
+      const none = _("No games in progress right now.");
+      return `<p class="small">${esc(none)}</p>`;
+    }
+    const watch = _("Watch on the board");
+    const current = O.game && O.game.watching && !O.game.over ? O.game.id : null;
+    const rows = games.map((g) => {
+      const r = g.ratings || {};
+      const who = _("{attackers} (attackers) against {defenders} (defenders)", { attackers: named(g.attackers, r.attackers), defenders: named(g.defenders, r.defenders) });
+      const rated = g.rated ? _("rated") : _("unrated");
+      const btn = !isOwner() || g.id === current ? "" : `<button type="button" data-watch="${g.id}">${esc(watch)}</button>`;
+      return `<li data-live="${g.id}">${esc(who)} · ${esc(BOARD[g.variant] || g.variant)} · ${esc(tcText(g.time_control))} · ${esc(rated)} ${btn}</li>`;
+    });
+    return `<ul class="onlinegames">${rows.join("")}</ul>`;
+  }
+
+  function watchInfo(g) {
+    const r = g.ratings || {};
+    const line = _("Watching game {id}: {attackers} (attackers) against {defenders} (defenders).", { id: g.id, attackers: named(g.attackers, r.attackers), defenders: named(g.defenders, r.defenders) });
+    const how = _("Both sides' moves appear as moves to make: make each on the board and lift the pieces the lights show as captured.");
+    const rated = g.rated ? _("rated") : _("unrated");
+    const stop = _("Stop watching");
+    const button = isOwner() && !g.over ? `<div class="row"><button type="button" data-online="unwatch">${esc(stop)}</button></div>` : "";
+    const chat = (O.chat || []).map((c) => `<li><b>${esc(c.by)}</b>: ${esc(c.text)}</li>`).join("");
+    return `<p><b>${esc(line)}</b> ${esc(tcText(g.time_control))} · ${esc(rated)}</p>
+      <p class="small">${esc(how)}</p>${button}<ul class="onlinechat">${chat}</ul>`;
+  }
+
   function seekForm() {
     const side = _("Your side"), board = _("Board"), clock = _("Clock"), rated = _("Rated"), open = _("Open a game"), own = _("Own (minutes+seconds)");
     const sides = Object.keys(SIDE).map((s) => `<option value="${s}">${esc(SIDE[s])}</option>`).join("");
@@ -78,6 +123,7 @@
   function gameInfo() {
     const g = O.game;
     if (!g) return "";
+    if (g.watching) return watchInfo(g);
     const who = g.rating ? `${g.opponent} (${Math.round(g.rating)})` : g.opponent;
     const line = _("Online game {id} against {who}: the board plays the {side}.", { id: g.id, who: who, side: SIDE[g.side] || g.side });
     const rated = g.rated ? _("rated") : _("unrated");
@@ -96,10 +142,11 @@
      status, the lobby and the game are redrawn on every refresh. */
   function render() {
     if (!O) return;
-    const loggedIn = ["lobby", "seeking", "playing"].includes(O.status);
-    const playing = !!(O.game && !O.game.over);
+    const loggedIn = ["lobby", "seeking", "playing", "watching"].includes(O.status);
+    const watching = !!(O.game && O.game.watching && !O.game.over);
+    const playing = !!(O.game && !O.game.over) && !watching;
     const seeking = O.seek !== null || O.join !== null;
-    const layout = JSON.stringify([isOwner(), loggedIn, playing, seeking, !!O.game]);
+    const layout = JSON.stringify([isOwner(), loggedIn, playing, watching, seeking, !!O.game]);
     if (layout !== lastKey) {
       lastKey = layout;
       let html = `<p id="onlinestatus"></p><div id="onlinegame" class="onlinegame"></div>`;
@@ -113,10 +160,14 @@
         const send = _("Send");
         html += `<form id="onlinechat" class="row"><input name="text" maxlength="1000"><button type="submit">${esc(send)}</button></form>`;
       }
-      if (loggedIn && !playing) {
+      if (loggedIn && !playing && !watching) {
         const open = _("Open games"), leave = _("Withdraw");
         html += `<h3>${esc(open)}</h3><div id="onlinelobby"></div>`;
         if (isOwner()) html += seeking ? `<button type="button" data-online="leave">${esc(leave)}</button>` : seekForm();
+      }
+      if (loggedIn && !playing) {
+        const live = _("Games in progress");
+        html += `<h3>${esc(live)}</h3><div id="onlinelive"></div>`;
       }
       const about = _("Moves, clocks and results of an online game are the server's; the board stores every move first. See docs/online.md.");
       const how = _("How online play works");
@@ -124,16 +175,18 @@
         _("Join an open game, or open one of your own: when the game starts on the server it starts on the board, and you play the board's side with the real pieces."),
         _("Your opponent's moves appear as moves to make: make them on the board and lift the pieces the lights show as captured. Your own moves are sent as soon as the board accepts them."),
         _("To decline a draw offer, just play on. A resignation is sent when it is your turn. If the network or the power goes, the board logs in again by itself and continues the game; your clock runs on the server meanwhile."),
+        _("To follow a strong game with the real pieces, watch a game in progress: each move of both sides appears as a move to make. The result is the server's; Stop watching frees the board."),
       ].map((t) => `<p class="small">${esc(t)}</p>`).join("");
       html += `<details class="onlinehelp"><summary>${esc(how)}</summary>${help}</details>`;
       html += `<p class="small">${esc(about)}</p><p id="onlinemsg" class="small" role="status"></p>`;
       box.innerHTML = html;
     }
-    const game = $("onlinegame"), list = $("onlinelobby");
+    const game = $("onlinegame"), list = $("onlinelobby"), live = $("onlinelive");
     const gameHtml = gameInfo();
     if (game && game.innerHTML !== gameHtml) game.innerHTML = gameHtml;
     if (game) game.hidden = !gameHtml;
     if (list) { const l = lobby(); if (list.innerHTML !== l) list.innerHTML = l; }
+    if (live) { const l = liveList(); if (live.innerHTML !== l) live.innerHTML = l; }
     status();
   }
 
@@ -142,8 +195,9 @@
     if (!el) return;
     let text = STATUS[O.status] || O.status;
     if (O.user) text += " " + _("Account: {user} on {server}.", { user: O.user, server: O.server });
+    const said = (O.code && CODES[O.code]) || O.message;
     if (O.error) text += " " + O.error;
-    else if (O.message && O.status !== "lobby") text += " " + O.message;
+    else if (said && (O.status !== "lobby" || CODES[O.code])) text += " " + said;
     if (O.retry_in) text += " " + _("Next try in {n} s.", { n: Math.ceil(O.retry_in) });
     el.textContent = text;
     el.classList.toggle("bad", O.status === "error");
@@ -174,11 +228,13 @@
   });
 
   box.addEventListener("click", (ev) => {
-    const b = ev.target.closest("button[data-join], button[data-online]");
+    const b = ev.target.closest("button[data-join], button[data-watch], button[data-online]");
     if (!b) return;
     if (b.dataset.join) { post("/api/online/join", { id: Number(b.dataset.join) }); return; }
+    if (b.dataset.watch) { post("/api/online/watch", { id: Number(b.dataset.watch) }); return; }
     const act = b.dataset.online, side = O.game ? O.game.side : null;
     if (act === "leave") post("/api/online/leave", {});
+    else if (act === "unwatch") post("/api/online/unwatch", {});
     else if (act === "draw") post("/api/draw", { action: O.game.draw_offer ? "accept" : "offer", side: side });
     else if (act === "resign" && confirm(_("Do you resign?"))) post("/api/resign", { side: side });
   });

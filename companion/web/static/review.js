@@ -112,15 +112,26 @@
     $("rvanalyse").hidden = me.role !== "owner" || (g.result === "ongoing" && T.live && T.live.state() && T.live.state().game === g.id);
   }
 
+  /* An ISO day ("2019-03-04") in the page's language, without a time of day. */
+  function dayText(iso) {
+    const [y, m, d] = iso.split("-").map(Number), day = new Date(y, m - 1, d);
+    try { return day.toLocaleDateString(T.I.lang, { dateStyle: "medium" }); } catch (e) { return day.toLocaleDateString(); }
+  }
+
   /* When the game was played: date and time for a game played here; for an imported one the
-     date its file gives (a file has no time of day), or that it gives none. */
+     day its file gives (a file has no time of day: none is made up), or that it gives none. */
   function startedText(g) {
     if (!g.imported) return dateText(g.started);
-    const tags = g.imported.tags || (g.imported.data && g.imported.data.tags) || {};
-    if (!tags.date) return _("the file gives no date");
-    try {
-      return new Date(g.started * 1000).toLocaleDateString(T.I.lang, { dateStyle: "medium" });
-    } catch (e) { return new Date(g.started * 1000).toLocaleDateString(); }
+    return g.imported.date ? dayText(g.imported.date) : _("the file gives no date");
+  }
+
+  /* The same for a row of the games list, which says "imported" where the result does not. */
+  function listDate(g) {
+    if (!g.imported) return dateText(g.started);
+    const said = g.reason === "imported";   /* "imported, unfinished" */
+    if (!g.imported.date) return said ? _("no date") : _("imported, no date");
+    const day = dayText(g.imported.date);
+    return said ? day : _("{date}, imported", { date: day });
   }
 
   /* The match this game belongs to: both games (each opens here) and the score. */
@@ -329,8 +340,9 @@
         const title = _("Game {id}", { id: g.id });
         const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
         const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
+        const when = listDate(g);
         return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
-          `<span class="small">${esc(playerName(g.players.attackers))} – ${esc(playerName(g.players.defenders))} · ${esc(res)} · ${esc(T.dateText(g.started))}</span></li>`;
+          `<span class="small">${esc(playerName(g.players.attackers))} – ${esc(playerName(g.players.defenders))} · ${esc(res)} · ${esc(when)}</span></li>`;
       }).join("") || `<li>${esc(none)}</li>`;
     });
   }

@@ -148,10 +148,14 @@ def check_buttons():
     con.out = []
 
     def run_for(ms, grounded):
+        # the last step comes after the ``ms`` have passed, however late a busy machine
+        # wakes this loop (a step before the deadline then nothing missed a stuck button)
         machine.Pin.grounded = grounded
         t0 = utime.ticks_ms()
-        while utime.ticks_diff(utime.ticks_ms(), t0) < ms:
+        while True:
             b.step()
+            if utime.ticks_diff(utime.ticks_ms(), t0) >= ms:
+                break
             utime.sleep_ms(2)
 
     def events():
