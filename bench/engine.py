@@ -30,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from companion.engine import native as native_module  # noqa: E402
 from companion.engine import position as position_module  # noqa: E402
 from companion.engine.player import Engine  # noqa: E402
 from companion.engine.search import score_text  # noqa: E402
@@ -87,9 +88,13 @@ def level_times(level: int, variants: list[str], slowdown: float) -> float:
         boards = positions(variant)
         position_module._TABLES.pop(rules, None)
         geometry_for.cache_clear()
+        use_native = NATIVE
+        if NATIVE and native_module.supported(rules) is not None:
+            use_native = None  # --native on: a preset the native core cannot play plays Python
+            variant = f"{variant} (py)"
         for i, (label, board) in enumerate(boards):
             cpu0 = time.process_time()
-            engine = Engine(rules, level, native=NATIVE)
+            engine = Engine(rules, level, native=use_native)
             engine.searcher.use_cpu_clock(slowdown)
             setup = (time.process_time() - cpu0) * slowdown if i == 0 else 0.0
             cpu1 = time.process_time()

@@ -338,6 +338,12 @@ class Summary:
         mean = sum(self.pair_scores) / (2 * n)
         var = sum((p / 2 - mean) ** 2 for p in self.pair_scores) / max(n - 1, 1)
         se = math.sqrt(var / n)
+        if var == 0:  # every pair alike (often 1-1 by colour): the pairs say nothing of the
+            # spread, so the games' variance is used (wider, never a zero-width interval)
+            games = max(self.games, 1)
+            gvar = (self.wins * (1 - mean) ** 2 + self.draws * (0.5 - mean) ** 2
+                    + self.losses * mean ** 2) / games
+            se = math.sqrt(gvar / games)
         return elo(mean), elo(mean - 1.96 * se), elo(mean + 1.96 * se)
 
     def report(self, elo1: float) -> str:

@@ -205,6 +205,26 @@ def test_a_stale_or_missing_library_is_built_from_the_source(tmp_path):
     assert native._open(target) is not None
 
 
+def test_without_a_compiler_the_engine_plays_in_python(tmp_path):
+    """No library beside the module and a C compiler that cannot run (CC names a missing
+    program): no exception, the reason said, and the engine plays a move in pure Python."""
+    code = (
+        "from companion.engine import native\n"
+        "native._candidates = lambda: []\n"
+        "from companion.engine import Engine\n"
+        "from companion.rules import PRESETS, Board\n"
+        "e = Engine(PRESETS['brandubh'], 2)\n"
+        "print(native.available()[0], '|', native.available()[1], '|',"
+        " type(e.searcher).__name__, '|', e.choose(Board(PRESETS['brandubh'])).move)\n")
+    env = {**os.environ, "CC": str(tmp_path / "no-such-cc"), "XDG_CACHE_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True).stdout.split(" | ")
+    assert out[0] == "False"
+    assert "could not run" in out[1] and "no-such-cc" in out[1]
+    assert out[2] == "Searcher"
+    assert "-" in out[3]
+
+
 @pytest.mark.parametrize("preset", ["copenhagen", "brandubh", "copenhagen-13"])
 def test_corner_zones_agree_move_by_move_and_in_a_search(preset):
     """The learned corner zones (Weights.zone) in C and in Python: the same evaluation in

@@ -63,9 +63,11 @@ def test_a_chosen_level_keeps_its_limits_under_a_clock():
     assert float(status["time"]) < 25
 
 
-def test_every_level_has_a_rating_for_the_page_rising_with_the_level():
+def test_every_level_has_a_rating_for_the_page_never_falling_with_the_level():
+    """Measured ratings (bench/ladder.py): levels the ladder could not tell apart may share one,
+    but a higher level is never rated below a lower one, and the ends are far apart."""
     from companion.engine.levels import LEVELS
 
     ratings = [LEVELS[n].to_json()["rating"] for n in range(1, 11)]
     assert all(isinstance(r, int) for r in ratings)
-    assert ratings == sorted(ratings) and len(set(ratings)) == 10
+    assert ratings == sorted(ratings) and ratings[-1] - ratings[0] >= 500

@@ -65,16 +65,16 @@ def with_ratings(levels: dict[int, Level], ratings: dict[int, int]) -> dict[int,
     return {n: replace(lv, rating=ratings.get(n)) for n, lv in levels.items()}
 
 
-# Approximate Elo ratings (docs/engine.md, "Level ratings"): level 1 is 1000 by convention and
-# each level adds what it scored against the level below in the level ladder (bench/ladder.py:
-# Brandubh, 15 openings from real games each played with both colours, 30 games a step; Elo
-# from the pairs' scores, each step +47 .. +458 with intervals of about ±100). The levels are
-# search limits, and the native core plays exactly the moves of the Python engine at the same
-# limits, so the ladder holds for both. Self-play ladders spread ratings wider than play against
-# people does: read them as an order and rough distances. The full strength at 2 s a move scores
-# 25 % against TaflZero-NNUE in Copenhagen (12 games); that match is the outside anchor.
+# Elo ratings in Copenhagen (docs/engine.md, "Level ratings"), measured by bench/ladder.py
+# --anchor: the anchor is the engine's full strength at 0.1 CPU second a move (about 100-150
+# thousand nodes), rated 2000 by convention; levels 5-10 played it as they play in a game (levels
+# 9 and 10, which think for a time, at a fiftieth of their seconds: 0.2 and 0.4 s, so their
+# ratings are lower bounds), levels 1-4 are chained down by steps (each against the one above).
+# Short matches (12-18 games each, intervals of +-150 to +-400 Elo): read them as an order and
+# rough distances. The anchors outside: full strength at 2 s a move scores 42.5 % against
+# TaflZero-NNUE (20 games); OpenTafl's AI has not beaten it.
 RATINGS: dict[int, int] = {
-    1: 1000, 2: 1095, 3: 1215, 4: 1285, 5: 1432, 6: 1890, 7: 1985, 8: 2132, 9: 2308, 10: 2355,
+    1: 1353, 2: 1519, 3: 1640, 4: 1782, 5: 1782, 6: 1880, 7: 1942, 8: 2000, 9: 2029, 10: 2232,
 }
 LEVELS = with_ratings(LEVELS, RATINGS)
 

@@ -110,10 +110,13 @@ def compile_library(target: Path) -> str | None:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         out = Path(tmp) / target.name
-        proc = subprocess.run(
-            [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
-             f'-DTAFL_SOURCE_HASH="{source_digest()}"', "-shared", "-fPIC", "-o", str(out),
-             str(SOURCE)], capture_output=True, text=True, check=False)
+        try:
+            proc = subprocess.run(
+                [cc, "-O2", "-std=c99", "-D_POSIX_C_SOURCE=200809L",
+                 f'-DTAFL_SOURCE_HASH="{source_digest()}"', "-shared", "-fPIC", "-o",
+                 str(out), str(SOURCE)], capture_output=True, text=True, check=False)
+        except OSError as exc:  # CC names no program, or one that cannot run
+            return f"the C compiler {cc!r} could not run: {exc.strerror or exc}"
         if proc.returncode != 0:
             return f"the C compiler failed: {proc.stderr.strip()[:300]}"
         out.replace(target)
