@@ -104,26 +104,26 @@ def test_watch_a_game_on_the_board_in_german(browser, daemon, server):  # noqa: 
     play(bob, game_id, "attacker", "e1", "e4", carol)
     page = open_page(browser, daemon + f"?lang=de#pin={PIN}")
     page.click("#online summary")
-    page.wait_for_selector("#onlinelive button[data-watch]", timeout=10000)
+    page.wait_for_selector("#onlinelive button[data-watch]")
     row = page.inner_text("#onlinelive li")
     assert "bob (1612) (Angreifer) gegen carol (1580) (Verteidiger)" in row and "15+10" in row
     assert "Laufende Partien" in page.inner_text("#onlinepanel")
     page.click("#onlinelive button[data-watch]")
-    page.wait_for_selector("#onlinepanel button[data-online=unwatch]", timeout=10000)
+    page.wait_for_selector("#onlinepanel button[data-online=unwatch]")
     assert f"Du schaust Partie {game_id} zu" in page.inner_text(".onlinegame")
     page.wait_for_function("document.getElementById('onlinestatus').textContent"
-                           ".includes('Zuschauen: Führe')", timeout=10000)
+                           ".includes('Zuschauen: Führe')")
     # both sides' moves are moves to make, made on the (simulated) board by clicks
-    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    page.wait_for_selector("#tomake:not([hidden])")
     assert "e1" in page.inner_text("#tomake") and "e4" in page.inner_text("#tomake")
     move(page, "e1", "e4")
     play(carol, game_id, "defender", "h6", "h9", bob)
-    page.wait_for_selector("#tomake:not([hidden])", timeout=10000)
+    page.wait_for_selector("#tomake:not([hidden])")
     assert "carol" in page.inner_text("#tomake")
     move(page, "h6", "h9")
     page.screenshot(path=str(SHOTS / "online-watch.png"))
     # stop watching: the board is free, the game is listed again to watch
     page.click("#onlinepanel button[data-online=unwatch]")
-    page.wait_for_selector("#onlinelive button[data-watch]", timeout=10000)
+    page.wait_for_selector("#onlinelive button[data-watch]")
     assert "dave" not in server.games[game_id].watchers
     assert not page.errors

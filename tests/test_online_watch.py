@@ -154,7 +154,7 @@ def test_a_reconnect_asks_for_the_game_again(server, client):
     inbox.wait_for(RemoteStart)
     server.drop("alice")                        # a clean drop: the server logs alice out
     play(bob, game_id, "attacker", "e1", "e4", carol)   # missed while away
-    start = inbox.wait_for(RemoteStart, timeout=15)
+    start = inbox.wait_for(RemoteStart)
     assert start.moves == (mv(11, "e1", "e4"),)     # the whole record: the session keeps its own
     wait_until(lambda: server.games[game_id].watchers.get("alice") is server.online.get("alice"),
                what="watching on the new connection")
@@ -180,7 +180,7 @@ def test_a_draw_the_players_agree_is_not_shown_to_watchers_the_game_is_let_go(
     carol.send(f"draw {game_id} accept")
     bob.expect(lambda line: line == "= draw accept")
     # the watcher hears nothing; the game leaves the lobby; asked for, it gets no answer
-    leave = inbox.wait_for(RemoteLeave, timeout=15)
+    leave = inbox.wait_for(RemoteLeave)
     assert leave.code == "game_gone" and "watchers" in leave.reason
     assert inbox.of(RemoteEnd) == []
     wait_until(lambda: service.status()["code"] == "game_gone", what="said on the page")

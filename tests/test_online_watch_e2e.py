@@ -30,13 +30,13 @@ def server():
 def login(base):
     assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
         == 200
-    wait_for(lambda: online(base)["status"] == "lobby", timeout=15, what="the lobby")
+    wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
 
 
 def watched(base):
     """The page state once the board shows the watched game."""
     return wait_for(lambda: (lambda st: st if (st.get("remote") or {}).get("watching")
-                             else None)(state(base)), timeout=15, what="the watched game")
+                             else None)(state(base)), what="the watched game")
 
 
 def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
@@ -45,7 +45,7 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         login(base)
         bob, carol, game_id = two_play(server)
         play(bob, game_id, "attacker", "e1", "e4", carol)
-        live = wait_for(lambda: online(base)["live_games"], timeout=15, what="the live game")
+        live = wait_for(lambda: online(base)["live_games"], what="the live game")
         assert [(g["id"], g["attackers"], g["defenders"]) for g in live] == [
             (game_id, "bob", "carol")]
         bad = control(base, "api/online/watch", {"id": "first"})
@@ -58,7 +58,7 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         assert s["players"]["defenders"]["kind"] == "online"
         assert s["remote"]["local_side"] is None and s["clock"] is not None
         o = wait_for(lambda: (lambda j: j if j["status"] == "watching" else None)(online(base)),
-                     timeout=15, what="watching")
+                     what="watching")
         assert o["game"]["watching"] is True and o["game"]["attackers"] == "bob"
         # both sides' moves are moves to make, in turn
         carry_out(base, "e1-e4")
@@ -66,15 +66,15 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         carry_out(base, "h6-h9")
         play(bob, game_id, "attacker", "g1", "g4", carol)     # captures f4: unsaid
         carry_out(base, "g1-g4")
-        wait_for(lambda: "f4" not in state(base)["occupied"], timeout=15, what="f4 lifted")
+        wait_for(lambda: "f4" not in state(base)["occupied"], what="f4 lifted")
         assert state(base)["moves"] == ["e1-e4", "h6-h9", "g1-g4xf4"]
         # hostile: an attackers' move in the defenders' turn changes nothing on the board
         ignored = online(base)["ignored"]
         asked = server.received("alice").count(f"watch_game_json {game_id}")
         server.inject("alice", f"game {game_id} play attacker e4 e5")
-        wait_for(lambda: online(base)["ignored"] > ignored, timeout=15, what="the move dropped")
+        wait_for(lambda: online(base)["ignored"] > ignored, what="the move dropped")
         wait_for(lambda: server.received("alice").count(f"watch_game_json {game_id}") > asked,
-                 timeout=15, what="the server's record asked for again")
+                 what="the server's record asked for again")
         time.sleep(0.3)
         assert "does not fit" in online(base)["message"]
         s = state(base)
@@ -82,7 +82,7 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         assert s["result"] == "ongoing"
         # kill -9; carol and bob move while the board is away
         proc.stop(signal.SIGKILL)
-        wait_for(lambda: "alice" not in server.online, timeout=15, what="the server noticed")
+        wait_for(lambda: "alice" not in server.online, what="the server noticed")
         play(carol, game_id, "defender", "h9", "h10", bob)
         play(bob, game_id, "attacker", "e4", "e2", carol)
         proc, base = start(tmp_path, server)
@@ -90,14 +90,14 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
         assert s["moves"] == ["e1-e4", "h6-h9", "g1-g4xf4"]
         carry_out(base, "h9-h10")                    # the moves made meanwhile, in turn
         carry_out(base, "e4-e2")
-        wait_for(lambda: online(base)["status"] == "watching", timeout=15, what="watching again")
+        wait_for(lambda: online(base)["status"] == "watching", what="watching again")
         # the end is the server's word: carol resigns
         carol.send(f"game {game_id} play defender resigns _")
         s = wait_for(lambda: (lambda st: st if st["result"] != "ongoing" else None)(state(base)),
-                     timeout=15, what="the end")
+                     what="the end")
         assert (s["result"], s["reason"]) == ("attackers", "resignation")
         assert s["moves"] == server.games[game_id].texts
-        wait_for(lambda: online(base)["status"] == "lobby", timeout=15, what="back in the lobby")
+        wait_for(lambda: online(base)["status"] == "lobby", what="back in the lobby")
     finally:
         proc.stop()
 
@@ -116,10 +116,10 @@ def test_stop_watching_frees_the_board(tmp_path, server):
         assert refused[0] == 400 and "stop watching" in refused[1]["error"]
         assert control(base, "api/online/unwatch", {})[0] == 200
         s = wait_for(lambda: (lambda st: st if st["remote"]["ref"] is None else None)(
-            state(base)), timeout=15, what="the game let go")
+            state(base)), what="the game let go")
         assert s["remote"]["code"] == "stopped_watching" and s["move_to_make"] is None
         assert s["moves"] == ["e1-e4"]
-        wait_for(lambda: "alice" not in server.games[game_id].watchers, timeout=15,
+        wait_for(lambda: "alice" not in server.games[game_id].watchers,
                  what="left on the server")
         assert online(base)["status"] == "lobby" and online(base)["game"] is None
         play(carol, game_id, "defender", "h6", "h9", bob)
@@ -129,7 +129,7 @@ def test_stop_watching_frees_the_board(tmp_path, server):
         s = state(base)
         assert s["moves"] == [] and s["move_to_make"] is None and s["remote"]["ref"] is None
         assert {p["kind"] for p in s["players"].values()} == {"board"}
-        wait_for(lambda: state(base)["tracking"] == "ready", timeout=15, what="the board set up")
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the board set up")
         click_move(base, "e1", "e4")
         assert state(base)["moves"] == ["e1-e4"] and state(base)["move_to_make"] is None
     finally:

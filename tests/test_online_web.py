@@ -58,23 +58,23 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
     assert control(base, "api/online/login", {"user": "alice", "pass": "x"})[0] == 400
     assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"}) == (
         200, {"ok": True})
-    wait_for(lambda: online(daemon)["status"] == "lobby", timeout=15, what="the lobby")
+    wait_for(lambda: online(daemon)["status"] == "lobby", what="the lobby")
     path = tmp_path / "online-account.json"
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     # bob's open game appears in the lobby
     bob = Opponent(server.address, "bob")
     bob.send('new_game {"role":"Attacker","rated":true,"time_settings":{"Timed":'
              '{"add_seconds":3,"milliseconds_left":300000}},"board_size":11}')
-    wait_for(lambda: online(daemon)["open_games"], timeout=15, what="bob's game")
+    wait_for(lambda: online(daemon)["open_games"], what="bob's game")
     [game] = online(daemon)["open_games"]
     assert (game["by"], game["side"], game["variant"], game["rated"], game["time_control"],
             game["rating"]) == ("bob", "defenders", "copenhagen", True, "5+3", 1650.0)
     # a seek of ours, withdrawn
     assert control(base, "api/online/seek", {"side": "attackers", "variant": "brandubh",
                                              "rated": False, "time_control": "none"})[0] == 200
-    wait_for(lambda: online(daemon)["seek"] is not None, timeout=15, what="our seek")
+    wait_for(lambda: online(daemon)["seek"] is not None, what="our seek")
     assert control(base, "api/online/leave", {})[0] == 200
-    wait_for(lambda: len(server.games) == 1, timeout=15, what="our seek withdrawn on the server")
+    wait_for(lambda: len(server.games) == 1, what="our seek withdrawn on the server")
     for bad in ({"side": "up"}, {"side": "attackers", "variant": "chess"},
                 {"side": "attackers", "time_control": "fast"}, {"side": "attackers",
                                                                 "rated": "yes"}):
@@ -83,7 +83,7 @@ def test_login_lobby_seek_join_leave(daemon, server, tmp_path, caplog):
     assert control(base, "api/online/join", {"id": game["id"]})[0] == 200
     bob.expect(lambda line: line.startswith("= challenge_requested"))
     bob.send(f"join_game {game['id']}")
-    wait_for(lambda: online(daemon)["game"], timeout=15, what="the game")
+    wait_for(lambda: online(daemon)["game"], what="the game")
     g = online(daemon)["game"]
     assert (g["opponent"], g["side"], g["variant"], g["rated"]) == (
         "bob", "defenders", "hnefatafl-org", True)
