@@ -230,8 +230,8 @@ def _config(rules: RuleSet, ev: Evaluator) -> tuple[list[int], list[int], list[i
         rows += flags + [
             1 if t.escape_mask & b else 0, 1 if geo.corner & b else 0, 1 if geo.edge & b else 0,
             geo.inward[s], ev.distance[s], 1 if ev.guard & b else 0, 1 if ev.trap & b else 0,
-            1 if ev.king_pass & b else 0, 1 if ev.king_stop & b else 0,
-            1 if ev.king_stop_closed & b else 0, ev.pst_att[s], ev.pst_dfn[s], ev.pst_king[s],
+            1 if ev.lines.king_pass & b else 0, 1 if ev.lines.king_stop & b else 0,
+            1 if ev.lines.king_stop_closed & b else 0, ev.pst_att[s], ev.pst_dfn[s], ev.pst_king[s],
         ]
     strength = {"strong": 0, "strong_by_throne": 1, "weak": 2,
                 "strong_on_throne": 3}[rules.king_strength]
