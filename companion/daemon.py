@@ -430,9 +430,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run until SIGTERM/SIGINT."""
     _setup_logging()
     daemon = build(args)
-    stop = threading.Event()
+    # the handler runs in the main thread, between any two bytecodes of what it was doing: it
+    # only notes the signal. (It used to set a threading.Event the main thread was waiting on:
+    # a signal arriving inside Event.wait took the Event's lock again from the same thread and
+    # the daemon never stopped, its scan loop still feeding the watchdog.)
+    signals: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda signum, _frame: signals.append(signum))
     daemon.start()
     assert daemon.board is not None
     log.info("tafl-companion on %s (board: %s, data: %s)", daemon.url, daemon.board.kind,
@@ -446,8 +450,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     announce(daemon.url, daemon.pin, daemon.pin_path, generated=daemon.pin_generated)
     daemon.notifier.notify(f"READY=1\nSTATUS=serving {daemon.url}")
     try:
-        while not stop.wait(1.0):
-            pass
+        while not signals:
+            time.sleep(0.2)  # stops at most 0.2 s after the signal
     finally:
         daemon.notifier.notify("STOPPING=1")
         daemon.stop()
