@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from hnefatafl_double import HnefataflDouble
 from online_helpers import wait_until
-from test_online_client import start_client
+from test_online_client import mv, start_client, start_game
 
 from companion.online.connection import MAX_LINE, LineConnection
+from companion.session.remote import RemoteMove, RemoteStatus
 
 
 @pytest.fixture
@@ -92,5 +93,29 @@ def test_a_line_over_the_cap_is_skipped_to_its_newline_and_the_link_goes_on(serv
         status = service.status()
         assert status["code"] == "line_too_long" and "4 MiB" in str(status["message"])
         assert status["status"] == "lobby"
+    finally:
+        service.close()
+
+
+@pytest.mark.parametrize("line", ["? login wrong_version",
+                                  "? login multiple_possible_errors wrong_password",
+                                  "? login multiple_possible_errors account_not_in_database",
+                                  "? create_account already_exists unknown error"])
+def test_a_stray_login_refusal_mid_game_changes_nothing(server, tmp_path, line):
+    """The server sends ``? login …`` only in answer to a login line: one that comes while the
+    connection is logged in is ignored (it left the client in an error state for good, and the
+    opponent's next move never arrived)."""
+    service, player, inbox = start_client(server, tmp_path)
+    try:
+        bob, game_id, _start = start_game(server, service, inbox)
+        server.inject("alice", line)
+        wait_until(lambda: service.table.ignored >= 1, what="the stray line ignored")
+        assert service.status()["status"] == "playing" and service.status()["error"] is None
+        bob.send(f"game {game_id} play attacker e1 e4")
+        assert inbox.wait_for(RemoteMove) == RemoteMove(0, mv(11, "e1", "e4"))
+        player.send_move(1, mv(11, "h6", "h9"))
+        bob.expect(lambda got: got == f"game {game_id} play defender h6 h9")
+        assert service.status()["status"] == "playing"
+        assert all(e.state != "error" for e in inbox.of(RemoteStatus))
     finally:
         service.close()

@@ -172,6 +172,11 @@ class GameTable:
             self._ignore(f"ignored an answer the client does not know: = {command}")
 
     def _failure(self, command: str, rest: list[str]) -> None:
+        if command in ("login", "create_account") and self.link.logged_in:
+            # an answer to no login of this connection (it is logged in: the server sends these
+            # only to a login line): a stray or forged line must not end the session for good
+            self._ignore(f"ignored a login refusal while logged in: {' '.join(rest)[:80]}")
+            return
         if command in ("login", "create_account"):
             detail = rest[-1] if rest else "unknown"
             if len(rest) >= 2 and rest[-2] == "retried_too_soon":
