@@ -208,6 +208,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def resign() -> Response:
         return jsonify(control(session.resign, field(body(), "side", SIDES, True)))
 
+    @app.post("/api/remote/take-record")
+    def take_record() -> Response:
+        body()
+        return jsonify(control(session.take_record))
+
     @app.post("/api/swap")
     def swap() -> Response:
         body()
