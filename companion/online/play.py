@@ -239,6 +239,9 @@ class GamePlay:
         self.chat = []
         self.link.state = "playing"
         self.link.emit(self.game.start_event())
+        if joined.time is not None:   # the server's clocks run from join_game: the first side's
+            main = joined.time.main_ms
+            self.link.emit(self.game.clock(main, main, self.link.lag))
         self.link.publish()
 
     def resumed(self, text: str) -> None:
