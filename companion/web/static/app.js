@@ -130,6 +130,7 @@
     $("houserules").textContent = house;
     renderDrawBanner(over);
     renderDispute();
+    renderChat();
     renderYou();
     renderHelp(over);
     if (noteKey && noteKey !== stateKey()) hideNote();
@@ -222,6 +223,14 @@
         ? _("The attackers offer a draw. The defenders may accept or decline.")
         : _("The defenders offer a draw. The attackers may accept or decline.");
     }
+  }
+
+  /* The game's chat at a distance where the game is (its history is in the online panel). */
+  function renderChat() {
+    const chat = (S.remote && S.remote.chat) || [], el = $("chatline");
+    const c = chat.length ? chat[chat.length - 1] : null;
+    el.hidden = !c;
+    if (c) el.textContent = _("{by} says: {text}", { by: c.by, text: c.text });
   }
 
   /* The other end's record would drop moves of this board's: the board keeps them until the
