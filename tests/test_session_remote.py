@@ -5,6 +5,7 @@ board on a virtual clock. Events are handed in from another thread, as a network
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -324,6 +325,26 @@ def test_a_restart_mid_game_reconciles_with_the_other_end(tmp_path: Path) -> Non
     assert h2.state["moves"] == ["d1-d4", "f4-e4", "h1-h3"]
     assert h2.state["move_to_make"]["move"] == "g7-g8"
     assert h2.store.move_texts(gid)[:3] == ["d1-d4", "f4-e4", "h1-h3"]
+
+
+def test_the_board_plays_under_its_account_name_and_a_new_game_names_every_seat(
+        tmp_path: Path) -> None:
+    """Issue 26: the board's own player showed as "Player 1", not the account it plays on the
+    server; "New game, same players" after the online game left the online seat's name empty."""
+    h = Harness(tmp_path)
+    remote = FakeRemote(h.path)
+    h.session.attach_remote(remote)
+    remote.send(RemoteStart(replace(terms("attackers"), local_name="alice")))
+    h.run(0.5)
+    assert h.state["players"]["attackers"]["name"] == "alice"
+    assert h.state["players"]["defenders"]["name"] == "bob"
+    remote.send(RemoteEnd("attackers", "resignation"))
+    h.run(0.1)
+    h.session.new_game(OWNER, {})
+    h.run(0.1)
+    players = h.state["players"]
+    assert [players[s]["kind"] for s in ("attackers", "defenders")] == ["board", "board"]
+    assert [players[s]["name"] for s in ("attackers", "defenders")] == ["alice", "Player 2"]
 
 
 def test_a_record_lacking_a_confirmed_move_is_the_owners_to_take(tmp_path: Path) -> None:

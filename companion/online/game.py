@@ -71,6 +71,7 @@ class OnlineGame:
     watched: tuple[str, str] | None = None
     ratings: tuple[float | None, float | None] = (None, None)
     confirmed: int = 0      # plies the server confirmed (sent, acknowledged, in its record)
+    me: str | None = None   # the account playing ``side`` (the board's player's name)
 
     def __post_init__(self) -> None:
         self.rules = rules_for_size(self.size)
@@ -108,7 +109,7 @@ class OnlineGame:
         return RemoteTerms(
             settings=GameSettings.make(self.rules.id), time_control=control,
             local_side=self.side, opponent=self.opponent, ref=self.ref, rating=self.rating,
-            rated=self.rated, watched=seats,
+            rated=self.rated, watched=seats, local_name=None if self.watching else self.me,
         )
 
     def status(self) -> dict[str, object]:

@@ -77,6 +77,7 @@ class RemoteTerms:
     rating: float | None = None
     rated: bool | None = None
     watched: tuple[RemoteSeat, RemoteSeat] | None = None  # (attackers, defenders) when watched
+    local_name: str | None = None  # this board's name at the other end (online: the account)
 
     @property
     def watching(self) -> bool:
