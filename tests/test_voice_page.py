@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 import test_e2e_browser as e2e  # noqa: F401 - skips the module without a browser
 from test_daemon_support import PIN, spawn_daemon, state, wait_for
-from test_e2e_browser import browser  # noqa: F401 - the fixture
-from test_e2e_browser import click
+from test_e2e_browser import (
+    browser,  # noqa: F401 - the fixture
+    click,
+)
 from test_e2e_play import page_for
 from test_e2e_watch import RECORDER, heard
 
