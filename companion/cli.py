@@ -69,7 +69,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
     for move in board.legal_moves():
         captured, result = board.preview(move)
         key = f"{board.name(move.frm)}-{board.name(move.to)}"
-        caps = sorted(board.geo.names[s] for s in board.geo.iter_bits(captured))
+        caps = sorted(board.geo.names[s] for s in captured)
         out[key] = {"captures": caps, "result": result or "ongoing"}
     emit({"moves": out})
     return 0

@@ -168,8 +168,8 @@ def _move_records(game: Game) -> list[str]:
         king_before = board.king
         piece = "K" if frm == board.king else ""
         captured = board.push(played.move)
-        caps = sorted(board.name(s) for s in board.geo.iter_bits(captured) if s != king_before)
-        if king_before >= 0 and captured >> king_before & 1:
+        caps = sorted(board.name(s) for s in captured if s != king_before)
+        if king_before in captured:
             caps.append("K" + board.name(king_before))
         text = f"{piece}{board.name(frm)}-{board.name(to)}"
         if caps:

@@ -84,7 +84,7 @@ class PerftCounter:
 
     def perft(self, board: Board, depth: int) -> int:
         """Leaf count from ``board`` to ``depth`` plies."""
-        if depth == 0 or board._win:
+        if depth == 0 or board.move_outcome() is not None:
             return 1
         geo = self.geo
         attt = sum(self.tbit[i] for i in geo.iter_bits(board.att))
