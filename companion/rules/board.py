@@ -18,19 +18,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..squares import file_letter
 from . import core
-from .geometry import Geometry, geometry_for
 from .move import ILLEGAL_TEXT as ILLEGAL_TEXT  # re-exported (older imports)
 from .move import Illegal as Illegal
 from .move import Move as Move
 from .move import MoveError as MoveError
 from .move import SquareSet as SquareSet
 from .move import parse_move_text
-from .otn import PositionError, format_otn, parse_otn
+from .otn import PositionError
 from .outcome import REASON_TEXT as REASON_TEXT  # re-exported (older imports)
 from .outcome import Outcome, Termination
-from .ruleset import ATTACKERS, DEFENDERS, PRESETS, RuleSet, Side, get_variant
+from .placement import Placement
+from .ruleset import ATTACKERS, DEFENDERS, PRESETS, RuleSet, Side
 from .ruleset import other as other
 
 
@@ -77,7 +76,7 @@ _Key = tuple[int, int, int, Side]
 _Undo = tuple[int, int, int, Side, bool, Termination | None, Side | None, list[_Key]]
 
 
-class Board:
+class Board(Placement):
     """A position of a rule set, with the side to move, repetition history since the last
     capture and a move stack for :meth:`pop`.
 
@@ -105,18 +104,8 @@ class Board:
         self, rules: RuleSet | str, position: str | None = None, turn: str | None = None,
         king_left: bool | None = None,
     ) -> None:
-        if isinstance(rules, str):
-            rules = get_variant(rules)
-        self.rules = rules
-        self.geo: Geometry = geometry_for(rules)
-        self.att, self.dfn, self.king = parse_otn(position or rules.start, rules.size)
-        geo = self.geo
-        for bb, what in ((self.att, "an attacker"), (self.dfn, "a defender")):
-            for s in geo.iter_bits(bb & (geo.corner | geo.throne_bit)):
-                place = "throne" if s == geo.throne else "corner"
-                raise PositionError(
-                    f"{what} stands on the {place} {geo.names[s]}: only the king may stop there"
-                )
+        super().__init__(rules, position)
+        rules = self.rules
         turn = turn or rules.first
         if turn not in (ATTACKERS, DEFENDERS):
             raise PositionError(f"turn must be attackers or defenders, not {turn!r}")
@@ -216,48 +205,6 @@ class Board:
     def _key(self) -> _Key:
         return (self.att, self.dfn, self.king, self.turn)
 
-    @property
-    def size(self) -> int:
-        """Board size (squares per side).
-
-        >>> Board("copenhagen").size
-        11
-        """
-        return self.rules.size
-
-    @property
-    def occupied(self) -> int:
-        """Bitboard of every occupied square (bit ``i`` for square ``i``).
-
-        >>> Board("brandubh", "/7/7/7/3K3/7/7/7/").occupied == 1 << 24
-        True
-        """
-        return self.att | self.dfn | (self.geo.bit[self.king] if self.king >= 0 else 0)
-
-    def occupied_names(self) -> frozenset[str]:
-        """The occupied squares by name: what a perfect sensor scan of this position reads.
-
-        >>> sorted(Board("brandubh", "/7/7/7/2TK3/7/7/7/").occupied_names())
-        ['c4', 'd4']
-        """
-        return frozenset(self.geo.names[i] for i in self.geo.iter_bits(self.occupied))
-
-    def otn(self) -> str:
-        """The position as OTN (without the side to move).
-
-        >>> Board("brandubh").otn()
-        '/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/'
-        """
-        return format_otn(self.att, self.dfn, self.king, self.size)
-
-    def name(self, square: int) -> str:
-        """The name of a square index (printing, for the edges).
-
-        >>> Board("copenhagen").name(120)
-        'k11'
-        """
-        return self.geo.names[square]
-
     def occupied_before_moves(self) -> list[int]:
         """The occupied bitboard before each move of the move stack, oldest first.
 
@@ -270,54 +217,6 @@ class Board:
         bit = self.geo.bit
         return [att | dfn | (bit[king] if king >= 0 else 0)
                 for att, dfn, king, *_ in self._undo]
-
-    def occupied_squares(self) -> frozenset[int]:
-        """The occupied squares.
-
-        >>> sorted(Board("brandubh", "/7/7/7/2TK3/7/7/7/").occupied_squares())
-        [23, 24]
-        """
-        return frozenset(self.geo.iter_bits(self.occupied))
-
-    def piece_at(self, square: int) -> str | None:
-        """``"t"`` (attacker), ``"T"`` (defender), ``"K"`` (king) or None.
-
-        >>> board = Board("brandubh")
-        >>> board.piece_at(3), board.piece_at(17), board.piece_at(24), board.piece_at(0)
-        ('t', 'T', 'K', None)
-        """
-        if square == self.king:
-            return "K"
-        if self.att >> square & 1:
-            return "t"
-        if self.dfn >> square & 1:
-            return "T"
-        return None
-
-    def side_of(self, square: int) -> Side | None:
-        """The side of the piece on a square (the king's is the defenders), None if it is empty.
-
-        >>> board = Board("brandubh")
-        >>> board.side_of(3), board.side_of(24), board.side_of(0)
-        (<Side.ATTACKERS: 'attackers'>, <Side.DEFENDERS: 'defenders'>, None)
-        """
-        piece = self.piece_at(square)
-        if piece is None:
-            return None
-        return ATTACKERS if piece == "t" else DEFENDERS
-
-    def pieces(self, side: str) -> list[int]:
-        """Squares of every piece of ``side`` (the king included for the defenders), ascending.
-
-        >>> Board("brandubh").pieces("defenders")
-        [17, 23, 24, 25, 31]
-        """
-        if side == ATTACKERS:
-            return list(self.geo.iter_bits(self.att))
-        squares = list(self.geo.iter_bits(self.dfn))
-        if self.king >= 0:
-            squares.append(self.king)
-        return sorted(squares)
 
     # -- moves --------------------------------------------------------------------------
     def _mover(self, is_king: bool) -> core.Mover:
@@ -583,30 +482,3 @@ class Board:
             winner = other(self.turn) if self.rules.no_moves == "loss" else None
             return Outcome(winner, Termination.NO_MOVES)
         return None
-
-    def __str__(self) -> str:
-        """The board as text, rank by rank from the top (``+`` marks the corners and the
-        empty throne).
-
-        >>> print(Board("brandubh"))
-         7 + . . t . . +
-         6 . . . t . . .
-         5 . . . T . . .
-         4 t t T K T t t
-         3 . . . T . . .
-         2 . . . t . . .
-         1 + . . t . . +
-           a b c d e f g
-        """
-        rows = []
-        for r in range(self.size - 1, -1, -1):
-            cells = []
-            for f in range(self.size):
-                s = r * self.size + f
-                p = self.piece_at(s)
-                if p is None:
-                    p = "+" if (self.geo.corner >> s & 1 or s == self.geo.throne) else "."
-                cells.append(p)
-            rows.append(f"{r + 1:>2} " + " ".join(cells))
-        rows.append("   " + " ".join(file_letter(f) for f in range(self.size)))
-        return "\n".join(rows)

@@ -14,7 +14,11 @@ from .ruleset import ATTACKERS, DEFENDERS, Side
 
 
 class Termination(StrEnum):
-    """Why a game ended."""
+    """Why a game ended; each member is its string.
+
+    >>> Termination("escape") is Termination.ESCAPE, Termination.ESCAPE == "escape"
+    (True, True)
+    """
 
     KING_CAPTURED = "king_captured"  #: the attackers captured the king
     ESCAPE = "escape"                #: the king reached a corner (or the edge)

@@ -38,7 +38,11 @@ class Side(StrEnum):
 
     @property
     def opponent(self) -> Side:
-        """The other side."""
+        """The other side.
+
+        >>> Side.DEFENDERS.opponent
+        <Side.ATTACKERS: 'attackers'>
+        """
         return Side.DEFENDERS if self is Side.ATTACKERS else Side.ATTACKERS
 
 
@@ -78,7 +82,19 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One tafl rule set (see docs/rules.md, "What each rule value means")."""
+    """One tafl rule set (see docs/rules.md, "What each rule value means"). Equal rule sets
+    have the same rules (``source`` aside); values are checked when it is made.
+
+    >>> mine = RuleSet(id="mine", name="Brandubh, edge escape", size=7,
+    ...                start=PRESETS["brandubh"].start, escape="edge", corners="none",
+    ...                hostile_corners=frozenset())
+    >>> mine.escape, mine.first
+    ('edge', <Side.ATTACKERS: 'attackers'>)
+    >>> RuleSet(id="x", name="x", size=7, start="/7/7/7/3K3/7/7/7/", escape="sideways")
+    Traceback (most recent call last):
+    ...
+    ValueError: rule set 'x': escape must be one of corners, edge, not 'sideways'
+    """
 
     id: str
     name: str
