@@ -205,3 +205,21 @@ def test_move_outcome_and_root_are_the_public_ways_in() -> None:
     root = board.root()
     assert root.otn() == "/7/7/7/K6/7/7/7/" and root.move_stack == [] and root.turn is DEFENDERS
     assert board.move_stack == [Move(21, 42)]  # root() leaves the board alone
+
+
+def test_the_rules_package_does_no_io() -> None:
+    """Records are read and written as text or streams; files are opened at the edges (the
+    command line, the web page, the store)."""
+    import ast
+
+    io_modules = {"os", "pathlib", "shutil", "socket", "subprocess", "sqlite3", "tempfile"}
+    found = []
+    for path in sorted((ROOT / "companion" / "rules").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open":
+                found.append(f"{path.name}:{node.lineno} open()")
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}:{node.lineno} import {n}" for n in names
+                      if n.split(".")[0] in io_modules]
+    assert found == []
