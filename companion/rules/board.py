@@ -122,6 +122,7 @@ class Board(Placement):
         self._win: Termination | None = None
         self._winner: Side | None = None
         self.history: list[_Key] = [self._key()]
+        self._mobility: tuple[_Key, bool] | None = None  # (position, has a legal move): outcome()
         if self.king < 0:
             self._win, self._winner = core.KING_CAPTURED, ATTACKERS
 
@@ -200,6 +201,7 @@ class Board(Placement):
         twin.capture_stack = list(self.capture_stack)
         twin._undo = list(self._undo)  # entries are immutable (histories are never mutated)
         twin.history = list(self.history)
+        twin._mobility = self._mobility
         return twin
 
     def _key(self) -> _Key:
@@ -478,7 +480,13 @@ class Board(Placement):
         """
         if self._win:
             return Outcome(self._winner, self._win)
-        if not self.has_legal_move():
+        # Whether the side to move can move is the costly part, and the same position is asked
+        # many times between two moves (the session's every scan): it is kept for the position.
+        key = self._key()
+        mobility = self._mobility
+        if mobility is None or mobility[0] != key:
+            mobility = self._mobility = (key, self.has_legal_move())
+        if not mobility[1]:
             winner = other(self.turn) if self.rules.no_moves == "loss" else None
             return Outcome(winner, Termination.NO_MOVES)
         return None
