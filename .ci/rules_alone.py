@@ -5,7 +5,8 @@ virtual environment and copies in only companion/__init__.py, companion/squares.
 companion/rules/). It imports companion.rules and every module of the package, fails if
 anything outside the standard library got imported, checks that every public function and
 method of the library's API shows an example, and runs every doctest of the package with the
-standard library's doctest (at least --min examples in all). Exit 0 when all of that holds.
+standard library's doctest, and those of each --text file (docs/rules.md): at least --min
+examples in all. Exit 0 when all of that holds.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def without_examples() -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--min", type=int, default=30, help="fewest doctest examples in all")
+    parser.add_argument("--text", action="append", default=[],
+                        help="a text file whose examples run too (docs/rules.md)")
     args = parser.parse_args()
     import companion.rules
 
@@ -95,7 +98,12 @@ def main() -> int:
         result = doctest.testmod(sys.modules[name])
         attempted += result.attempted
         failed += result.failed
-    print(f"doctests: {attempted} examples in {len(modules)} modules, {failed} failed")
+    for path in args.text:
+        result = doctest.testfile(path, module_relative=False)
+        attempted += result.attempted
+        failed += result.failed
+    texts = f" and {len(args.text)} text files" if args.text else ""
+    print(f"doctests: {attempted} examples in {len(modules)} modules{texts}, {failed} failed")
     if failed or attempted < args.min:
         print(f"doctests must pass, at least {args.min} of them", file=sys.stderr)
         return 1

@@ -40,7 +40,8 @@ def test_the_rules_import_and_pass_their_doctests_in_a_venv_without_the_projects
     shutil.copytree(ROOT / "companion" / "rules", src / "rules",
                     ignore=shutil.ignore_patterns("__pycache__"))
     python = tmp_path / "venv" / "bin" / "python"
-    proc = subprocess.run([str(python), str(ROOT / ".ci" / "rules_alone.py")], cwd=tmp_path,
+    proc = subprocess.run([str(python), str(ROOT / ".ci" / "rules_alone.py"),
+                           "--text", str(ROOT / "docs" / "rules.md")], cwd=tmp_path,
                           env={"PYTHONPATH": str(tmp_path / "src"), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
