@@ -74,8 +74,9 @@ class ClubRoom:
         self._stop = False
         self.rejected = 0
         self._thread = threading.Thread(target=self._run, name="club-room", daemon=True)
-        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATE}", self._received)
+        # the status first: a board's retained documents are checked against it (seal.py)
         link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATUS}", self._received)
+        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATE}", self._received)
 
     def start(self) -> None:
         self._thread.start()
