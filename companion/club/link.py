@@ -77,7 +77,7 @@ class Budget:
 
 
 #: a board's link (it reads a peer or two and the boards' status) and the room's (every board)
-BOARD_BUDGET = (200.0, 512 * 1024.0)
+BOARD_BUDGET = (1000.0, 2 * 1024 * 1024.0)
 ROOM_BUDGET = (2000.0, 8 * 1024 * 1024.0)
 
 

@@ -18,7 +18,8 @@ seal of another board than the topic's, a replay (a counter already read on that
 than the newest read there), a live message older than :data:`MAX_AGE_S` and a message from
 more than :data:`MAX_SKEW_S` in the future. A retained message (the broker's copy of the latest,
 delivered on subscription) may be old; it still must be newer than what was read on its topic,
-and the very same message delivered again (after a reconnection) is dropped quietly.
+and the very same message delivered again (a retained one after a reconnection, or once per
+matching subscription) is dropped quietly.
 
 The key proves club membership, not which member: a board holding the key could sign in another
 board's name. Against outsiders (anybody else on the network or on a hosted broker) it is
@@ -157,8 +158,8 @@ class Verifier:
             return body
         newest = self._newest.get(topic)
         if newest is not None and counter <= newest:
-            if counter == newest and retained:
-                raise SealError("duplicate", "the same retained message again")
+            if counter == newest:  # (a retained one after a reconnection, two subscriptions)
+                raise SealError("duplicate", "the same message again")
             raise SealError("replayed", f"a message of {board} read before (or older than "
                                         "the newest read)")
         if not retained and age > MAX_AGE_S:
