@@ -86,9 +86,10 @@ def test_hostile_states_are_ignored(room: tuple[RoomServer, Rogue]) -> None:
         ("tafl/hall/table-1/state", json.dumps({**good, "moves": "all"}).encode()),
         ("tafl/hall/table-1/state", json.dumps({**good, "result": "mine"}).encode()),
         ("tafl/hall/BAD.Name/state", json.dumps(good).encode()),
-    ]:
+    ]:  # one by one (a newer message on a topic replaces a queued one)
+        n = server.room.rejected + server.link.dropped["too_big"]
         pub.signed(topic, payload)
-    wait(lambda: server.room.rejected + server.link.dropped["too_big"] >= 6)
+        wait(lambda: server.room.rejected + server.link.dropped["too_big"] > n)  # noqa: B023
     assert get(server, "/api/club")[1] == before
     assert get(server, "/api/club/table-9")[0] == 404
     assert get(server, "/api/club/..%2f..")[0] == 404

@@ -115,7 +115,8 @@ class RoomServer:
 
         self.hub = StateHub()
         self.link = ClubLink(broker, f"tafl-room-{club}", key=key, board=None,
-                             persistent=False, budget=ROOM_BUDGET)
+                             persistent=False, budget=ROOM_BUDGET,
+                             on_status=lambda state, error: self._link_changed(state, error))
         self.room = ClubRoom(self.link, club, interval=interval, on_summary=self.hub.publish)
         self.app = create_room_app(self.room)
         # a hall of phones often shares one address (the hall's Wi-Fi, a NAT): many live
@@ -125,6 +126,11 @@ class RoomServer:
                          app_per_address=DEFAULT_LIMITS.workers, requests_burst=2000,
                          requests_rate=500.0)
         self.server = WebServer(self.app, self.hub, host, port, limits=limits)
+
+    def _link_changed(self, state: str, error: str | None) -> None:
+        room = getattr(self, "room", None)  # (the link may report before the room exists)
+        if room is not None:
+            room.link_changed(state, error)
 
     @property
     def port(self) -> int:
