@@ -19,7 +19,7 @@ from companion.rules.ruleset import ATTACKERS, DEFENDERS, RuleSet
 #: The protocol's version id (every 6.x release); configuration may override it.
 VERSION_ID = "32d9a140"
 ROLES = {"attacker": ATTACKERS, "defender": DEFENDERS}
-ROLE_OF = {ATTACKERS: "attacker", DEFENDERS: "defender"}
+ROLE_OF: dict[str, str] = {ATTACKERS: "attacker", DEFENDERS: "defender"}
 SIZES = (7, 11, 13)
 #: The API's names of the server's board sizes (the project's nearest presets).
 VARIANT_OF_SIZE = {7: "brandubh", 11: "copenhagen", 13: "copenhagen-13"}
