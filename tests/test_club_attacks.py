@@ -182,3 +182,60 @@ def test_a_client_using_a_boards_id_never_kicks_it_off(broker_url: str, tmp_path
         squatter.close()
     finally:
         one.close()
+
+
+class _Hub:
+    """The daemon's state hub as the club service sees it: one snapshot."""
+
+    def __init__(self, state: dict) -> None:
+        self.text = json.dumps(state)
+
+    def subscribe(self, listener: object) -> None:
+        pass
+
+    def unsubscribe(self, listener: object) -> None:
+        pass
+
+    def current(self) -> tuple[int, str]:
+        return 1, self.text
+
+
+def test_a_forged_retained_document_is_replaced_by_the_boards_own(
+        broker_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """On a broker without ACLs a forgery can take the place of a board's retained state (the
+    broker keeps the last one): the board sees it on its own topic and publishes its own
+    again, so a room or a board that subscribes later gets the real one."""
+    from companion.club.config import parse_club
+    from companion.club.seal import Verifier
+    from companion.club.service import ClubService
+
+    club = club_name(request)
+    topic = f"tafl/{club}/table-1/state"
+    cfg = parse_club({"broker": broker_url, "name": club, "board": "table-1",
+                      "key": CLUB_KEY, "allow_anonymous_broker": True})
+    service = ClubService(cfg, tmp_path)
+    service.attach(_Hub({**board_state(3, ["d1-e1"]), "result": "ongoing"}))
+    service.start()
+    rogue = Rogue(broker_url, record=topic)
+    try:
+        wait_for(lambda: any(t == topic for t, _, _ in rogue.heard))
+        n = refused(service.link)
+        rogue.raw(topic, json.dumps({**board_state(3, ["d1-e1"]), "result": "attackers"}
+                                    ).encode(), retain=True)
+        wait_for(lambda: refused(service.link) > n)
+
+        def late_reader_gets_the_real_state() -> bool:
+            late = Rogue(broker_url, record=topic)
+            try:
+                wait_for(lambda: bool(late.heard))
+                body = Verifier(CLUB_KEY.encode()).open(topic, late.heard[0][1], True)
+                return bool(json.loads(body)["result"] == "ongoing")
+            except ValueError:  # still the forgery (unsigned)
+                return False
+            finally:
+                late.close()
+
+        wait_for(late_reader_gets_the_real_state)
+    finally:
+        rogue.close()
+        service.close()

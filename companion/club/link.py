@@ -13,9 +13,10 @@ an old one is refused and counted (``refused``), never handed on.
 :class:`Budget` messages and bytes a second (beyond, it waits: the socket fills and the broker
 holds or drops the rest), refuses a message over :data:`MAX_MESSAGE` bytes, and only queues
 what passed the seal. The handlers run on a thread of their own (``club-intake``) from a queue
-of at most :data:`MAX_QUEUED` topics; each club topic carries a whole document, so a newer
-message on a queued topic replaces the older one (``coalesced``). So the board's scan loop
-never shares its time with more than the budget's worth of network work.
+of at most :data:`MAX_QUEUED` messages; a board's state, status and play topics carry a whole
+document each, so a newer message on such a queued topic replaces the older one
+(``coalesced``), while the messages of its ``moves`` stream keep their places. So the
+board's scan loop never shares its time with more than the budget's worth of network work.
 
 **Reconnection.** A broker that cannot be reached is tried again every second (a refused or
 unanswered TCP connection: cheap for both sides), so the link is back within about a second
@@ -48,7 +49,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.club.config import Broker
-from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier
+from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier, topic_board
 
 log = logging.getLogger("companion.club")
 
@@ -59,6 +60,7 @@ REFUSED_S = (15, 60)   # it refuses the login: back off (15 s doubling to 60 s)
 MAX_MESSAGE = 64 * 1024 + 200   # a payload (topics.MAX_PAYLOAD) and its seal
 MAX_QUEUED = 256       # topics waiting for the handlers
 DROPS = ("too_big", "overflow", "coalesced", "throttled")
+WHOLE, PLAY = ("state", "status"), "play"  # topics that carry a whole document each
 
 
 class Budget:
@@ -102,7 +104,7 @@ class ClubLink:
         self._verifier = Verifier(key)
         self._budget = Budget(*budget)
         self._will = will
-        self._queue: OrderedDict[str, tuple[bytes, tuple[Handler, ...]]] = OrderedDict()
+        self._queue: OrderedDict[str, tuple[str, bytes, tuple[Handler, ...]]] = OrderedDict()
         self._queued = threading.Condition()
         self._intake: threading.Thread | None = None
         self.dropped: dict[str, int] = dict.fromkeys(DROPS, 0)
@@ -120,6 +122,9 @@ class ClubLink:
         self.state = "connecting"
         self.error: str | None = None
         self.received = 0
+        #: called (on paho's thread: quickly) with a topic of this link's own board on which
+        #: a message was refused: a forgery may have replaced the board's retained document
+        self.on_forged: Callable[[str], None] | None = None
         self.drops = 0  # connections lost
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                              protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
@@ -311,19 +316,26 @@ class ClubLink:
         except SealError as exc:
             if exc.reason != "duplicate":
                 self._warn(f"refused a message on {msg.topic[:120]}: {exc}")
+                if (self.on_forged is not None and self._signer is not None
+                        and topic_board(msg.topic) == self._signer.board):
+                    self.on_forged(msg.topic)  # somebody wrote on this board's own topic
             return
         with self._lock:
             handlers = tuple(h for f, (_, h) in self._subs.items()
                              if mqtt.topic_matches_sub(f, msg.topic))
         if not handlers:
             return
+        # a whole document (state, status, play) replaces a queued older one of its topic;
+        # the messages of a stream (moves) each keep their place
+        whole = msg.topic.rsplit("/", 2)[-1] in WHOLE or f"/{PLAY}/" in msg.topic
+        key = msg.topic if whole else f"{msg.topic}\0{self.received}"
         with self._queued:
-            if msg.topic in self._queue:
+            if key in self._queue:
                 self.dropped["coalesced"] += 1  # the newer document replaces the older one
             elif len(self._queue) >= MAX_QUEUED:
                 self._drop("overflow", msg.topic, "the queue is full")
                 return
-            self._queue[msg.topic] = (body, handlers)
+            self._queue[key] = (msg.topic, body, handlers)
             self._queued.notify()
 
     def _drop(self, reason: str, topic: str, why: str) -> None:
@@ -342,7 +354,7 @@ class ClubLink:
                 self._queued.wait_for(lambda: bool(self._queue) or not self._started)
                 if not self._started:
                     return
-                topic, (body, handlers) = self._queue.popitem(last=False)
+                _, (topic, body, handlers) = self._queue.popitem(last=False)
             for handler in handlers:
                 try:
                     handler(topic, body)
