@@ -306,11 +306,6 @@ class Store(StoreReader):
                 db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                            (gid, wall, kind, _dumps(data)))
 
-    def add_event(self, gid: int | None, kind: str, data: dict[str, Any],
-                  t: float | None = None) -> None:
-        """Log one event (illegal move, warning, draw offer, ...)."""
-        self.add_events(gid, [(kind, data, time.time() if t is None else t)])
-
     def add_link(self, token: str, *, game_id: int | None = None, match_id: int | None = None,
                  side: str | None = None, seat: int | None = None) -> None:
         with self._tx() as db:

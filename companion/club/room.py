@@ -16,7 +16,6 @@ Changes are coalesced: the summary goes out at most every ``interval`` seconds.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -184,6 +183,3 @@ class ClubRoom:
                 log.exception("club room: publishing the summary failed")
             time.sleep(self.interval)
 
-
-def summary_text(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)

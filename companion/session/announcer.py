@@ -27,18 +27,6 @@ RECENT = 20  # session events kept for the page
 STATUS_EVERY = 0.5  # seconds between two readings of the board's health
 
 
-class SessionEvent(TypedDict, total=False):
-    """One entry of ``events`` in the page state: who did what (docs/http-api.md)."""
-
-    id: int
-    t: float
-    kind: str
-    by: str
-    game: int
-    name: str
-    by_kind: str
-
-
 class BoardStatus(TypedDict, total=False):
     kind: str
     connected: bool

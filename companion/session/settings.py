@@ -75,10 +75,6 @@ class GameSettings:
         base = PRESETS[self.variant]
         return base.with_options(**dict(self.options)) if self.options else base
 
-    @property
-    def house_rules(self) -> dict[str, object]:
-        return dict(self.options)
-
     def with_variant(self, variant: str) -> GameSettings:
         """The same options on another variant (those that no longer differ are dropped)."""
         return GameSettings.make(variant, dict(self.options))
