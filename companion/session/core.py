@@ -48,6 +48,7 @@ from companion.session.match import Match
 from companion.session.outbox import STORE_ERRORS, Outbox
 from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
+from companion.session.record import GameRecord
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames
 from companion.session.seats import Seats
@@ -86,16 +87,20 @@ class GameSession(SessionService):
         commands = CommandQueue()
         reader = store.reader()
         game = Game(defaults.settings.rules())
+        caps = capabilities(board)
+        record = GameRecord(game, defaults.settings, dict(defaults.players))
+
+        def board_time() -> float:
+            return caps.board_time(monotonic())
+
         self.ctx = ctx = Context(
-            store=store, board=board, caps=capabilities(board), defaults=defaults,
+            store=store, board=board, caps=caps, defaults=defaults,
             monotonic=monotonic, wall=wall,
-            clocks=Clocks(board_time=lambda: ctx.board_time(), wall=wall),
+            clocks=Clocks(board_time=board_time, wall=wall),
             seats=Seats(), advisor=Advisor(),
             analyses=AnalysisWorker(reader, self._analysis_done),
-            outbox=Outbox(wall), announcer=Announcer(announce, wall, lambda by: ctx.stamp(by)),
-            game=game,
-            tracker=make_tracker(game), tracker_factory=make_tracker,
-            settings=defaults.settings, players=dict(defaults.players))
+            outbox=Outbox(wall), announcer=Announcer(announce, wall, record.stamp),
+            record=record, tracker=make_tracker(game), tracker_factory=make_tracker)
         self.decisions = Decisions(ctx)
         self.games = Games(ctx, self.decisions)
         self.controls = Controls(ctx, self.decisions)

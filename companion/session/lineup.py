@@ -25,6 +25,7 @@ from companion.session.players import (
     check_move_player,
     spec_from_json,
 )
+from companion.session.record import Change
 from companion.store import StoreError
 
 BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"
@@ -69,7 +70,7 @@ class Lineup:
         swapped = {"attackers": current["defenders"], "defenders": current["attackers"]}
         over = ctx.game.is_over()
         if over:
-            ctx.next_players = swapped
+            ctx.record.apply(Change(next_players=swapped))
             ctx.outbox.add("swap", {"next_game": True, "by": actor.label})
         else:
             self._store_players(swapped, actor)
@@ -90,7 +91,7 @@ class Lineup:
                 raise ControlError(400, "bad_players", BAD_PLAYERS)
             players[side] = player_from(ctx, value, base[side], side)
         if ctx.game.is_over():
-            ctx.next_players = players
+            ctx.record.apply(Change(next_players=players))
         else:
             self._store_players(players, actor)
         ctx.announcer.note("players", actor.label)
@@ -109,8 +110,7 @@ class Lineup:
             raise storage_error() from None
         m = ctx.move_to_make
         drop = m is not None and players[m["side"]].named("") != ctx.players[m["side"]].named("")
-        ctx.players = players
-        ctx.next_players = None
+        ctx.record.apply(Change(players=players, next_players=None))
         self.games.sync_players()
         if drop:  # its side is now played by someone else: the chosen move is not theirs
             self.decisions.withdraw_move_to_make()

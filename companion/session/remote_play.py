@@ -264,6 +264,12 @@ class RemoteGames:
         """How the game ended in the other end's words, when they differ from the rules'."""
         return self.binding.ending if self.binding else None
 
+    def ended(self, ending: tuple[str, str] | None) -> None:
+        """The other end ended the game (``ending``: in its words when they differ from the
+        rules', else None)."""
+        if self.binding is not None:
+            self.binding.ending = ending
+
     def attached(self) -> list[RemoteKind]:
         return list(self._links)
 
