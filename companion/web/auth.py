@@ -23,7 +23,6 @@ refused before it can read the state or try a PIN.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
 import hmac
@@ -41,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TextIO, TypeVar
 
+from itsdangerous import BadSignature, Signer
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
 log = logging.getLogger("companion.web")
@@ -280,37 +280,36 @@ class PinGuard:
 
 
 class OwnerTokens:
-    """Owner session tokens: ``o1.ISSUED.NONCE.MAC``, signed with a key made from the token
-    secret and the PIN (so a new PIN signs every device out), valid for ``ttl`` seconds."""
+    """Owner session tokens: ``o1.ISSUED.NONCE.SIGNATURE``, signed by ``itsdangerous`` (HMAC
+    SHA-256, as Flask's sessions are) with a key made from the token secret and the PIN (so a
+    new PIN signs every device out), valid for ``ttl`` seconds from ISSUED (Unix time; up to
+    five minutes ahead of this clock are allowed for a clock set meanwhile)."""
 
     def __init__(self, pin: str, secret: bytes, ttl: float = TOKEN_TTL_S,
                  clock: Callable[[], float] = time.time) -> None:
-        self.key = hmac.new(secret, b"owner-token\0" + pin.encode(), hashlib.sha256).digest()
+        self.signer = Signer(secret + b"\0" + pin.encode(), salt="owner-token",
+                             digest_method=hashlib.sha256)
         self.ttl = ttl
         self.clock = clock
-
-    def _mac(self, body: str) -> str:
-        mac = hmac.new(self.key, body.encode(), hashlib.sha256).digest()[:24]
-        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
     def issue(self) -> tuple[str, float]:
         """A new token and when it expires (Unix time)."""
         issued = int(self.clock())
         body = f"o1.{issued}.{secrets.token_urlsafe(12)}"
-        return f"{body}.{self._mac(body)}", issued + self.ttl
+        return self.signer.sign(body).decode(), issued + self.ttl
 
     def valid(self, token: str) -> bool:
         if len(token) > 200:
             return False
-        body, _, mac = token.rpartition(".")
+        try:
+            body = self.signer.unsign(token).decode()
+        except BadSignature:
+            return False
         parts = body.split(".")
         if len(parts) != 3 or parts[0] != "o1" or not parts[1].isdigit():
             return False
         issued = int(parts[1])
-        now = self.clock()
-        if not issued - 300 <= now <= issued + self.ttl:
-            return False
-        return hmac.compare_digest(mac.encode(), self._mac(body).encode())
+        return issued - 300 <= self.clock() <= issued + self.ttl
 
 
 # -- resolving the actor -------------------------------------------------------------------------
