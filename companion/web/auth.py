@@ -43,6 +43,8 @@ from typing import Any, Generic, TextIO, TypeVar
 from itsdangerous import BadSignature, Signer
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
+from companion.web.limits import TokenBucket
+
 log = logging.getLogger("companion.web")
 
 PIN_HEADER = "X-Tafl-Pin"
@@ -210,8 +212,7 @@ class PinGuard:
         self._lock = threading.Lock()
         self._fails: dict[str, _Fails] = {}
         self._overflow = _Fails()
-        self._tokens = float(budget)
-        self._filled_at = clock()
+        self._tokens = TokenBucket.full(float(budget), 1.0 / refill_s, clock())
         self._warned_at = -1e18
         self.wrong = 0  # wrong PINs so far (for tests and the bench)
 
@@ -228,11 +229,6 @@ class PinGuard:
         entry = self._fails[key] = _Fails()
         return entry
 
-    def _refill(self, now: float) -> None:
-        self._tokens = min(float(self.budget),
-                           self._tokens + (now - self._filled_at) / self.refill_s)
-        self._filled_at = now
-
     def check(self, addr: str, given: str | None) -> None:
         """Return if ``given`` is the PIN; raise otherwise."""
         now = self.clock()
@@ -243,9 +239,8 @@ class PinGuard:
             if entry is not None and now < entry.until:
                 raise self.error(429, f"too many wrong PINs from this device: wait "
                                       f"{int(entry.until - now) + 1} s", "pin_locked")
-            self._refill(now)
-            if self._tokens < 1:
-                wait = int((1 - self._tokens) * self.refill_s) + 1
+            if self._tokens.refill(now) < 1:
+                wait = int(self._tokens.wait(1.0)) + 1
                 raise self.error(429, f"too many wrong PINs on the network: PIN entry is paused "
                                       f"for {wait} s (unlocked devices keep working)",
                                  "pin_paused")
@@ -265,9 +260,9 @@ class PinGuard:
             entry.last = now
             if entry.fails >= LOCK_AFTER:
                 entry.until = now + min(LOCK_S * 2 ** (entry.fails - LOCK_AFTER), LOCK_MAX_S)
-            self._tokens -= 1
+            self._tokens.take(1.0)
             self.wrong += 1
-            paused = self._tokens < 1
+            paused = self._tokens.tokens < 1
             if paused and now - self._warned_at > 600:
                 self._warned_at = now
                 log.warning("many wrong PINs from the network: PIN entry pauses (a wrong PIN "
