@@ -26,9 +26,18 @@ from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.computer import computer_sides, takeback_plies
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decided, Decisions, Note, taken_back
+from companion.session.document import MoveToMake
 from companion.session.moves import copy_game
 from companion.session.players import PlayerKind
 from companion.session.record import Change
+from companion.session.results import (
+    ClockResult,
+    ConfirmResult,
+    DrawResult,
+    EndMoveResult,
+    ResignResult,
+    TakebackResult,
+)
 from companion.session.timing import PRESS
 
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
@@ -72,7 +81,7 @@ class Controls:
         return board.toggle(square)  # the tracker sees it at the next scan
 
     # -- a move chosen off the board -----------------------------------------------------------
-    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]:
+    def choose_move(self, actor: Actor, move: str) -> MoveToMake:
         """A move chosen off the board (a page player): the person at the board makes it."""
         ctx = self.ctx
         turn = ctx.game.turn
@@ -101,7 +110,7 @@ class Controls:
         return self.decisions.choose(parsed, ctx.players[turn].kind.value, actor.label)
 
     # -- decisions ------------------------------------------------------------------------------
-    def takeback(self, actor: Actor) -> dict[str, Any]:
+    def takeback(self, actor: Actor) -> TakebackResult:
         """Reopen the last decision: a draw agreement, a resignation, or a move (against the
         computer: the person's last move and the computer's reply)."""
         check(actor, Action.TAKEBACK)
@@ -134,12 +143,12 @@ class Controls:
             tell=lambda remote: remote.took_back(len(ctx.game.played)),
             records=ctx.clocks.records[:-plies]),
             then=lambda: decisions.took_back(ctx.board_time(), plies))
-        out: dict[str, object] = {"undone": undone[-1], "moves": undone}
+        out: TakebackResult = {"undone": undone[-1], "moves": undone}
         if stopped:
             out["stopped"] = True
         return out
 
-    def _reopen(self, actor: Actor, reason: str) -> dict[str, Any]:
+    def _reopen(self, actor: Actor, reason: str) -> TakebackResult:
         ctx = self.ctx
         if ctx.remote.binding is not None:
             raise ControlError(409, "remote_game", "the game at a distance ended by the other "
@@ -156,7 +165,7 @@ class Controls:
         return {"undone": reason, "reopened": reason}
 
     def draw(self, actor: Actor, action: str, side: str | None, *,
-             score: float | None = None) -> dict[str, Any]:
+             score: float | None = None) -> DrawResult:
         """Offer, accept or decline a draw (``score``: the computer's evaluation it answered
         by, kept with the event)."""
         if action not in ("offer", "accept", "decline"):
@@ -196,7 +205,7 @@ class Controls:
             then=asked)
         return {"ok": True, "draw_offer": ctx.draw_offer}
 
-    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]:
+    def resign(self, actor: Actor, side: str | None) -> ResignResult:
         side = self.side_arg(actor, side)
         check(actor, Action.RESIGN, side)
         ctx, decisions = self.ctx, self.decisions
@@ -212,7 +221,7 @@ class Controls:
             tell=None if self.is_remote(actor) else lambda remote: remote.resigned(side)))
         return {"ok": True, "result": game.result}
 
-    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
+    def clock_control(self, actor: Actor, action: str) -> ClockResult:
         """Pause or resume the clock; ``start`` it before the first move (the board's clock
         button: a simulated board is never set up, so its clock otherwise starts with the
         first move)."""
@@ -252,7 +261,7 @@ class Controls:
         decisions.after_control()
         return {"ok": True, "paused": clocks.clock is not None and clocks.clock.paused}
 
-    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+    def confirm_pieces(self, actor: Actor) -> ConfirmResult:
         """The players checked the pieces' kinds against the position the game believes (the
         tracker's ``check_pieces`` guidance on a board that cannot tell colours): right."""
         if actor.role is Role.SPECTATOR:
@@ -266,7 +275,7 @@ class Controls:
         state.publish(ctx, force=True)
         return {"ok": True, "checked": asked}
 
-    def end_move(self, actor: Actor) -> dict[str, Any]:
+    def end_move(self, actor: Actor) -> EndMoveResult:
         """The clock button after a move at the board (``press_to_end``): the mover's clock
         stops and the opponent's starts now (once the captured pieces are lifted too)."""
         check(actor, Action.CLOCK)

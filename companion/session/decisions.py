@@ -224,7 +224,7 @@ class Decisions:
 
     # -- the move to make ----------------------------------------------------------------------
     def choose(self, move: Move, by: str, label: str,
-               score: float | None = None) -> dict[str, Any]:
+               score: float | None = None) -> MoveToMake:
         """Make ``move`` (legal for the side to move) the move to make, chosen off the board
         by a player of kind ``by``: stored before it is shown, the chooser's clock stopped."""
         ctx = self.ctx
@@ -251,7 +251,7 @@ class Decisions:
         ctx.announcer.note("move_to_make", label, move=text, side=turn)
         state.refresh(ctx)  # the clocks switched
         state.publish(ctx, force=True)
-        return dict(chosen)
+        return chosen.copy()
 
     def withdraw_move_to_make(self) -> None:
         """The move to make is withdrawn: the clocks as they were before its choice."""

@@ -14,6 +14,7 @@ from companion.session.announcer import BoardStatus
 from companion.session.computer import PlayerFailure, Thinking
 from companion.session.outbox import StorageJSON
 from companion.session.remote_play import RemoteJSON
+from companion.session.results import PlayerJSON
 
 LastMove = TypedDict("LastMove", {"from": str, "to": str, "captured": list[str], "side": str,
                                   "text": str})
@@ -41,8 +42,8 @@ class GameState(TypedDict):
     position: str
     last: LastMove | None
     captures: dict[str, int]
-    players: dict[str, dict[str, Any]]
-    next_players: dict[str, dict[str, Any]] | None
+    players: dict[str, PlayerJSON]
+    next_players: dict[str, PlayerJSON] | None
     draw_offer: str | None
     throne: str | None
     corners: list[str]

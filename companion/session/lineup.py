@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from companion.session import links
 from companion.session.actors import Action, Actor, ControlError, check
@@ -26,6 +25,7 @@ from companion.session.players import (
     spec_from_json,
 )
 from companion.session.record import Change
+from companion.session.results import LinksResult, PlayerLink, PlayersResult, SwapResult
 from companion.store import StoreError
 
 BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"
@@ -57,7 +57,7 @@ class Lineup:
         self.games = games
         self._ready = ready
 
-    def swap(self, actor: Actor) -> dict[str, Any]:
+    def swap(self, actor: Actor) -> SwapResult:
         """The two players change sides; a finished game is never rewritten (the swap then
         applies to the next game)."""
         check(actor, Action.SWAP)
@@ -79,7 +79,7 @@ class Lineup:
         return {"players": {s: p.name for s, p in swapped.items()},
                 "applies_to": "next_game" if over else "this_game"}
 
-    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> PlayersResult:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
         check(actor, Action.PLAYERS)
         ctx = self.ctx
@@ -118,13 +118,13 @@ class Lineup:
             self.decisions.write()
 
     # -- player links ----------------------------------------------------------------------
-    def player_links(self, actor: Actor) -> dict[str, Any]:
+    def player_links(self, actor: Actor) -> LinksResult:
         """One link per side of the current game (per seat of the current match)."""
         check(actor, Action.LINKS)
         ctx = self.ctx
         self.decisions.ready(playing=False)
         m = ctx.match
-        out = {}
+        out: dict[str, PlayerLink] = {}
         try:
             known = (ctx.store.links_for(match_id=m.id) if m is not None
                      else ctx.store.links_for(game_id=ctx.gid))
