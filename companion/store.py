@@ -104,11 +104,11 @@ class Store(StoreReader):
 
     def new_game(
         self, game: Game, players: tuple[str, str] | dict[str, Any] = ("Player 1", "Player 2"),
-        t: float | None = None, *, settings: dict[str, Any] | None = None,
-        time_control: str | None = None, clock: dict[str, Any] | None = None,
+        t: float | None = None, *, settings: Mapping[str, object] | None = None,
+        time_control: str | None = None, clock: Mapping[str, object] | None = None,
         match_id: int | None = None, match_game: int | None = None,
         events: Sequence[EventRow] = (), new_match: dict[str, Any] | None = None,
-        remote: dict[str, Any] | None = None,
+        remote: Mapping[str, object] | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
         names or ``{side: {name, kind, ...}}``. ``new_match`` (``players``, ``tie_break``,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from companion.drivers.base import BoardCapabilities, BoardSource
 from companion.rules.game import Game
@@ -23,7 +22,7 @@ from companion.session.analysis import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
 from companion.session.computer import ComputerConfig
-from companion.session.document import MoveToMake
+from companion.session.document import DisplayJSON, GameState, MoveToMake
 from companion.session.match import Match
 from companion.session.outbox import Outbox
 from companion.session.players import PlayerKind, PlayerSpec
@@ -79,7 +78,7 @@ class Context:
     tracker_factory: Callable[[Game], ProposingTracker]
     remote: RemoteGames = field(init=False)
     accepted_at: float | None = None
-    game_json: dict[str, Any] = field(default_factory=dict)  # the stored game's state part
+    game_json: GameState | None = None  # the stored game's state part (state.refresh)
     # the board as last read
     occupied: frozenset[str] | None = None
     fed: tuple[object, ...] | None = None  # the last reading fed to the tracker
@@ -87,7 +86,7 @@ class Context:
     left_start: bool = False  # the board left the start position (a match's game 2 waits)
     # the board's panel (companion.panel): the display's text, and whether a move at the board
     # ends with the clock button (as on a chess clock)
-    display: dict[str, Any] | None = None
+    display: DisplayJSON | None = None
     press_to_end: bool = False
     # the board defines the next game's position (the tracker's reading) until this loop time:
     # the owner's page renews it while its editor is open (GameSetup.read_board)

@@ -39,7 +39,7 @@ from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
-from companion.session.document import MoveToMake
+from companion.session.document import MoveToMake, StateDocument
 from companion.session.games import Games
 from companion.session.library import Library
 from companion.session.lineup import Lineup
@@ -69,7 +69,7 @@ class GameSession(SessionService):
 
     def __init__(
         self, store: Store, board: BoardSource, *, defaults: SessionDefaults | None = None,
-        announce: Callable[[dict[str, Any]], object] = lambda state: None,
+        announce: Callable[[StateDocument], object] = lambda state: None,
         tracker_factory: Callable[[Game], Tracker] | None = None,
         monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from companion.rules import other
-from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.clock import SIDES, ClockJSON, GameClock, TimeControl
 
 #: A clock as it stood before a ply: its snapshot and when its running side started.
 Before = tuple[dict[str, Any] | None, float | None]
@@ -125,7 +125,7 @@ class Clocks:
         """Seconds left per side at ``t`` (None without a clock)."""
         return {s: self.clock.left(s, t) for s in SIDES} if self.clock else None
 
-    def to_json(self, t: float, wall: float) -> dict[str, Any] | None:
+    def to_json(self, t: float, wall: float) -> ClockJSON | None:
         """``clock`` in the page state: as read at ``t``, wall time ``at``."""
         if self.clock is None:
             return None
