@@ -172,7 +172,8 @@ class Store(StoreReader):
                   events: Sequence[EventRow | tuple[str, dict[str, Any]]] = (),
                   t: float | None = None, *,
                   move_clocks: Sequence[Mapping[str, Any] | None] | None = None,
-                  clock: dict[str, Any] | None = None, hints: dict[str, Any] | None = None,
+                  clock: Mapping[str, object] | None = None,
+                  hints: dict[str, Any] | None = None,
                   pending: dict[str, Any] | None | EllipsisType = ...,
                   ending: tuple[str, str] | None = None) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the

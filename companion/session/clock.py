@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NotRequired, TypedDict
 
@@ -30,6 +31,22 @@ _TC = re.compile(
 #: Below this many seconds left the page warns (low-time warning).
 LOW_TIME = 10.0
 
+
+
+class SideTimeJSON(TypedDict):
+    main: float
+    periods: int
+    period_left: float
+
+
+class ClockSnapshot(TypedDict):
+    """A clock as stored (with every move, with the game): :meth:`GameClock.snapshot`."""
+
+    control: str
+    times: dict[str, SideTimeJSON]
+    running: str | None
+    paused: bool
+    flagged: str | None
 
 
 class TimeControlJSON(TypedDict):
@@ -241,7 +258,7 @@ class GameClock:
         self.since = t
 
     # -- snapshots (takebacks, the store) -------------------------------------------------
-    def snapshot(self, t: float | None = None) -> dict[str, Any]:
+    def snapshot(self, t: float | None = None) -> ClockSnapshot:
         """The clock's state as JSON-ready data (stored with every move): the times as they
         stand at ``t`` (without ``t``: as they stood when the running clock last started); a
         restored clock runs again from the time it is given."""
@@ -254,8 +271,10 @@ class GameClock:
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any], t: float | None = None) -> GameClock:
-        """A clock from :meth:`snapshot` data; it runs from ``t`` if it was running."""
+    def restore(cls, data: Mapping[str, Any], t: float | None = None) -> GameClock:
+        """A clock from :meth:`snapshot` data (a ClockSnapshot, or the same read back from the
+        store: a JSON edge, each field converted here); it runs from ``t`` if it was
+        running."""
         control = TimeControl.parse(data["control"])
         if control is None:
             raise TimeControlError("a stored clock has no time control")

@@ -12,8 +12,9 @@ The session is composed of parts that own their state (:mod:`~companion.session.
 the game record (:mod:`~.record`: changed only by the values it is given once they are stored),
 clocks, computer players, the advisor, the storage outbox, the announcer and the players at a
 distance; :mod:`~companion.session.decisions` decides and stores the changes of the game (one
-sequence for them all: ``Decisions.conclude``), :mod:`~.proposals` judges the board, :mod:`~.controls`, :mod:`~.setup`, :mod:`~.lineup` and :mod:`~.computer_help` are what
-people ask for, :mod:`~.library` what the page reads.
+sequence for them all: ``Decisions.conclude``), :mod:`~.proposals` judges the board,
+:mod:`~.controls`, :mod:`~.setup`, :mod:`~.lineup` and :mod:`~.computer_help` are what people
+ask for, :mod:`~.library` what the page reads.
 
 When the store cannot write (a full disk, I/O errors) the session keeps the unwritten rows,
 suspends the tracker (no new move is accepted), shows the board-wide ``storage`` LED state and

@@ -26,6 +26,7 @@ from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import ControlError
+from companion.session.clock import ClockSnapshot
 from companion.session.context import Context
 from companion.session.document import MoveToMake
 from companion.session.match import GameResult
@@ -80,7 +81,7 @@ class Decisions:
 
     # -- storing ---------------------------------------------------------------------------
     def _sync(self, game: Game, rows: list[Row], records: list[ClockRecord | None] | None,
-              clock: dict[str, Any] | None, ending: tuple[str, str] | None,
+              clock: ClockSnapshot | None, ending: tuple[str, str] | None,
               move_to_make: MoveToMake | None | Keep = KEEP) -> None:
         ctx = self.ctx
         ctx.store.sync_game(ctx.gid, game, rows,
