@@ -96,6 +96,7 @@ class LiveState(TypedDict):
     remote: RemoteJSON | None
     note: str
     display: DisplayJSON | None  # the board display's text (companion.panel)
+    voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)
 
 
 class StateDocument(GameState, LiveState):
