@@ -45,7 +45,7 @@ REFUSALS = {"nothing_to_take_back": "nothing_back", "no_hint": "no_hint",
             "storage": "not_saving", "no_clock": "no_clock"}
 NOTE_SECONDS = 4.0
 #: While the menu starts from the board's position, the board is read; the session ends a
-#: reading 60 s after it was last asked for (``setup.READING_S``): asked again this often.
+#: reading 60 s after it was last asked for (``game_setup.READING_S``): asked again this often.
 READING_RENEW_S = 20.0
 
 

@@ -18,14 +18,14 @@ from contextlib import contextmanager
 
 from companion.drivers.base import BoardSource
 from companion.rules.game import Game
-from companion.session.document import (
+from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
+from companion.session.state_document import (
     BoardStatus,
     GameState,
     LiveState,
     SessionEvent,
     StateDocument,
 )
-from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
 
 log = logging.getLogger("companion.session")
 

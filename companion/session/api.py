@@ -19,7 +19,6 @@ from typing import Any, Protocol
 
 from companion.rules.game import Game
 from companion.session.actors import Actor
-from companion.session.document import MoveToMake
 from companion.session.results import (
     AnalysisStatus,
     ClockResult,
@@ -35,6 +34,7 @@ from companion.session.results import (
     TakebackResult,
 )
 from companion.session.snapshot import LegalMoves
+from companion.session.state_document import MoveToMake
 
 
 @dataclass(frozen=True)

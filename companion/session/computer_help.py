@@ -1,6 +1,6 @@
 """The computer's help people ask for: a hint for the side to move (shown by the advisor,
 :mod:`companion.session.advice`) and the analysis of a stored game (on the analysis worker,
-:mod:`companion.session.analysis`). No hints in a game at a distance: the game is the other
+:mod:`companion.session.analysis_worker`). No hints in a game at a distance: the game is the other
 end's too.
 """
 
@@ -10,10 +10,10 @@ from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.context import Context
 from companion.session.decisions import Decisions, storage_error
-from companion.session.moves import copy_game
-from companion.session.outbox import STORE_ERRORS
+from companion.session.game_moves import copy_game
 from companion.session.results import AnalysisStatus, HintAnswer
 from companion.session.state import position_key
+from companion.session.storage import STORE_ERRORS
 from companion.store import StoreError
 
 HINT_SECONDS = (0.1, 30.0)

@@ -19,19 +19,19 @@ from typing import Any
 from companion.drivers.base import BoardCapabilities, BoardSource
 from companion.rules.game import Game
 from companion.session.advice import Advisor
-from companion.session.analysis import AnalysisWorker
+from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
 from companion.session.computer import ComputerConfig
-from companion.session.document import DisplayJSON, GameState, MoveToMake
 from companion.session.match import Match
-from companion.session.outbox import Outbox
+from companion.session.move_clocks import Clocks
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.record import GameRecord, Refusal
 from companion.session.remote_play import RemoteGames
 from companion.session.seats import Seats
 from companion.session.settings import GameSettings
-from companion.session.timing import Clocks
+from companion.session.state_document import DisplayJSON, GameState, MoveToMake
+from companion.session.storage import Outbox
 from companion.session.tracking import ProposingTracker
 from companion.store import Store
 

@@ -26,8 +26,8 @@ from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.computer import computer_sides, takeback_plies
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decided, Decisions, Note, taken_back
-from companion.session.document import MoveToMake
-from companion.session.moves import copy_game
+from companion.session.game_moves import copy_game
+from companion.session.move_clocks import PRESS
 from companion.session.players import PlayerKind
 from companion.session.record import Change
 from companion.session.results import (
@@ -38,7 +38,7 @@ from companion.session.results import (
     ResignResult,
     TakebackResult,
 )
-from companion.session.timing import PRESS
+from companion.session.state_document import MoveToMake
 
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
 

@@ -28,14 +28,14 @@ from companion.session import state
 from companion.session.actors import ControlError
 from companion.session.clock import ClockSnapshot
 from companion.session.context import Context
-from companion.session.document import MoveToMake
+from companion.session.game_moves import copy_game, move_of, move_text
 from companion.session.match import GameResult
-from companion.session.moves import copy_game, move_of, move_text
-from companion.session.outbox import STORE_ERRORS, Row, Written
+from companion.session.move_clocks import ClockRecord
 from companion.session.players import PlayerKind
 from companion.session.record import KEEP, Change, Keep
 from companion.session.remote_play import RemoteGames
-from companion.session.timing import ClockRecord
+from companion.session.state_document import MoveToMake
+from companion.session.storage import STORE_ERRORS, Row, Written
 from companion.session.tracking import PROPOSALS, Observed
 
 log = logging.getLogger("companion.session")

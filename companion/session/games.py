@@ -15,13 +15,13 @@ from companion.session.clock import GameClock, TimeControl
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.match import Match
-from companion.session.outbox import STORE_ERRORS
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.record import Opened
 from companion.session.remote import RemoteKind, RemoteTerms
 from companion.session.remote_terms import terms_json
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
+from companion.session.storage import STORE_ERRORS
 
 log = logging.getLogger("companion.session")
 

@@ -16,7 +16,6 @@ from companion.session.computer import engine_allowed
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.games import Games
-from companion.session.outbox import STORE_ERRORS
 from companion.session.players import (
     EngineNotAllowed,
     PlayerError,
@@ -26,6 +25,7 @@ from companion.session.players import (
 )
 from companion.session.record import Change
 from companion.session.results import LinksResult, PlayerLink, PlayersResult, SwapResult
+from companion.session.storage import STORE_ERRORS
 from companion.store import StoreError
 
 BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"

@@ -19,7 +19,7 @@ from companion.session.computer import Chose, Failed, Resigns, computer_actor
 from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
-from companion.session.moves import copy_game, move_of
+from companion.session.game_moves import copy_game, move_of
 
 log = logging.getLogger("companion.session")
 

@@ -17,9 +17,9 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.context import Context
 from companion.session.decisions import Decisions
-from companion.session.moves import last_move, move_of
+from companion.session.game_moves import last_move, move_of
+from companion.session.move_clocks import PRESS
 from companion.session.record import KEEP, Change
-from companion.session.timing import PRESS
 from companion.session.tracking import Observed, ProposalError
 
 log = logging.getLogger("companion.session")

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 from companion.rules.game import Game
-from companion.session.document import MoveToMake
 from companion.session.match import Match
 from companion.session.players import PlayerSpec
 from companion.session.settings import GameSettings
+from companion.session.state_document import MoveToMake
 from companion.session.tracking import Observed, apply
 
 SIDES = ("attackers", "defenders")

@@ -20,8 +20,8 @@ from companion.session.actors import ControlError, at_a_distance
 from companion.session.context import SIDES, Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decided, Decisions, Note, taken_back
+from companion.session.game_moves import copy_game, move_text
 from companion.session.games import Games
-from companion.session.moves import copy_game, move_text
 from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
 from companion.session.record import KEEP, Change
 from companion.session.remote import RemoteClock, RemoteKind, RemoteTerms

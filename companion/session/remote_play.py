@@ -43,7 +43,7 @@ from typing import Protocol, TypedDict, assert_never
 from companion.rules import other
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session.moves import move_text, played_moves
+from companion.session.game_moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
     RemoteChat,

@@ -16,13 +16,13 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.context import Context
-from companion.session.document import MoveToMake
 from companion.session.match import GameResult, Match
+from companion.session.move_clocks import Before, ClockRecord
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.record import Opened
 from companion.session.remote_terms import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
-from companion.session.timing import Before, ClockRecord
+from companion.session.state_document import MoveToMake
 from companion.store import GameRow, StoreError
 
 log = logging.getLogger("companion.session")

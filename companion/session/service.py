@@ -1,7 +1,7 @@
 """The session's interface for every other thread (:class:`~companion.session.api.SessionAPI`):
 reads from the published snapshot and the read-only store, controls applied by the loop thread.
 
-Each control is a command (:func:`~companion.session.commands.on_loop`): called on the loop
+Each control is a command (:func:`~companion.session.command_queue.on_loop`): called on the loop
 thread it runs at once, from any other thread it is enqueued and its caller waits for the
 loop's answer. Reads never wait for the loop.
 """
@@ -18,15 +18,14 @@ from typing import Any
 from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
-from companion.session.commands import CommandQueue, on_loop
+from companion.session.command_queue import CommandQueue, on_loop
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions, storage_error
-from companion.session.document import MoveToMake
+from companion.session.game_setup import GameSetup
 from companion.session.library import Library
 from companion.session.lineup import Lineup
-from companion.session.outbox import STORE_ERRORS, Written
 from companion.session.remote import RemotePlayer
 from companion.session.results import (
     AnalysisStatus,
@@ -43,8 +42,9 @@ from companion.session.results import (
     SwapResult,
     TakebackResult,
 )
-from companion.session.setup import GameSetup
 from companion.session.snapshot import LegalMoves, Snapshot
+from companion.session.state_document import MoveToMake
+from companion.session.storage import STORE_ERRORS, Written
 from companion.store import ReadOnlyStore
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")

@@ -13,7 +13,7 @@ from companion.rules.game import Game
 from companion.rules.threats import threat_json
 from companion.session.advice import PositionKey
 from companion.session.context import Context
-from companion.session.document import GameState, LastMove, LiveState
+from companion.session.state_document import GameState, LastMove, LiveState
 
 SIDES = ("attackers", "defenders")
 

@@ -14,10 +14,10 @@ from typing import Any, TypedDict
 from companion.session.clock import ClockJSON
 from companion.session.computer import PlayerFailure, Thinking
 from companion.session.match import MatchJSON
-from companion.session.outbox import StorageJSON
 from companion.session.remote_play import RemoteJSON
 from companion.session.results import PlayerJSON
 from companion.session.settings import SettingsJSON
+from companion.session.storage import StorageJSON
 
 #: One entry of ``events`` in the page state: ``id``, ``t``, ``kind``, ``by``, the stamp
 #: (``game``; ``name`` and ``by_kind`` for a side) and the fields of its kind (docs/http-api.md:
