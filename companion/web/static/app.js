@@ -150,6 +150,7 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.loadSmall("explorer")).then(() => T.explorer.render(S));
     $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
     renderClub();
   }
@@ -259,6 +260,7 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("explorer").addEventListener("toggle", () => { if (S) render(); });
   $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
     const b = ev.target.closest("button[data-voice]");
     if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
