@@ -351,7 +351,7 @@ class Daemon:
         if self.online is not None:
             self.online.close()   # a clean close frees the account on the server at once
         if self.session is not None:
-            self.session.close()  # the loop has stopped: waiting controls get a 503
+            self.session.close()  # waiting controls get a 503 (the loop was given 5 s to stop)
         if self.club is not None:
             self.club.close()
         self._close_devices()

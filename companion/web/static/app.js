@@ -372,7 +372,14 @@
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
     A.onState(prev, S, message(), illegalNow());
     if (ended && !(T.review && T.review.active())) $("over").scrollIntoView({ block: "nearest", behavior: "smooth" });
-    if (prev && prev.game !== S.game && me.role === "player") whoami();   // a link may end with its game
+    // who a link stands for follows its player: ask again when the seating changes (a new
+    // game, the match's next game, a swap of sides or other players), not only with the game
+    if (prev && me.role === "player" && seating(prev) !== seating(S)) whoami();
+  }
+
+  function seating(s) {
+    const p = s.players || {}, name = (side) => (p[side] || {}).name + "/" + (p[side] || {}).kind;
+    return [s.game, s.match ? s.match.game : 0, name("attackers"), name("defenders")].join("|");
   }
 
   /* ---- live connection ---- */
