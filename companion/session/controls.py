@@ -148,6 +148,17 @@ class Controls:
             out["stopped"] = True
         return out
 
+    def take_record(self, actor: Actor) -> dict[str, Any]:
+        """The owner takes the other end's record of the game at a distance, which drops moves
+        of this board's (asked on the page: never done on the other end's word alone)."""
+        check(actor, Action.TAKEBACK)
+        self.decisions.ready(playing=False)
+        before = len(self.ctx.game.played)
+        if not self.ctx.remote.take_record():
+            raise ControlError(409, "no_dispute", "the other end's record agrees with this "
+                                                  "board's game: there is nothing to take")
+        return {"moves": len(self.ctx.game.played), "before": before}
+
     def _reopen(self, actor: Actor, reason: str) -> TakebackResult:
         ctx = self.ctx
         if ctx.remote.binding is not None:

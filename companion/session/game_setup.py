@@ -122,7 +122,10 @@ class GameSetup:
         start = _start_position(rules, request)
         # an online game starts on the server only: its seats do not carry over to a game
         # started here (after a game played or watched online, the board plays both sides)
-        players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
+        # (the person at the board keeps its name; a seat of the server's gets the side's own)
+        players = {side: PlayerSpec(PlayerKind.BOARD,
+                                    "Player 1" if side == "attackers" else "Player 2")
+                   if p.kind is PlayerKind.ONLINE else p
                    for side, p in (ctx.next_players or ctx.players).items()}
         wanted = request.get("players")
         if isinstance(wanted, Mapping):

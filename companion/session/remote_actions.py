@@ -64,6 +64,8 @@ class RemoteActions:
             here = [p for p in (ctx.players[local], ctx.players[far])
                     if p.kind is PlayerKind.BOARD]
             name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
+            if terms.local_name:  # who plays at this board, as the other end knows it
+                name = _name(terms.local_name, name)
             players = {local: PlayerSpec(PlayerKind.BOARD, name),
                        far: PlayerSpec(PlayerKind(kind.value), _name(terms.opponent, "Opponent"),
                                        rating=terms.rating,

@@ -62,6 +62,7 @@ from companion.session.remote import (
     RemoteTakeback,
     RemoteTerms,
 )
+from companion.session.remote_terms import disputed
 from companion.session.remote_watch import Following
 
 log = logging.getLogger("companion.session")
@@ -137,6 +138,7 @@ class RemoteJSON(TypedDict):
     watching: bool
     queued: int  # a watched game: the other end's moves waiting behind the move to make
     pending_end: dict[str, str] | None  # a watched game's end, once the board made its moves
+    dispute: dict[str, int] | None  # the other end's record would drop moves: the owner asked
 
 
 @dataclass
@@ -150,6 +152,8 @@ class Binding:
     resync_at: float = -1e9
     ending: tuple[str, str] | None = None  # (result, reason) in the other end's words
     following: Following | None = None  # a watched game: its moves not made here yet
+    # the other end's record that would drop moves from ply ``at``, for the owner to take
+    dispute: tuple[tuple[Move, ...], int] | None = None
 
     @property
     def remote_side(self) -> str:
@@ -401,7 +405,7 @@ class RemoteGames:
                 return
         if b.following is not None and b.following.resume(event.moves):
             return  # the moves missed meanwhile wait in turn
-        self._reconcile(b, event.moves)
+        self._reconcile(b, event.moves, event.confirmed)
 
     def _follow_if_watched(self, b: Binding) -> None:
         if b.terms.watching:
@@ -409,16 +413,27 @@ class RemoteGames:
                                     lambda: self.binding is b,
                                     lambda why: self._resync(b, why))
 
-    def _reconcile(self, b: Binding, theirs: tuple[Move, ...]) -> None:
+    def _reconcile(self, b: Binding, theirs: tuple[Move, ...], confirmed: int = 0,
+                   agreed: bool = False) -> None:
         """Make the game follow the other end's record: the common start stays; moves of this
-        board the other end lacks are for the client to resend (its ``started`` tells it);
-        a record that differs is the other end's word."""
+        board the other end lacks are for the client to resend (its ``started`` tells it).
+        A record that differs, or lacks a move the other end had confirmed, would drop moves
+        of this board's on the other end's word: the game keeps them, the page asks the owner
+        (:meth:`take_record`, ``agreed``), and nothing is sent or resynced meanwhile."""
         game = self._host.game
         ours = played_moves(game)
+        at = None if agreed else disputed(ours, theirs, confirmed)
+        if at is not None:
+            log.warning("the %s game %s: the other end's record drops moves from ply %d: the "
+                        "owner is asked", b.kind, b.terms.ref, at + 1)
+            b.dispute = (theirs, at)
+            self._host.remote_changed()
+            return
+        b.dispute = None
         common = 0
         while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
             common += 1
-        if common < len(ours) and common < len(theirs):
+        if common < len(ours) and (common < len(theirs) or agreed):
             log.warning("the %s game %s differs from ply %d: the other end's record is kept",
                         b.kind, b.terms.ref, common + 1)
             self._host.take_back_to(common, None, b.kind.value)
@@ -466,9 +481,19 @@ class RemoteGames:
             return
         self._host.take_back_to(event.ply, event.reason, b.kind.value)
 
+    def take_record(self) -> bool:
+        """The owner takes the other end's disputed record: the game follows it (moves of this
+        board's it lacks are taken back). False if there is none."""
+        b = self.binding
+        if b is None or b.dispute is None:
+            return False
+        self._reconcile(b, b.dispute[0], agreed=True)
+        self._host.remote_changed()
+        return True
+
     def _resync(self, b: Binding, why: str) -> None:
         now = self._host.monotonic()
-        if b.player is None or now - b.resync_at < RESYNC_EVERY:
+        if b.player is None or now - b.resync_at < RESYNC_EVERY or b.dispute is not None:
             return
         b.resync_at = now
         log.info("%s game %s: %s; asking the other end to resync", b.kind, b.terms.ref, why)
@@ -498,4 +523,6 @@ class RemoteGames:
             "queued": f.queued if f else 0,
             "pending_end": ({"result": f.end_waiting[0], "reason": f.end_waiting[1]}
                             if f and f.end_waiting else None),
+            "dispute": ({"from": b.dispute[1] + 1, "ours": len(self._host.game.played),
+                         "theirs": len(b.dispute[0])} if b and b.dispute else None),
         }

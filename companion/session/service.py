@@ -210,6 +210,10 @@ class SessionService:
         return self.setup.next_game(actor)
 
     @on_loop
+    def take_record(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.take_record(actor)
+
+    @on_loop
     def swap(self, actor: Actor) -> SwapResult:
         return self.lineup.swap(actor)
 

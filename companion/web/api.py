@@ -217,6 +217,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def resign() -> Response:
         return jsonify(control(session.resign, optional(body(), "side", SIDES)))
 
+    @app.post("/api/remote/take-record")
+    def take_record() -> Response:
+        body()
+        return jsonify(control(session.take_record))
+
     @app.post("/api/swap")
     def swap() -> Response:
         body()

@@ -129,6 +129,8 @@
     $("houserules").hidden = !house;
     $("houserules").textContent = house;
     renderDrawBanner(over);
+    renderDispute();
+    renderChat();
     renderYou();
     renderHelp(over);
     if (noteKey && noteKey !== stateKey()) hideNote();
@@ -224,6 +226,34 @@
         : _("The defenders offer a draw. The attackers may accept or decline.");
     }
   }
+
+  /* The game's chat at a distance where the game is (its history is in the online panel). */
+  function renderChat() {
+    const chat = (S.remote && S.remote.chat) || [], el = $("chatline");
+    const c = chat.length ? chat[chat.length - 1] : null;
+    el.hidden = !c;
+    if (c) el.textContent = _("{by} says: {text}", { by: c.by, text: c.text });
+  }
+
+  /* The other end's record would drop moves of this board's: the board keeps them until the
+     owner takes the other end's record (never on its word alone). */
+  function renderDispute() {
+    const d = S.remote && S.remote.dispute, box = $("disputebox");
+    box.hidden = !d;
+    if (!d) return;
+    const words = { from: d.from };
+    const text = S.remote.kind === "online"
+      ? _("The server's record of this game disagrees with the board's from move {from} on. The board keeps its moves until you take the server's record.", words)
+      : _("The other board's record of this game disagrees with this board's from move {from} on. This board keeps its moves until you take the other board's record.", words);
+    $("disputetext").textContent = text;
+    const btn = $("disputebtn");
+    btn.hidden = !isOwner();
+    btn.textContent = _("Take the other end's record");
+  }
+  $("disputebtn").addEventListener("click", () => {
+    if (!confirm(_("Take the other end's record? The board's moves it lacks are taken back."))) return;
+    api("/api/remote/take-record", {}).catch(refused);
+  });
 
   /* ---- the computer's help: its thinking, hints ---- */
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
