@@ -38,12 +38,12 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from typing import Protocol, TypedDict, assert_never
 
 from companion.rules import other
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session.moves import move_text, played_moves
+from companion.session.game_moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
     RemoteChat,
@@ -66,6 +66,10 @@ from companion.session.remote_terms import disputed
 from companion.session.remote_watch import Following
 
 log = logging.getLogger("companion.session")
+
+#: The events of the current game (the link's own, status, chat and start, come first).
+GameEvent = (RemoteMove | RemoteLeave | RemoteRefused | RemoteClock | RemoteDraw | RemoteResign
+             | RemoteTakeback | RemoteEnd)
 
 RESYNC_EVERY = 2.0  # seconds between two resyncs asked of a player (a confused peer cannot loop)
 CHAT_KEPT = 20
@@ -268,6 +272,12 @@ class RemoteGames:
         """How the game ended in the other end's words, when they differ from the rules'."""
         return self.binding.ending if self.binding else None
 
+    def ended(self, ending: tuple[str, str] | None) -> None:
+        """The other end ended the game (``ending``: in its words when they differ from the
+        rules', else None)."""
+        if self.binding is not None:
+            self.binding.ending = ending
+
     def attached(self) -> list[RemoteKind]:
         return list(self._links)
 
@@ -316,50 +326,59 @@ class RemoteGames:
         if link is None or link.player is not player:
             log.info("an event from a %s player no longer attached: %s", kind, event)
             return
-        if isinstance(event, RemoteStatus):
-            link.status = event
-            self._host.remote_changed()
-            return
-        if isinstance(event, RemoteChat):
-            link.chat.append(event)
-            self._host.remote_changed()
-            return
-        if isinstance(event, RemoteStart):
-            self._start(kind, player, event)
-            return
+        match event:  # the link's own events first: they need no current game
+            case RemoteStatus():
+                link.status = event
+                self._host.remote_changed()
+                return
+            case RemoteChat():
+                link.chat.append(event)
+                self._host.remote_changed()
+                return
+            case RemoteStart():
+                self._start(kind, player, event)
+                return
         b = self.binding
         if b is None or b.player is not player:
             log.info("%s: not the current game's player: %s ignored", kind, event)
             return
+        self._game_event(kind, link, b, event)
+
+    def _game_event(self, kind: RemoteKind, link: _Link, b: Binding,
+                    event: GameEvent) -> None:
+        """An event of the current game's player (``b.player``)."""
         by = kind.value
-        if isinstance(event, RemoteMove):
-            if b.following is not None:
-                b.following.follow(event)
-            else:
-                self._move(b, event)
-        elif isinstance(event, RemoteLeave):
-            self._leave(link, b, event)
-        elif isinstance(event, RemoteRefused):
-            self._refused(b, event)
-        elif isinstance(event, RemoteClock):
-            if kind is RemoteKind.ONLINE:  # the server's clocks: both sides', and its flag
+        match event:
+            case RemoteMove():
+                if b.following is not None:
+                    b.following.follow(event)
+                else:
+                    self._move(b, event)
+            case RemoteLeave():
+                self._leave(link, b, event)
+            case RemoteRefused():
+                self._refused(b, event)
+            case RemoteClock() if kind is RemoteKind.ONLINE:
+                # the server's clocks: both sides', and its flag
                 b.authoritative_clock = True
                 self._host.remote_clock(event, None)
-            else:  # another board's: its own side's time is its word, this board's is ours
+            case RemoteClock():  # another board's: its side's time is its word, ours ours
                 self._host.remote_clock(event, b.remote_side)
-        elif isinstance(event, RemoteDraw):
-            self._host.remote_draw(event.side, event.action, by)
-        elif isinstance(event, RemoteResign):
-            self._host.remote_resign(event.side, by)
-        elif isinstance(event, RemoteTakeback):
-            if not player.takebacks:
-                log.warning("%s: a takeback from a player without takebacks ignored", kind)
-            elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
-                self._host.take_back_to(max(0, event.ply), None, by)
-        elif isinstance(event, RemoteEnd):
-            waits = b.following is not None and b.following.end(event.result, event.reason)
-            if not waits:  # (a watched game's end waits until the board made its moves)
-                self._host.remote_end(event.result, event.reason, by)
+            case RemoteDraw():
+                self._host.remote_draw(event.side, event.action, by)
+            case RemoteResign():
+                self._host.remote_resign(event.side, by)
+            case RemoteTakeback():
+                if b.player is None or not b.player.takebacks:
+                    log.warning("%s: a takeback from a player without takebacks ignored", kind)
+                elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
+                    self._host.take_back_to(max(0, event.ply), None, by)
+            case RemoteEnd():
+                waits = b.following is not None and b.following.end(event.result, event.reason)
+                if not waits:  # (a watched game's end waits until the board made its moves)
+                    self._host.remote_end(event.result, event.reason, by)
+            case _:
+                assert_never(event)
 
     def _start(self, kind: RemoteKind, player: RemotePlayer, event: RemoteStart) -> None:
         terms = event.terms

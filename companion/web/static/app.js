@@ -152,6 +152,7 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.loadSmall("explorer")).then(() => T.explorer.render(S));
     $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
     renderClub();
   }
@@ -289,6 +290,7 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("explorer").addEventListener("toggle", () => { if (S) render(); });
   $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
     const b = ev.target.closest("button[data-voice]");
     if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
@@ -400,7 +402,14 @@
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
     A.onState(prev, S, message(), illegalNow());
     if (ended && !(T.review && T.review.active())) $("over").scrollIntoView({ block: "nearest", behavior: "smooth" });
-    if (prev && prev.game !== S.game && me.role === "player") whoami();   // a link may end with its game
+    // who a link stands for follows its player: ask again when the seating changes (a new
+    // game, the match's next game, a swap of sides or other players), not only with the game
+    if (prev && me.role === "player" && seating(prev) !== seating(S)) whoami();
+  }
+
+  function seating(s) {
+    const p = s.players || {}, name = (side) => (p[side] || {}).name + "/" + (p[side] || {}).kind;
+    return [s.game, s.match ? s.match.game : 0, name("attackers"), name("defenders")].join("|");
   }
 
   /* ---- live connection ---- */
