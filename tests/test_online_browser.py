@@ -49,7 +49,7 @@ def test_log_in_see_the_lobby_join_and_chat(browser, daemon, server):  # noqa: F
              '{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
     page.wait_for_selector("#onlinepanel button[data-join]")
     row = page.inner_text(".onlinegames li")
-    assert "bob (1612)" in row and "15+10" in row
+    assert "bob (1612)" in row and "15 min + 10 s" in row
     page.screenshot(path=str(SHOTS / "online-lobby.png"))
     page.click("#onlinepanel button[data-join]")
     game_id = int(bob.expect(lambda line: line.startswith("= challenge_requested")).split()[2])
@@ -106,7 +106,8 @@ def test_watch_a_game_on_the_board_in_german(browser, daemon, server):  # noqa: 
     page.click("#online summary")
     page.wait_for_selector("#onlinelive button[data-watch]")
     row = page.inner_text("#onlinelive li")
-    assert "bob (1612) (Angreifer) gegen carol (1580) (Verteidiger)" in row and "15+10" in row
+    assert "bob (1612) (Angreifer) gegen carol (1580) (Verteidiger)" in row
+    assert "15 Min. + 10 s" in row
     assert "Laufende Partien" in page.inner_text("#onlinepanel")
     page.click("#onlinelive button[data-watch]")
     page.wait_for_selector("#onlinepanel button[data-online=unwatch]")
