@@ -151,8 +151,15 @@ GAME_COLS = (
 
 
 def rules_of(row: GameRow) -> RuleSet:
-    """A stored game's rule set: its variant with its stored options (the variant alone when
-    they cannot be applied)."""
+    """A stored game's rule set: an imported game's own (stored whole, :func:`imported_settings`),
+    else its variant with its stored options (the variant alone when they cannot be applied)."""
+    stored = json.loads(row.settings or "{}")
+    whole = stored.get("rules") if isinstance(stored, dict) else None
+    if isinstance(whole, dict):
+        try:
+            return RuleSet.from_json(whole)
+        except (TypeError, ValueError):
+            pass
     data = row.settings_json()
     base = PRESETS.get(str(data.get("variant") or row.variant))
     options = data.get("options")
@@ -162,6 +169,26 @@ def rules_of(row: GameRow) -> RuleSet:
         except (TypeError, ValueError):
             pass
     return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
+
+
+#: The variant of an imported game whose rule set is no preset (stored whole with it).
+OWN_RULES = "opentafl"
+
+
+def imported_settings(rules: RuleSet) -> dict[str, Any]:
+    """What an imported game's settings store: its variant (the preset of its rules' id, else
+    :data:`OWN_RULES`), the rules that differ from the preset (its house rules, JSON values)
+    and the whole rule set, which :func:`rules_of` reads back."""
+    whole = rules.to_json()
+    whole.pop("source", None)
+    preset = PRESETS.get(rules.id)
+    options: dict[str, Any] = {}
+    if preset is not None:
+        base = preset.to_json()
+        options = {k: v for k, v in whole.items()
+                   if k not in ("id", "name", "source") and v != base.get(k)}
+    return {"variant": rules.id if preset is not None else OWN_RULES, "options": options,
+            "rules": whole}
 
 
 def match_row(r: tuple[Any, ...]) -> MatchRow:

@@ -60,12 +60,20 @@ from typing import Any
 from ..squares import parse_square
 from .board import Board, MoveError, other
 from .game import Game
-from .otg_rules import OtgError, extension_string, one_line, parse_rules_string, rules_string
+from .otg_rules import (
+    OtgError,
+    RuleNotSupported,
+    extension_string,
+    one_line,
+    parse_rules_string,
+    rules_string,
+)
+from .otg_text import address_ply, split_file
 from .otn import PositionError
 from .outcome import REASON_TEXT
 from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
-__all__ = ["OtgError", "OtgGame", "OtgMoveError", "export_otg", "import_otg",
+__all__ = ["OtgError", "OtgGame", "OtgMoveError", "RuleNotSupported", "export_otg", "import_otg",
            "parse_rules_string", "read_otg", "replay_otg", "rules_string", "write_otg"]
 
 
@@ -91,6 +99,13 @@ class OtgGame:
     attackers: str = ""
     defenders: str = ""
     date: _dt.date | None = None
+    #: ply -> the file's comment on that move (0: the ``start-comment`` tag, before the first)
+    comments: dict[int, str] = dataclasses.field(default_factory=dict)
+    #: how many variation lines (``2a.1.1a. ...``) the file has; they are not replayed
+    variations: int = 0
+    #: an OpenTafl puzzle (``puzzle-mode`` loose or strict): ``{"mode", "start"}``, ``start``
+    #: being the ply the puzzle starts after (``puzzle-start``); None for a game
+    puzzle: dict[str, Any] | None = None
 
     @property
     def rules(self) -> RuleSet:
@@ -105,7 +120,7 @@ _NAME = re.compile(rf"[^\x00-\x1f\x7f]{{1,{MAX_NAME}}}")
 #: The dates a game file may carry: YYYY.MM.DD from 1900 (what a timestamp can hold); an unknown
 #: date may be written ``????.??.??`` (as in PGN) or left empty.
 _DATE = re.compile(r"([0-9]{4})\.([0-9]{2})\.([0-9]{2})")
-_TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")
+_TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")  # a tag written on export
 _TURN_LINE = re.compile(r"^(\S+)\.(?:\s+(.*))?$")
 _TURN_NUMBER = re.compile(r"[0-9]{1,6}")
 _VARIATION = re.compile(r"[0-9]{1,6}[a-z]+(?:\.[0-9]{1,6}[a-z]*)*")
@@ -192,20 +207,10 @@ def _move_records(game: Game) -> list[str]:
 def import_otg(text: str) -> OtgGame:
     """Read a game file: tags, rules, and every move replayed (and checked) through the rules.
     Raises :class:`OtgError` naming the line or tag at fault (:class:`OtgMoveError` when the
-    file is well formed but the rules refuse its game)."""
-    lines = text.splitlines()
-    tags: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    while i < len(lines) and lines[i].strip():
-        match = _TAG_LINE.match(lines[i].strip())
-        if not match:
-            if not tags:
-                raise OtgError(f"line {i + 1}: expected a tag like [rules:dim:11 ... start:...]")
-            break
-        tags[match.group(1)] = match.group(2)
-        i += 1
+    file is well formed but the rules refuse its game; :class:`RuleNotSupported` naming the
+    rule the rules core cannot play)."""
+    parts = split_file(text)
+    tags = parts.tags
     if "rules" not in tags:
         raise OtgError("no [rules:...] tag")
     rules = parse_rules_string(tags["rules"], tags.get("companion-rules"))
@@ -219,10 +224,20 @@ def import_otg(text: str) -> OtgGame:
         raise OtgError(f"position tag: {exc}") from None
     players = {side: _player(tags, side) for side in (ATTACKERS, DEFENDERS)}
     date = _date(tags.get("date", ""))
-    body = _strip_comments(lines[i:], i)
-    main_lines = [n for n, line in body if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])]
-    expected = 1
-    for number, line in body:
+    lines = [(number, body) for number, kind, body in parts.body if kind == "line"]
+    main_lines = [n for n, line in lines if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])]
+    comments: dict[int, str] = {}
+    if tags.get("start-comment", "").strip():
+        comments[0] = tags["start-comment"].strip()
+    expected, variations = 1, 0
+    last_turn: list[int] | None = None  # the plies of the turn line a comment belongs to
+    for number, kind, line in parts.body:
+        if kind == "comment":
+            for ply, note in zip(last_turn or (), line.split("|"), strict=False):
+                if note.strip():
+                    comments[ply] = note.strip()
+            last_turn = None
+            continue
         match = _TURN_LINE.match(line)
         if not match:
             raise OtgError(f"line {number}: expected a turn like '1. d1-d3 h6-h9', not "
@@ -230,7 +245,9 @@ def import_otg(text: str) -> OtgGame:
         label, rest = match.group(1), (match.group(2) or "").split()
         if not _TURN_NUMBER.fullmatch(label):
             if _VARIATION.fullmatch(label):
-                continue  # a variation (e.g. 2a.1.1a.): not part of the game
+                variations += 1
+                last_turn = None  # a variation (e.g. 2a.1.1a.): not part of the game
+                continue
             raise OtgError(f"line {number}: expected a turn number like '12.', not "
                            f"{_clip(label)!r}")
         if int(label) != expected:
@@ -239,11 +256,20 @@ def import_otg(text: str) -> OtgGame:
             raise OtgError(f"line {number}: a turn holds one or two moves, found {len(rest)}")
         if len(rest) == 1 and number != main_lines[-1]:
             raise OtgError(f"line {number}: only the last turn may have a single move")
+        last_turn = []
         for record in rest:
             _play_record(game, record, number)
+            if record != "---":
+                last_turn.append(len(game.played))
         expected += 1
     _apply_result(game, tags.get("result", "?"))
-    return OtgGame(game, tags, players[ATTACKERS], players[DEFENDERS], date)
+    puzzle = None
+    if tags.get("puzzle-mode", "").strip() in ("loose", "strict"):
+        start = address_ply(tags.get("puzzle-start", "0a"))
+        puzzle = {"mode": tags["puzzle-mode"].strip(),
+                  "start": start if start is not None and start <= len(game.played) else 0}
+    return OtgGame(game, tags, players[ATTACKERS], players[DEFENDERS], date, comments,
+                   variations, puzzle)
 
 
 def _clip(text: str, n: int = 40) -> str:
@@ -277,29 +303,6 @@ def _date(text: str) -> _dt.date | None:
     if day.year < 1900:
         raise OtgError(f"date tag: {text} is before 1900")
     return day
-
-
-def _strip_comments(lines: list[str], offset: int) -> list[tuple[int, str]]:
-    """The body's non-empty lines with ``[...]`` comments (possibly multi-line) removed, each
-    with its 1-based line number in the file."""
-    out = []
-    opened = 0  # line number of the open comment's "[", 0 outside comments
-    for k, raw in enumerate(lines, offset + 1):
-        kept = []
-        for ch in raw:
-            if opened:
-                if ch == "]":
-                    opened = 0
-            elif ch == "[":
-                opened = k
-            else:
-                kept.append(ch)
-        line = "".join(kept).strip()
-        if line:
-            out.append((k, line))
-    if opened:
-        raise OtgError(f"line {opened}: the comment opened here with '[' is never closed")
-    return out
 
 
 def _play_record(game: Game, record: str, number: int) -> None:
