@@ -94,8 +94,14 @@ class GameRow:
         return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
 
     def settings_json(self) -> dict[str, Any]:
+        """Variant and options (house rules); for an imported rule set of its own
+        (:data:`OWN_RULES`) also its ``name``."""
         data = json.loads(self.settings or "{}")
-        return {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+        out = {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+        whole = data.get("rules")
+        if out["variant"] == OWN_RULES and isinstance(whole, dict):
+            out["name"] = str(whole.get("name") or "")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {

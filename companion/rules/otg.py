@@ -124,6 +124,10 @@ _TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")  # a tag writt
 _TURN_LINE = re.compile(r"^(\S+)\.(?:\s+(.*))?$")
 _TURN_NUMBER = re.compile(r"[0-9]{1,6}")
 _VARIATION = re.compile(r"[0-9]{1,6}[a-z]+(?:\.[0-9]{1,6}[a-z]*)*")
+#: A variation line's address, also as the spec writes it without its last dot
+#: (``3b.3.1a ..... a4-a3xa2``)
+_VARIATION_LINE = re.compile(
+    r"[0-9]{1,6}[a-z]+\.[0-9]{1,6}[a-z]*(?:\.[0-9]{1,6}[a-z]*)*\.?(?:\s|$)")
 _SQUARE = r"[a-s][0-9]{1,2}"
 _MOVE = re.compile(
     rf"^(?P<piece>[A-Za-z]?)(?P<frm>{_SQUARE})(?P<kind>[-^=]{{1,2}})(?P<to>{_SQUARE})"
@@ -225,7 +229,8 @@ def import_otg(text: str) -> OtgGame:
     players = {side: _player(tags, side) for side in (ATTACKERS, DEFENDERS)}
     date = _date(tags.get("date", ""))
     lines = [(number, body) for number, kind, body in parts.body if kind == "line"]
-    main_lines = [n for n, line in lines if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])]
+    main_lines = [n for n, line in lines if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])
+                  and not _VARIATION_LINE.match(line)]
     comments: dict[int, str] = {}
     if tags.get("start-comment", "").strip():
         comments[0] = tags["start-comment"].strip()
@@ -237,6 +242,10 @@ def import_otg(text: str) -> OtgGame:
                 if note.strip():
                     comments[ply] = note.strip()
             last_turn = None
+            continue
+        if _VARIATION_LINE.match(line):
+            variations += 1
+            last_turn = None  # a variation (e.g. 2a.1.1a.): not part of the game
             continue
         match = _TURN_LINE.match(line)
         if not match:

@@ -66,8 +66,10 @@ def rules_string(rules: RuleSet) -> str:
     ]
     if rules.corners == "none":
         parts.append("cor:")
-    elif rules.corners == "block":
+    elif rules.corners in ("block", "custom"):
         parts.append("cor:" + "".join(s + "," for s in _block_squares(rules)))
+    if rules.has_throne and rules.throne_square:
+        parts.append(f"cen:{rules.throne_square},")
     if rules.has_throne:
         parts.append("cenp:" + {"all": "tTK", "king": "K", "nobody": ""}[rules.throne_pass])
         parts.append("cens:" + ("" if rules.throne_stop == "nobody" else "K"))

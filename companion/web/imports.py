@@ -29,6 +29,7 @@ from companion.rules import PRESETS, get_variant
 from companion.rules.game import Game
 from companion.rules.otg import OtgError, OtgMoveError, RuleNotSupported, import_otg
 from companion.rules.otg_rules import as_preset
+from companion.rules.outcome import Termination
 from companion.rules.records import RecordError, read_records, replay_record
 from companion.rules.ruleset import RuleSet
 from companion.web.record_variant import find_variant
@@ -115,6 +116,7 @@ def _otg(name: str, text: str) -> Upload:
         if game.manual_outcome is not None and not replayed.is_over():
             replayed.end(game.manual_outcome)
         game = replayed
+    ending = _ending(game, got.tags.get("termination", ""))
     tags = {k: v for k, v in got.tags.items()
             if k not in ("rules", "companion-rules", "start-comment")}
     for side, player in (("attackers", got.attackers), ("defenders", got.defenders)):
@@ -135,7 +137,26 @@ def _otg(name: str, text: str) -> Upload:
         origin["variations"] = got.variations  # not replayed: the main line is the game
     if house:
         origin["house_rules"] = sorted(house)
-    return Upload(game, origin, None, players)
+    return Upload(game, origin, ending, players)
+
+
+#: Words of an OpenTafl ``termination`` tag (free text: "Black resigns") that say how a game
+#: ended off the board.
+_HOW = (("resign", Termination.RESIGNATION), ("time", Termination.TIME),
+        ("clock", Termination.TIME), ("agree", Termination.AGREEMENT))
+
+
+def _ending(game: Game, termination: str) -> Ending:
+    """The ending of a game whose result tag decided it (the rules did not): the reason its
+    ``termination`` tag gives, else none (the file says who won, not how)."""
+    manual = game.manual_outcome
+    if manual is None:
+        return None
+    words = termination.lower()
+    for word, how in _HOW:
+        if word in words and (how == Termination.AGREEMENT) == (manual.winner is None):
+            return manual.result, str(how)
+    return manual.result, None
 
 
 def _csv(name: str, text: str, variant: str | None) -> list[Upload]:
