@@ -74,7 +74,7 @@ def read_records(text: str) -> list[Record]:
     """All records of a CSV file's text (blank lines and ``#`` comment lines, such as the header
     lines of the companion's game exports, skipped, and the field-name header line
     :data:`HEADER` before the first record); RecordError names the line."""
-    out = []
+    out: list[Record] = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
