@@ -292,6 +292,9 @@
   });
 
   /* ---- import (the owner): an .otg file or CSV records, then review ---- */
+  /* The largest file the daemon takes (web.limits: max_import_body, 4 MiB, sent as JSON): the
+     file itself is held to 4 MB less what JSON adds to it. */
+  const MAX_IMPORT = 4 * 1024 * 1024 - 64 * 1024;
   function importFile(file, variant) {
     return file.text().then((text) => T.api("/api/import", { name: file.name, text: text, variant: variant }))
       .then((j) => {
@@ -320,6 +323,15 @@
     if (!file) return Promise.resolve();
     const csv = !/\.otg$/i.test(file.name);
     $("importmsg").hidden = true;
+    if (file.size > MAX_IMPORT) {   /* refused before it is sent (the daemon would say 413) */
+      $("importfile").value = "";
+      return T.load("errors").then(() => T.errorText({ code: "too_large", message: "larger than " + MAX_IMPORT + " bytes" }),
+        () => "").then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").className = "small bad";
+        $("importmsg").hidden = false;
+      });
+    }
     return importFile(file, csv ? $("importvariant").value || undefined : undefined).then(() => {
       $("importfile").value = "";
       list();
