@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import PRESETS, RuleSet, get_variant
+from companion.rules.otg_rules import OWN_RULES
 
 #: Endings that are not on the board; replayed onto a loaded Game.
 MANUAL_REASONS = ("agreement", "resignation", "time")
@@ -175,10 +176,6 @@ def rules_of(row: GameRow) -> RuleSet:
         except (TypeError, ValueError):
             pass
     return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
-
-
-#: The variant of an imported game whose rule set is no preset (stored whole with it).
-OWN_RULES = "opentafl"
 
 
 def imported_settings(rules: RuleSet) -> dict[str, Any]:

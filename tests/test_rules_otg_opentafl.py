@@ -151,14 +151,20 @@ def test_opentafl_hostility_goes_by_side() -> None:
     ``isSpaceHostileToSide`` reads a hostility list by side, so a ``K`` on its own means nothing
     and the king goes with ``T``); mapped to Brandubh with house rules."""
     brandub = parse_rules_string("dim:7 name:Brandub surf:n atkf:y ks:c nj:n cj:n cenh: cenhe: "
-                                 "start:" + PRESETS["brandubh"].start)
+                                 "start:" + PRESETS["brandubh"].start, by_side=True)
     rules, house = as_preset(brandub)
     assert rules.id == "brandubh" and rules.hostile_throne_empty == frozenset()
     assert house == {"hostile_throne_empty": frozenset(), "encirclement": False,
                      "repetition": "draw"}
-    by_side = parse_rules_string(f"dim:11 corh:tT cenhe:K start:{COPENHAGEN_START}")
+    by_side = parse_rules_string(f"dim:11 corh:tT cenhe:K start:{COPENHAGEN_START}",
+                                 by_side=True)
     assert by_side.hostile_corners == frozenset({"attackers", "defenders", "king"})
     assert by_side.hostile_throne_empty == frozenset()
+    got = import_otg(f"[rules:dim:11 corh:tT cenhe:K start:{COPENHAGEN_START}]\n")
+    assert got.rules == by_side  # a file without the companion-rules tag: OpenTafl's reading
+    # this project's own records (and the engine protocol's) list the king on his own
+    own = parse_rules_string(f"dim:11 corh:tT cenhe:K start:{COPENHAGEN_START}")
+    assert own.hostile_throne_empty == frozenset({"king"})
 
 
 @pytest.mark.parametrize(("entry", "rule"), [
@@ -178,3 +184,22 @@ def test_special_pieces_are_named() -> None:
     with pytest.raises(RuleNotSupported, match="commanders") as info:
         parse_rules_string(f"dim:11 start:{start}")
     assert info.value.rule == "start"
+
+
+def test_rules_replay_of_opentafl_records(tmp_path, capsys) -> None:
+    """``tafl-companion rules replay``: an OpenTafl record under its own rules (``opentafl``),
+    and under a preset it does not fit, named by the rules that differ (issue 30)."""
+    import json
+
+    from companion.cli import main
+
+    small = tmp_path / "small.otg"
+    small.write_text("[rules:dim:5 atkf:n cor:a1, cen: start:/1T3/K4/2t2/5/4t/]\n\n"
+                     "1. b1-c1 c3-c2\n2. Ka2-a1\n")
+    assert main(["rules", "replay", "opentafl", str(small)]) == 0
+    assert json.loads(capsys.readouterr().out)["agree"] == 1
+    annotated = tmp_path / "annotated.otg"
+    annotated.write_text(ANNOTATED)
+    assert main(["rules", "replay", "copenhagen", str(annotated)]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["disagree"][0]["reason"].endswith("differ from copenhagen in: repetition")

@@ -64,6 +64,7 @@ from .otg_rules import (
     OtgError,
     RuleNotSupported,
     extension_string,
+    house_rules,
     one_line,
     parse_rules_string,
     rules_string,
@@ -217,7 +218,9 @@ def import_otg(text: str) -> OtgGame:
     tags = parts.tags
     if "rules" not in tags:
         raise OtgError("no [rules:...] tag")
-    rules = parse_rules_string(tags["rules"], tags.get("companion-rules"))
+    # a file OpenTafl wrote (no extension tag) reads hostility by side, as OpenTafl does
+    rules = parse_rules_string(tags["rules"], tags.get("companion-rules"),
+                               by_side="companion-rules" not in tags)
     turn = tags.get("companion-turn") or rules.first
     if turn not in (ATTACKERS, DEFENDERS):
         raise OtgError(f"companion-turn tag: attackers or defenders, not {_clip(turn)!r}")
@@ -402,21 +405,27 @@ def write_otg(game: Game, path: str, tags: Mapping[str, str] | None = None) -> N
         fh.write(export_otg(game, tags))
 
 
-def replay_otg(rules: RuleSet, text: str) -> dict[str, Any]:
+def replay_otg(rules: RuleSet | None, text: str) -> dict[str, Any]:
     """``rules replay`` for a game file: ``{"games": 1, "agree": 0|1, "disagree": [...]}`` as
     for CSV records. Every move is replayed and checked by :func:`import_otg`; a move or result
     the rules refuse disagrees at its ply (:class:`OtgMoveError`), and a file whose rules differ
-    from ``rules`` (the preset named on the command line) disagrees at ply 0, naming the fields
-    that differ. A malformed file raises :class:`OtgError` (bad input, not a disagreement)."""
+    from ``rules`` (the preset named on the command line; None: the file's own rules) disagrees
+    at ply 0, naming the rules that differ (values that cannot matter on the board, such as
+    the hostility of corners it does not have, left out). A malformed file raises
+    :class:`OtgError` (bad input, not a disagreement)."""
     try:
         got = import_otg(text)
     except OtgMoveError as exc:
         return {"games": 1, "agree": 0,
                 "disagree": [{"game": 1, "ply": exc.ply, "reason": str(exc)}]}
-    mine = dataclasses.replace(got.rules, id=rules.id, name=rules.name)
-    if mine != rules:
-        fields = [f.name for f in dataclasses.fields(rules)
-                  if f.compare and getattr(mine, f.name) != getattr(rules, f.name)]
-        why = f"the file's rules differ from {rules.id} in: {', '.join(fields)}"
+    if rules is None:
+        return {"games": 1, "agree": 1, "disagree": []}
+    diff = house_rules(got.rules, rules)
+    if diff is None:
+        layout = [k for k in ("size", "start", "corners", "corner_squares", "throne_square")
+                  if getattr(got.rules, k) != getattr(rules, k)]
+        diff = dict.fromkeys(layout)
+    if diff:
+        why = f"the file's rules differ from {rules.id} in: {', '.join(diff)}"
         return {"games": 1, "agree": 0, "disagree": [{"game": 1, "ply": 0, "reason": why}]}
     return {"games": 1, "agree": 1, "disagree": []}

@@ -34,6 +34,9 @@ _TFR = {"off": "i", "draw": "d", "defenders_lose": "w"}
 # OpenTafl has no "strong on the throne only" (hnefatafl.org's brandubh): "c" is the nearest
 _KS = {"strong": "s", "strong_by_throne": "c", "strong_on_throne": "c", "weak": "w"}
 _SW = {"off": "n", "on": "w", "corners": "s"}
+#: The id of a rule set read from a file that names no preset (and the variant such a game is
+#: stored under, with its whole rule set: companion.store_rows.imported_settings).
+OWN_RULES = "opentafl"
 _EXTENSION_FIELDS = ("repetition", "no_moves", "sheltered_king", "chain_capture")
 #: The board sizes a rule set may have (:class:`RuleSet`), as ``dim`` is written: 1-2 digits.
 _DIM = re.compile(r"[0-9]{1,2}")
@@ -154,11 +157,14 @@ _NOT_PLAYED = {
 }
 
 
-def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
+def parse_rules_string(text: str, extension: str | None = None, *,
+                       by_side: bool = False) -> RuleSet:
     """A RuleSet from an OpenTafl rules string (and the optional ``companion-rules`` tag value),
     every key OpenTafl's ``RulesSerializer`` reads taken with OpenTafl's defaults; unknown keys
     are ignored, as OpenTafl ignores them. A rule the core cannot play raises
-    :class:`RuleNotSupported` naming it.
+    :class:`RuleNotSupported` naming it. ``by_side``: hostility lists read as OpenTafl reads
+    them (the king with the defenders' ``T``: files OpenTafl wrote); else with the king's own
+    ``K`` (this project's exports and the engine protocol's records, docs/engine.md).
 
     The result is the matching preset when the extension names one and every rule agrees."""
     m = _rules_map(text)
@@ -200,10 +206,9 @@ def parse_rules_string(text: str, extension: str | None = None) -> RuleSet:
         raise _refuse("ks:m", "a middleweight king")
     if fields["shieldwall"] != "off" and m.get("swf", "y") != "y":
         raise _refuse("swf:n", "shieldwalls captured without flanking pieces")
-    by_side = extension is None
     fields.update(_corner_fields(m, size, by_side))
     fields.update(_centre_fields(m, size, bool(fields["king_armed"]), by_side))
-    rule_id, name = "opentafl", m.get("name", "").replace("_", " ") or "OpenTafl rules"
+    rule_id, name = OWN_RULES, m.get("name", "").replace("_", " ") or "OpenTafl rules"
     if extension is not None:
         rule_id = _extension(extension, fields, rule_id)
     try:
