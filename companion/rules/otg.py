@@ -18,9 +18,9 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
     2. Kf6-f10 g7-g10xf10/g11
     3. a4-a10xKa11++
 
-- Tags are ``[key:value]``, one a line; the ``rules`` tag comes last (spec §4). ``result`` is
-  ``1`` (attackers won), ``-1`` (defenders won), ``0`` (draw) or ``?``. An optional
-  ``[position:OTN]`` tag starts the game from another position (spec §4 position-tag).
+- Tags are ``[key:value]``, one a line when written here; the ``rules`` tag comes last (spec
+  §4). ``result`` is ``1`` (attackers won), ``-1`` (defenders won), ``0`` (draw) or ``?``. An
+  optional ``[position:OTN]`` tag starts the game from another position (spec §4).
 - The rules string is space-separated ``key:value`` entries, ``dim`` first and ``start`` last
   (the OTN position, first record = rank 1, exactly as in this project). Keys written: ``dim``
   ``name`` ``esc`` (c/e) ``surf`` (encirclement) ``atkf`` (attackers first) ``tfr``
@@ -40,12 +40,16 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
 Where OpenTafl cannot say a rule exactly (``defenders_lose`` repetition is "the repeating player
 loses" there; ``no_moves``, ``sheltered_king`` and ``chain_capture`` have no key) the exact values
 travel in the extension tag ``[companion-rules:...]``, which OpenTafl ignores; with
-``[companion-turn:...]`` it also records the side to move of a ``position`` tag. Import reads
-files without the extension tags with OpenTafl's defaults (e.g. ``surf:y``). ``starti:`` is
-accepted as a start position written top row first: not in the spec, inferred from OpenTafl's
-sample puzzle files, whose moves only fit the position read that way. Rules that
-this project cannot play (berserk pieces, jumps, middleweight or hammer/anvil kings, other
-corner or centre layouts) are rejected with a clear :class:`OtgError`.
+``[companion-turn:...]`` it also records the side to move of a ``position`` tag.
+
+Import reads what OpenTafl writes (:mod:`companion.rules.otg_text` cuts the text up): tags in
+any order before the first turn, a tag over several lines (``start-comment``), comments over
+several lines, variation lines in either of the spec's forms, puzzles (``puzzle-mode``,
+``puzzle-start``); files without the extension tags are read with OpenTafl's defaults (e.g.
+``surf:y``) and its hostility by side (:func:`~companion.rules.otg_rules.parse_rules_string`).
+``starti:`` is a start position written top row first (OpenTafl's ``RulesSerializer``). Rules
+the core cannot play (berserk pieces, jumps, middleweight or hammer/anvil kings, fortresses,
+special pieces, ...) raise :class:`RuleNotSupported` naming the rule.
 """
 
 from __future__ import annotations
