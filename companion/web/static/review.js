@@ -219,7 +219,11 @@
     const now = document.querySelector("#rvmoves .mv.now");
     if (now) now.scrollIntoView({ block: "nearest" });
     const me = T.live ? T.live.me() : {};
-    $("rvplayon").hidden = me.role !== "owner";
+    /* play on only under rules a new game can have: a preset with its house rules (an
+       imported rule set of its own, or rules beyond the house rules, cannot start a game) */
+    const options = Object.keys((R.settings && R.settings.options) || {});
+    $("rvplayon").hidden = me.role !== "owner" || R.variant === "opentafl" ||
+      options.some((k) => !T.HOUSE_RULES.includes(k));
     $("review").querySelectorAll("[data-rv]").forEach((b) => {
       const k = b.dataset.rv;
       b.disabled = (k === "first" || k === "prev") ? ply === 0 : ply === n;
