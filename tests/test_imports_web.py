@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from test_daemon_support import PATIENCE, control, http, running_daemon
+from test_daemon_support import PATIENCE, control, http, running_daemon, wait_for
 from test_rules_otg_opentafl import ANNOTATED, COPENHAGEN_START, ESCAPE_TURNS, STUDY
 
 from companion.web.limits import DEFAULT_LIMITS
@@ -185,3 +185,42 @@ def test_the_same_file_three_times_is_stored_once(daemon) -> None:
     assert csv2["games"] == csv1["games"] == csv2["already"]
     stored = [g for g in get(daemon, "api/games?limit=100")["games"] if g["imported"]]
     assert len(stored) == 4  # annotated, other, and the two CSV games
+
+
+def test_large_bodies_are_received_a_few_at_a_time() -> None:
+    """The 4 MiB bound is for imports only, and only ``large_bodies`` of them are held at once:
+    a large body beyond them is refused (503 ``busy``) at its head; once one is answered its
+    place is free again."""
+    from test_web_server import serving
+
+    def head(path: str, length: int) -> bytes:
+        return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                f"\r\nContent-Length: {length}\r\n\r\n").encode()
+
+    def answer(sock: socket.socket) -> bytes:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+    size = 100_000
+    with serving(large_bodies=1) as server:
+        address = ("127.0.0.1", server.port)
+        with socket.create_connection(address, timeout=PATIENCE) as first:
+            first.sendall(head("/api/import", size) + b"x" * (size // 2))  # half sent: held
+            wait_for(lambda: len(server._large) == 1, what="the first large body admitted")
+            with socket.create_connection(address, timeout=PATIENCE) as second:
+                second.sendall(head("/api/import", size))
+                refused = answer(second)
+            assert refused.startswith(b"HTTP/1.1 503") and b'"busy"' in refused, refused
+            with socket.create_connection(address, timeout=PATIENCE) as small:
+                small.sendall(head("/api/import", 10) + b"x" * 10)  # small bodies: no place
+                assert answer(small).startswith(b"HTTP/1.1 200")
+            first.sendall(b"x" * (size - size // 2))
+            assert answer(first).startswith(b"HTTP/1.1 200")
+        with socket.create_connection(address, timeout=PATIENCE) as third:
+            third.sendall(head("/api/import", size) + b"x" * size)
+            assert answer(third).startswith(b"HTTP/1.1 200")
