@@ -203,3 +203,11 @@ def test_rules_replay_of_opentafl_records(tmp_path, capsys) -> None:
     assert main(["rules", "replay", "copenhagen", str(annotated)]) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["disagree"][0]["reason"].endswith("differ from copenhagen in: repetition")
+
+
+def test_an_even_board_has_opentafls_default_centre() -> None:
+    """OpenTafl's default centre is ((dim-1)/2, (dim-1)/2) (``RulesSerializer``): on an 8x8
+    board d4, not a refusal for want of a middle square."""
+    rules = parse_rules_string("dim:8 cor: esc:e start:/8/8/3t4/3K4/8/8/8/8/")
+    assert rules.has_throne and rules.throne_square == "d4"
+    assert parse_rules_string(rules_string(rules)) == rules

@@ -276,14 +276,15 @@ def _centre_fields(m: dict[str, str], size: int, king_armed: bool,
     if centre == "":
         out.update(throne_stop="anyone", throne_pass="all")
         return out
-    mid = coords_name(size // 2, size // 2, size)
-    squares = [mid] if centre == "default" else _squares(centre, size, "cen")
+    # OpenTafl's default centre is ((dim - 1) / 2, (dim - 1) / 2): the middle of an odd board,
+    # the square below and left of the middle of an even one (RulesSerializer.getDefaultCenter)
+    near = (size - 1) // 2
+    squares = ([coords_name(near, near, size)] if centre == "default"
+               else _squares(centre, size, "cen"))
     if len(squares) != 1:
         raise _refuse(f"cen:{centre[:40]}", "more than one centre square")
-    if squares[0] != mid:
+    if squares[0] != coords_name(size // 2, size // 2, size) or size % 2 == 0:
         out["throne_square"] = squares[0]
-    elif size % 2 == 0:
-        raise OtgError(f"rules tag: cen:{centre}: a {size}x{size} board has no middle square")
     stop = _sides(m.get("cens", "K"), "cens")
     again = _sides(m.get("cenre", "tTK"), "cenre")
     passing = _sides(m.get("cenp", "tTK"), "cenp")
