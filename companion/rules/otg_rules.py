@@ -127,7 +127,7 @@ def _hostile(letters: str, key: str, by_side: bool) -> frozenset[str]:
 
 
 def _sides(letters: str, key: str) -> frozenset[str]:
-    out = set()
+    out: set[str] = set()
     for ch in letters:
         if ch == "t":
             out.add(ATTACKERS)
