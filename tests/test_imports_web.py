@@ -221,6 +221,8 @@ def test_large_bodies_are_received_a_few_at_a_time() -> None:
                 assert answer(small).startswith(b"HTTP/1.1 200")
             first.sendall(b"x" * (size - size // 2))
             assert answer(first).startswith(b"HTTP/1.1 200")
+            # its place is given back once the whole answer is out (the next request waited for)
+            wait_for(lambda: not server._large, what="the first large body's place free")
         with socket.create_connection(address, timeout=PATIENCE) as third:
             third.sendall(head("/api/import", size) + b"x" * size)
             assert answer(third).startswith(b"HTTP/1.1 200")
