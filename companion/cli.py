@@ -81,14 +81,18 @@ def cmd_replay_records(args: argparse.Namespace) -> int:
     """``rules replay``: exit 0 when every game agrees with the rules, 1 when the file was read
     but some disagree (the document says where), 2 when the file cannot be read as records."""
     from .rules.otg import OtgError, replay_otg  # the record readers: only for this command
+    from .rules.otg_rules import OWN_RULES
     from .rules.records import RecordError, read_records
 
-    rules = get_variant(args.variant)
+    own = args.variant == OWN_RULES  # an .otg file under its own rules
+    rules = None if own else get_variant(args.variant)
     try:
         with open(args.file, encoding="utf-8") as fh:
             text = fh.read()
         if args.file.lower().endswith(".otg") or text.lstrip().startswith("["):
             doc = replay_otg(rules, text)
+        elif rules is None:
+            raise UsageError(f"{args.file}: CSV records need a variant (not {OWN_RULES})")
         else:
             doc = replay_records(rules, read_records(text))
     except OSError as exc:
@@ -130,7 +134,7 @@ def _register_rules(sub: Subcommands) -> None:
     p.set_defaults(func=cmd_moves)
     p = rsub.add_parser("replay", help="check game records (CSV, or an OpenTafl .otg file) "
                                        "against the rules")
-    p.add_argument("variant")
+    p.add_argument("variant", help="a preset, or opentafl for an .otg file's own rules")
     p.add_argument("file")
     p.set_defaults(func=cmd_replay_records)
 

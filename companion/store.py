@@ -28,8 +28,16 @@ from typing import Any
 
 from companion.rules.game import Game, PlayedMove
 from companion.squares import square_name
+from companion.store_reads import SAME_IMPORT as _SAME_IMPORT
 from companion.store_reads import ReadOnlyStore, StoreReader
-from companion.store_rows import MANUAL_REASONS, GameRow, MatchRow, StoreError, rules_of
+from companion.store_rows import (
+    MANUAL_REASONS,
+    GameRow,
+    MatchRow,
+    StoreError,
+    imported_settings,
+    rules_of,
+)
 from companion.store_schema import StoreOpenError, open_database
 
 __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "ReadOnlyStore", "Store", "StoreError",
@@ -234,30 +242,39 @@ class Store(StoreReader):
             )
 
     def import_game(self, game: Game, players: tuple[str, str], started: float,
-                    origin: dict[str, Any], ending: tuple[str, str] | None = None) -> int:
+                    origin: dict[str, Any], ending: tuple[str, str | None] | None = None) -> int:
         """Store a game read from a file (.otg, CSV) in ONE transaction, closed at once so it is
         never resumed as the live game: result and reason as the rules ended it (or ``ending``,
-        ``(result, reason)``, e.g. a loss on time the rules cannot know), reason ``imported``
-        while it is unfinished; an ``imported`` event holds ``origin``."""
+        ``(result, reason)``, e.g. a loss on time the rules cannot know, or a reason None: the
+        file says who won but not how), reason ``imported`` while it is unfinished; an
+        ``imported`` event holds ``origin``. A game whose ``origin`` has a ``fingerprint``
+        already stored (:meth:`StoreReader.imported_ids`) is not stored again: its id is
+        returned."""
         return self.import_games([(game, players, started, origin, ending)])[0]
 
     def import_games(self, games: Sequence[tuple[Game, tuple[str, str], float, dict[str, Any],
-                                                 tuple[str, str] | None]]) -> list[int]:
+                                                 tuple[str, str | None] | None]]) -> list[int]:
         """Store games read from files, all in ONE transaction (:meth:`import_game`)."""
         now = time.time()
         ids = []
         with self._tx() as db:
             for game, players, started, origin, ending in games:
+                fp = origin.get("fingerprint")
+                if isinstance(fp, str):
+                    known = db.execute(_SAME_IMPORT, (fp,)).fetchone()
+                    if known is not None:
+                        ids.append(int(known[0]))
+                        continue
                 outcome = game.outcome()
                 result, reason = ending or ((outcome.result, str(outcome.reason)) if outcome
                                             else ("ongoing", "imported"))
-                settings = {"variant": game.rules.id, "options": {}}
+                settings = imported_settings(game.rules)
                 cur = db.execute(
                     "INSERT INTO games (variant, start_position, start_turn, started, ended, "
                     "result, reason, attackers, defenders, settings) VALUES (?, ?, ?, ?, ?, ?, "
                     "?, ?, ?, ?)",
-                    (game.rules.id, game.start_position, game.start_turn, started, now, result,
-                     reason, *players, _dumps(settings)),
+                    (settings["variant"], game.start_position, game.start_turn, started, now,
+                     result, reason, *players, _dumps(settings)),
                 )
                 gid = int(cur.lastrowid or 0)
                 for ply, played in enumerate(game.played, 1):

@@ -175,6 +175,16 @@ class StoreReader:
                            "LIMIT ?", (gid, limit))
         return [{**json.loads(r[3]), "id": r[0], "t": r[1], "kind": r[2]} for r in rows]
 
+    def imported_ids(self, fingerprints: Sequence[str]) -> dict[str, int]:
+        """Fingerprint -> id of the stored imported game with it (``companion.web.imports``),
+        for those of ``fingerprints`` that are stored."""
+        out: dict[str, int] = {}
+        for fp in dict.fromkeys(fingerprints):
+            row = self._one(SAME_IMPORT, (fp,))
+            if row is not None:
+                out[fp] = int(row[0])
+        return out
+
     def load_game(self, gid: int) -> Game:
         """The stored game replayed through its own rules (manual endings restored)."""
         row = self.game(gid)
@@ -211,6 +221,11 @@ class StoreReader:
             out.append({"position": game.board.otn(), "turn": game.turn, "move": m["text"]})
         return out
 
+
+
+#: The stored game imported with a fingerprint (the first, if a race stored it twice).
+SAME_IMPORT = ("SELECT game_id FROM events WHERE kind = 'imported' AND "
+               "json_extract(data, '$.fingerprint') = ? ORDER BY id LIMIT 1")
 
 
 class ReadOnlyStore(StoreReader):

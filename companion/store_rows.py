@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.rules import PRESETS, RuleSet, get_variant
+from companion.rules.otg_rules import OWN_RULES
 
 #: Endings that are not on the board; replayed onto a loaded Game.
 MANUAL_REASONS = ("agreement", "resignation", "time")
@@ -94,8 +95,14 @@ class GameRow:
         return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
 
     def settings_json(self) -> dict[str, Any]:
+        """Variant and options (house rules); for an imported rule set of its own
+        (:data:`OWN_RULES`) also its ``name``."""
         data = json.loads(self.settings or "{}")
-        return {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+        out = {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+        whole = data.get("rules")
+        if out["variant"] == OWN_RULES and isinstance(whole, dict):
+            out["name"] = str(whole.get("name") or "")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,8 +158,15 @@ GAME_COLS = (
 
 
 def rules_of(row: GameRow) -> RuleSet:
-    """A stored game's rule set: its variant with its stored options (the variant alone when
-    they cannot be applied)."""
+    """A stored game's rule set: an imported game's own (stored whole, :func:`imported_settings`),
+    else its variant with its stored options (the variant alone when they cannot be applied)."""
+    stored = json.loads(row.settings or "{}")
+    whole = stored.get("rules") if isinstance(stored, dict) else None
+    if isinstance(whole, dict):
+        try:
+            return RuleSet.from_json(whole)
+        except (TypeError, ValueError):
+            pass
     data = row.settings_json()
     base = PRESETS.get(str(data.get("variant") or row.variant))
     options = data.get("options")
@@ -162,6 +176,22 @@ def rules_of(row: GameRow) -> RuleSet:
         except (TypeError, ValueError):
             pass
     return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
+
+
+def imported_settings(rules: RuleSet) -> dict[str, Any]:
+    """What an imported game's settings store: its variant (the preset of its rules' id, else
+    :data:`OWN_RULES`), the rules that differ from the preset (its house rules, JSON values)
+    and the whole rule set, which :func:`rules_of` reads back."""
+    whole = rules.to_json()
+    whole.pop("source", None)
+    preset = PRESETS.get(rules.id)
+    options: dict[str, Any] = {}
+    if preset is not None:
+        base = preset.to_json()
+        options = {k: v for k, v in whole.items()
+                   if k not in ("id", "name", "source") and v != base.get(k)}
+    return {"variant": rules.id if preset is not None else OWN_RULES, "options": options,
+            "rules": whole}
 
 
 def match_row(r: tuple[Any, ...]) -> MatchRow:

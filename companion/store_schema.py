@@ -4,7 +4,8 @@
 never set the pragma, so it reads 0 with tables present); each later version has one migration
 that moves a store forward, all in one transaction (2: matches, settings, players, clocks, links;
 3: hints per game and the ``analyses`` table; 4: the pending move to make of a game; 5: the
-terms of a game with a player at a distance). A new
+terms of a game with a player at a distance; 6: an index of imported games by their
+fingerprint). A new
 store is made as version 2 and migrated.
 A store made by a newer version is refused, never written. Opening checks, in order, and stops
 at the first problem with one clear line (:class:`StoreOpenError`): the data directory (a file?
@@ -25,7 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 HEADER = b"SQLite format 3\x00"
 
 SCHEMA_V2 = """
@@ -138,6 +139,11 @@ ALTER TABLE games ADD COLUMN pending TEXT;
     # the game again
     4: """
 ALTER TABLE games ADD COLUMN remote TEXT;
+""",
+    # 6: imported games found by their fingerprint (companion.web.imports: a file imported
+    # again is not stored twice), without reading every event
+    5: """
+CREATE INDEX events_import ON events(json_extract(data, '$.fingerprint')) WHERE kind = 'imported';
 """,
 }
 

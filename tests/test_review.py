@@ -107,18 +107,21 @@ def test_import_csv_records_finds_or_takes_the_variant(daemon) -> None:
     moves fit, whatever the live game's variant is (issue 21: a Copenhagen file was refused as
     "off the 7x7 board" during a Brandubh game)."""
     text = '"d1-e1 d3-e3 d2-e2 d4-d1 e1-f1 d1-a1",0,0,White\n"d1-e1 d3-e3",0,0,Black\n'
-    status, j = control(base(daemon), "api/import", {"name": "g.csv", "text": text})
-    assert status == 200 and j["variant"] == "brandubh" and j["found"] == "moves", j
+    status, found = control(base(daemon), "api/import", {"name": "g.csv", "text": text})
+    assert status == 200 and found["variant"] == "brandubh" and found["found"] == "moves", found
     status, j = control(base(daemon), "api/import",
                         {"name": "g.csv", "text": text, "variant": "copenhagen"})
     assert status == 422 and "game 1, move 1" in j["error"], j  # chosen: used as chosen
     status, j = control(base(daemon), "api/import",
                         {"name": "g.csv", "text": text, "variant": "brandubh"})
     assert status == 200 and len(j["games"]) == 2 and j["variant"] == "brandubh"
+    # the same games as found: stored once (issue 30 defect 4)
+    assert j["games"] == found["games"] and j["already"] == found["games"], (j, found)
     _, won = get(daemon, f"api/review/{j['games'][0]}")
     assert won["result"] == "defenders" and won["reason"] == "escape"
-    _, resigned = get(daemon, f"api/review/{j['games'][1]}")
-    assert resigned["result"] == "attackers" and resigned["reason"] == "resignation"
+    _, decided = get(daemon, f"api/review/{j['games'][1]}")
+    # "Black" says who won, not how: no reason is made up (issue 30 defect 4)
+    assert decided["result"] == "attackers" and decided["reason"] is None
     # the live game is still the daemon's own
     assert daemon.store.unfinished().id == daemon.session.gid
 

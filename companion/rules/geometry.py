@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import SupportsIndex
 
-from ..squares import square_names
+from ..squares import parse_square, square_names
 from .ruleset import RuleSet
 
 # direction steps as (dfile, drank): north, south, east, west
@@ -36,10 +36,16 @@ class Geometry:
             f, r = i % n, i // n
             if f in (0, n - 1) or r in (0, n - 1):
                 self.edge |= 1 << i
-        self.throne = (n // 2) * n + n // 2 if rules.has_throne else -1
+        middle = (n // 2) * n + n // 2
+        if rules.throne_square:
+            middle = parse_square(rules.throne_square, n)
+        self.throne = middle if rules.has_throne else -1
         self.throne_bit = (1 << self.throne) if self.throne >= 0 else 0
         self.corner = 0
-        if rules.corners != "none":
+        if rules.corners == "custom":
+            for name in rules.corner_squares:
+                self.corner |= 1 << parse_square(name, n)
+        elif rules.corners != "none":
             ends = (0, n - 1) if rules.corners == "single" else (0, 1, n - 2, n - 1)
             for f in ends:
                 for r in ends:

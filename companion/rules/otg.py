@@ -18,9 +18,9 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
     2. Kf6-f10 g7-g10xf10/g11
     3. a4-a10xKa11++
 
-- Tags are ``[key:value]``, one a line; the ``rules`` tag comes last (spec §4). ``result`` is
-  ``1`` (attackers won), ``-1`` (defenders won), ``0`` (draw) or ``?``. An optional
-  ``[position:OTN]`` tag starts the game from another position (spec §4 position-tag).
+- Tags are ``[key:value]``, one a line when written here; the ``rules`` tag comes last (spec
+  §4). ``result`` is ``1`` (attackers won), ``-1`` (defenders won), ``0`` (draw) or ``?``. An
+  optional ``[position:OTN]`` tag starts the game from another position (spec §4).
 - The rules string is space-separated ``key:value`` entries, ``dim`` first and ``start`` last
   (the OTN position, first record = rank 1, exactly as in this project). Keys written: ``dim``
   ``name`` ``esc`` (c/e) ``surf`` (encirclement) ``atkf`` (attackers first) ``tfr``
@@ -40,12 +40,16 @@ and their defaults) and ``MoveSerializer.java`` (move regex); sample files in
 Where OpenTafl cannot say a rule exactly (``defenders_lose`` repetition is "the repeating player
 loses" there; ``no_moves``, ``sheltered_king`` and ``chain_capture`` have no key) the exact values
 travel in the extension tag ``[companion-rules:...]``, which OpenTafl ignores; with
-``[companion-turn:...]`` it also records the side to move of a ``position`` tag. Import reads
-files without the extension tags with OpenTafl's defaults (e.g. ``surf:y``). ``starti:`` is
-accepted as a start position written top row first: not in the spec, inferred from OpenTafl's
-sample puzzle files, whose moves only fit the position read that way. Rules that
-this project cannot play (berserk pieces, jumps, middleweight or hammer/anvil kings, other
-corner or centre layouts) are rejected with a clear :class:`OtgError`.
+``[companion-turn:...]`` it also records the side to move of a ``position`` tag.
+
+Import reads what OpenTafl writes (:mod:`companion.rules.otg_text` cuts the text up): tags in
+any order before the first turn, a tag over several lines (``start-comment``), comments over
+several lines, variation lines in either of the spec's forms, puzzles (``puzzle-mode``,
+``puzzle-start``); files without the extension tags are read with OpenTafl's defaults (e.g.
+``surf:y``) and its hostility by side (:func:`~companion.rules.otg_rules.parse_rules_string`).
+``starti:`` is a start position written top row first (OpenTafl's ``RulesSerializer``). Rules
+the core cannot play (berserk pieces, jumps, middleweight or hammer/anvil kings, fortresses,
+special pieces, ...) raise :class:`RuleNotSupported` naming the rule.
 """
 
 from __future__ import annotations
@@ -60,12 +64,21 @@ from typing import Any, TextIO
 from ..squares import parse_square
 from .board import Board, MoveError, other
 from .game import Game
-from .otg_rules import OtgError, extension_string, one_line, parse_rules_string, rules_string
+from .otg_rules import (
+    OtgError,
+    RuleNotSupported,
+    extension_string,
+    house_rules,
+    one_line,
+    parse_rules_string,
+    rules_string,
+)
+from .otg_text import address_ply, split_file
 from .otn import PositionError
 from .outcome import REASON_TEXT
 from .ruleset import ATTACKERS, DEFENDERS, RuleSet
 
-__all__ = ["OtgError", "OtgGame", "OtgMoveError", "export_otg", "import_otg",
+__all__ = ["OtgError", "OtgGame", "OtgMoveError", "RuleNotSupported", "export_otg", "import_otg",
            "parse_rules_string", "read_otg", "replay_otg", "rules_string", "write_otg"]
 
 
@@ -91,6 +104,13 @@ class OtgGame:
     attackers: str = ""
     defenders: str = ""
     date: _dt.date | None = None
+    #: ply -> the file's comment on that move (0: the ``start-comment`` tag, before the first)
+    comments: dict[int, str] = dataclasses.field(default_factory=dict)
+    #: how many variation lines (``2a.1.1a. ...``) the file has; they are not replayed
+    variations: int = 0
+    #: an OpenTafl puzzle (``puzzle-mode`` loose or strict): ``{"mode", "start"}``, ``start``
+    #: being the ply the puzzle starts after (``puzzle-start``); None for a game
+    puzzle: dict[str, Any] | None = None
 
     @property
     def rules(self) -> RuleSet:
@@ -105,10 +125,14 @@ _NAME = re.compile(rf"[^\x00-\x1f\x7f]{{1,{MAX_NAME}}}")
 #: The dates a game file may carry: YYYY.MM.DD from 1900 (what a timestamp can hold); an unknown
 #: date may be written ``????.??.??`` (as in PGN) or left empty.
 _DATE = re.compile(r"([0-9]{4})\.([0-9]{2})\.([0-9]{2})")
-_TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")
+_TAG_LINE = re.compile(r"^\[([A-Za-z][A-Za-z0-9_-]*):(.*)\]\s*$")  # a tag written on export
 _TURN_LINE = re.compile(r"^(\S+)\.(?:\s+(.*))?$")
 _TURN_NUMBER = re.compile(r"[0-9]{1,6}")
 _VARIATION = re.compile(r"[0-9]{1,6}[a-z]+(?:\.[0-9]{1,6}[a-z]*)*")
+#: A variation line's address, also as the spec writes it without its last dot
+#: (``3b.3.1a ..... a4-a3xa2``)
+_VARIATION_LINE = re.compile(
+    r"[0-9]{1,6}[a-z]+\.[0-9]{1,6}[a-z]*(?:\.[0-9]{1,6}[a-z]*)*\.?(?:\s|$)")
 _SQUARE = r"[a-s][0-9]{1,2}"
 _MOVE = re.compile(
     rf"^(?P<piece>[A-Za-z]?)(?P<frm>{_SQUARE})(?P<kind>[-^=]{{1,2}})(?P<to>{_SQUARE})"
@@ -192,23 +216,15 @@ def _move_records(game: Game) -> list[str]:
 def import_otg(text: str) -> OtgGame:
     """Read a game file: tags, rules, and every move replayed (and checked) through the rules.
     Raises :class:`OtgError` naming the line or tag at fault (:class:`OtgMoveError` when the
-    file is well formed but the rules refuse its game)."""
-    lines = text.splitlines()
-    tags: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    while i < len(lines) and lines[i].strip():
-        match = _TAG_LINE.match(lines[i].strip())
-        if not match:
-            if not tags:
-                raise OtgError(f"line {i + 1}: expected a tag like [rules:dim:11 ... start:...]")
-            break
-        tags[match.group(1)] = match.group(2)
-        i += 1
+    file is well formed but the rules refuse its game; :class:`RuleNotSupported` naming the
+    rule the rules core cannot play)."""
+    parts = split_file(text)
+    tags = parts.tags
     if "rules" not in tags:
         raise OtgError("no [rules:...] tag")
-    rules = parse_rules_string(tags["rules"], tags.get("companion-rules"))
+    # a file OpenTafl wrote (no extension tag) reads hostility by side, as OpenTafl does
+    rules = parse_rules_string(tags["rules"], tags.get("companion-rules"),
+                               by_side="companion-rules" not in tags)
     turn = tags.get("companion-turn") or rules.first
     if turn not in (ATTACKERS, DEFENDERS):
         raise OtgError(f"companion-turn tag: attackers or defenders, not {_clip(turn)!r}")
@@ -219,10 +235,25 @@ def import_otg(text: str) -> OtgGame:
         raise OtgError(f"position tag: {exc}") from None
     players = {side: _player(tags, side) for side in (ATTACKERS, DEFENDERS)}
     date = _date(tags.get("date", ""))
-    body = _strip_comments(lines[i:], i)
-    main_lines = [n for n, line in body if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])]
-    expected = 1
-    for number, line in body:
+    lines = [(number, body) for number, kind, body in parts.body if kind == "line"]
+    main_lines = [n for n, line in lines if _TURN_NUMBER.fullmatch(line.split(".", 1)[0])
+                  and not _VARIATION_LINE.match(line)]
+    comments: dict[int, str] = {}
+    if tags.get("start-comment", "").strip():
+        comments[0] = tags["start-comment"].strip()
+    expected, variations = 1, 0
+    last_turn: list[int] | None = None  # the plies of the turn line a comment belongs to
+    for number, kind, line in parts.body:
+        if kind == "comment":
+            for ply, note in zip(last_turn or (), line.split("|"), strict=False):
+                if note.strip():
+                    comments[ply] = note.strip()
+            last_turn = None
+            continue
+        if _VARIATION_LINE.match(line):
+            variations += 1
+            last_turn = None  # a variation (e.g. 2a.1.1a.): not part of the game
+            continue
         match = _TURN_LINE.match(line)
         if not match:
             raise OtgError(f"line {number}: expected a turn like '1. d1-d3 h6-h9', not "
@@ -230,7 +261,9 @@ def import_otg(text: str) -> OtgGame:
         label, rest = match.group(1), (match.group(2) or "").split()
         if not _TURN_NUMBER.fullmatch(label):
             if _VARIATION.fullmatch(label):
-                continue  # a variation (e.g. 2a.1.1a.): not part of the game
+                variations += 1
+                last_turn = None  # a variation (e.g. 2a.1.1a.): not part of the game
+                continue
             raise OtgError(f"line {number}: expected a turn number like '12.', not "
                            f"{_clip(label)!r}")
         if int(label) != expected:
@@ -239,11 +272,20 @@ def import_otg(text: str) -> OtgGame:
             raise OtgError(f"line {number}: a turn holds one or two moves, found {len(rest)}")
         if len(rest) == 1 and number != main_lines[-1]:
             raise OtgError(f"line {number}: only the last turn may have a single move")
+        last_turn = []
         for record in rest:
             _play_record(game, record, number)
+            if record != "---":
+                last_turn.append(len(game.played))
         expected += 1
     _apply_result(game, tags.get("result", "?"))
-    return OtgGame(game, tags, players[ATTACKERS], players[DEFENDERS], date)
+    puzzle = None
+    if tags.get("puzzle-mode", "").strip() in ("loose", "strict"):
+        start = address_ply(tags.get("puzzle-start", "0a"))
+        puzzle = {"mode": tags["puzzle-mode"].strip(),
+                  "start": start if start is not None and start <= len(game.played) else 0}
+    return OtgGame(game, tags, players[ATTACKERS], players[DEFENDERS], date, comments,
+                   variations, puzzle)
 
 
 def _clip(text: str, n: int = 40) -> str:
@@ -277,29 +319,6 @@ def _date(text: str) -> _dt.date | None:
     if day.year < 1900:
         raise OtgError(f"date tag: {text} is before 1900")
     return day
-
-
-def _strip_comments(lines: list[str], offset: int) -> list[tuple[int, str]]:
-    """The body's non-empty lines with ``[...]`` comments (possibly multi-line) removed, each
-    with its 1-based line number in the file."""
-    out = []
-    opened = 0  # line number of the open comment's "[", 0 outside comments
-    for k, raw in enumerate(lines, offset + 1):
-        kept = []
-        for ch in raw:
-            if opened:
-                if ch == "]":
-                    opened = 0
-            elif ch == "[":
-                opened = k
-            else:
-                kept.append(ch)
-        line = "".join(kept).strip()
-        if line:
-            out.append((k, line))
-    if opened:
-        raise OtgError(f"line {opened}: the comment opened here with '[' is never closed")
-    return out
 
 
 def _play_record(game: Game, record: str, number: int) -> None:
@@ -389,21 +408,27 @@ def write_otg(game: Game, handle: TextIO, tags: Mapping[str, str] | None = None)
     handle.write(export_otg(game, tags))
 
 
-def replay_otg(rules: RuleSet, text: str) -> dict[str, Any]:
+def replay_otg(rules: RuleSet | None, text: str) -> dict[str, Any]:
     """``rules replay`` for a game file: ``{"games": 1, "agree": 0|1, "disagree": [...]}`` as
     for CSV records. Every move is replayed and checked by :func:`import_otg`; a move or result
     the rules refuse disagrees at its ply (:class:`OtgMoveError`), and a file whose rules differ
-    from ``rules`` (the preset named on the command line) disagrees at ply 0, naming the fields
-    that differ. A malformed file raises :class:`OtgError` (bad input, not a disagreement)."""
+    from ``rules`` (the preset named on the command line; None: the file's own rules) disagrees
+    at ply 0, naming the rules that differ (values that cannot matter on the board, such as
+    the hostility of corners it does not have, left out). A malformed file raises
+    :class:`OtgError` (bad input, not a disagreement)."""
     try:
         got = import_otg(text)
     except OtgMoveError as exc:
         return {"games": 1, "agree": 0,
                 "disagree": [{"game": 1, "ply": exc.ply, "reason": str(exc)}]}
-    mine = dataclasses.replace(got.rules, id=rules.id, name=rules.name)
-    if mine != rules:
-        fields = [f.name for f in dataclasses.fields(rules)
-                  if f.compare and getattr(mine, f.name) != getattr(rules, f.name)]
-        why = f"the file's rules differ from {rules.id} in: {', '.join(fields)}"
+    if rules is None:
+        return {"games": 1, "agree": 1, "disagree": []}
+    diff = house_rules(got.rules, rules)
+    if diff is None:
+        layout = [k for k in ("size", "start", "corners", "corner_squares", "throne_square")
+                  if getattr(got.rules, k) != getattr(rules, k)]
+        diff = dict.fromkeys(layout)
+    if diff:
+        why = f"the file's rules differ from {rules.id} in: {', '.join(diff)}"
         return {"games": 1, "agree": 0, "disagree": [{"game": 1, "ply": 0, "reason": why}]}
     return {"games": 1, "agree": 1, "disagree": []}

@@ -10,6 +10,8 @@ from .board import MoveError
 from .game import Game
 from .ruleset import RuleSet
 
+#: The header line a CSV file may begin with: the field names of docs/interfaces.md.
+HEADER = ("moves", "attacker_captures", "defender_captures", "status")
 STATUS_RESULT = {"White": "defenders", "Black": "attackers", "Draw": "draw", "Ongoing": "ongoing"}
 RESULT_STATUS = {v: k for k, v in STATUS_RESULT.items()}
 
@@ -67,16 +69,37 @@ def parse_record_line(line: str) -> Record:
     return Record(tuple(tokens), att, dfn, status, timeout)
 
 
+def is_header(line: str) -> bool:
+    """Whether ``line`` is the field-name header ``moves,attacker_captures,defender_captures,
+    status`` (any case, spaces around the names allowed).
+
+    >>> is_header("moves, Attacker_Captures, defender_captures, status")
+    True
+    >>> is_header("d2-e2,0,0,Ongoing")
+    False
+    """
+    try:
+        row = next(csv.reader([line.strip()]), [])
+    except csv.Error:
+        return False
+    return tuple(f.strip().lower() for f in row) == HEADER
+
+
 def read_records(text: str) -> list[Record]:
     """All records of a CSV file's text (blank lines and ``#`` comment lines, such as the header
-    lines of the companion's game exports, skipped); RecordError names the line.
+    lines of the companion's game exports, skipped, and the field-name header line
+    :data:`HEADER` before the first record); RecordError names the line.
 
     >>> [r.status for r in read_records("# a header\\nd2-e2,0,0,Ongoing\\n\\nb4-b3,0,0,Black")]
     ['Ongoing', 'Black']
+    >>> len(read_records("moves,attacker_captures,defender_captures,status\\nd2-e2,0,0,Ongoing"))
+    1
     """
-    out = []
+    out: list[Record] = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if not out and is_header(line):
             continue
         try:
             out.append(parse_record_line(line))
@@ -85,8 +108,9 @@ def read_records(text: str) -> list[Record]:
     return out
 
 
-def game_to_record_line(game: Game) -> str:
-    """The CSV record line of a game (status ``Ongoing`` while it goes on).
+def game_to_record_line(game: Game, result: str | None = None) -> str:
+    """The CSV record line of a game (status ``Ongoing`` while it goes on; ``result`` gives the
+    status of a game decided off the board that the Game does not know the ending of).
 
     >>> game = Game("brandubh")
     >>> _ = game.play_text("d2-e2")
@@ -99,7 +123,7 @@ def game_to_record_line(game: Game) -> str:
             " ".join(game.moves),
             sum(p.text.count("x") for p in game.played if p.side == "attackers"),
             sum(p.text.count("x") for p in game.played if p.side == "defenders"),
-            RESULT_STATUS[game.result],
+            RESULT_STATUS[game.result if result is None or game.is_over() else result],
         ]
     )
     return buf.getvalue()

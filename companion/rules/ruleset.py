@@ -14,10 +14,12 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
+
+from ..squares import SquareError, parse_square
 
 
 class Side(StrEnum):
@@ -59,8 +61,8 @@ def other(side: str) -> Side:
     """
     return DEFENDERS if side == ATTACKERS else ATTACKERS
 SIDES = (ATTACKERS, DEFENDERS)
-#: The board sizes a rule set may have.
-MIN_SIZE, MAX_SIZE = 7, 19
+#: The board sizes a rule set may have (5x5 for OpenTafl's small puzzles; the presets are 7+).
+MIN_SIZE, MAX_SIZE = 5, 19
 ALL_HOSTILE = frozenset({ATTACKERS, DEFENDERS, KING})
 KING_ONLY = frozenset({KING})
 NONE_HOSTILE: frozenset[str] = frozenset()
@@ -72,8 +74,9 @@ _CHOICES = {
     "king_strength": ("strong", "strong_by_throne", "strong_on_throne", "weak"),
     "throne_stop": ("king", "king_once", "nobody", "anyone"),
     "throne_pass": ("all", "king", "nobody"),
-    # restricted squares: none, the 4 corner squares, or the 2x2 block at each corner
-    "corners": ("none", "single", "block"),
+    # restricted squares: none, the 4 corner squares, the 2x2 block at each corner, or the
+    # squares ``corner_squares`` names (an OpenTafl rule set's own corners, e.g. one corner)
+    "corners": ("none", "single", "block", "custom"),
     "shieldwall": ("off", "on", "corners"),  # "corners": on, and a corner may close one end
     "repetition": ("off", "draw", "defenders_lose"),
     "no_moves": ("loss", "draw"),
@@ -117,6 +120,10 @@ class RuleSet:
     no_moves: str = "loss"
     sheltered_king: bool = False
     chain_capture: bool = False
+    #: with ``corners == "custom"``: the restricted (corner) squares, by name
+    corner_squares: frozenset[str] = frozenset()
+    #: the throne's square by name; ``""`` is the middle square (every preset)
+    throne_square: str = ""
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -125,8 +132,9 @@ class RuleSet:
         if not MIN_SIZE <= self.size <= MAX_SIZE:
             raise ValueError(f"rule set {self.id!r}: size must be {MIN_SIZE}..{MAX_SIZE}, not "
                              f"{self.size}")
-        if self.size % 2 == 0 and self.throne_stop != "anyone":
+        if self.size % 2 == 0 and self.throne_stop != "anyone" and not self.throne_square:
             raise ValueError(f"rule set {self.id!r}: a throne needs an odd board size")
+        self._check_squares()
         for name, allowed in _CHOICES.items():
             value = getattr(self, name)
             if value not in allowed:
@@ -142,6 +150,23 @@ class RuleSet:
                 raise ValueError(
                     f"rule set {self.id!r}: {name} must be a subset of attackers/defenders/king"
                 )
+
+    def _check_squares(self) -> None:
+        if not isinstance(self.corner_squares, frozenset):
+            raise ValueError(f"rule set {self.id!r}: corner_squares must be a frozenset")
+        if (self.corners == "custom") != bool(self.corner_squares):
+            raise ValueError(f"rule set {self.id!r}: corner_squares are given with corners "
+                             "'custom', and only then")
+        named = [("corner", s) for s in sorted(self.corner_squares)]
+        if self.throne_square:
+            named.append(("throne", self.throne_square))
+        for what, name in named:
+            try:
+                parse_square(name, self.size)
+            except (SquareError, TypeError) as exc:
+                raise ValueError(f"rule set {self.id!r}: {what} square: {exc}") from None
+        if self.throne_square in self.corner_squares:
+            raise ValueError(f"rule set {self.id!r}: the throne {self.throne_square} is a corner")
 
     @property
     def has_throne(self) -> bool:
@@ -161,9 +186,30 @@ class RuleSet:
         """
         out = asdict(self)
         out["first"] = str(self.first)  # plain strings, not Side members
-        for key in ("hostile_corners", "hostile_throne_empty"):
+        for key in ("hostile_corners", "hostile_throne_empty", "corner_squares"):
             out[key] = sorted(str(x) for x in out[key])
         return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RuleSet:
+        """The rule set :meth:`to_json` wrote (unknown keys ignored; ValueError/TypeError for
+        values that do not make a rule set).
+
+        >>> RuleSet.from_json(PRESETS["brandubh"].to_json()) == PRESETS["brandubh"]
+        True
+        >>> corner = PRESETS["brandubh"].with_options(corners="custom", corner_squares={"g7"})
+        Traceback (most recent call last):
+        ...
+        ValueError: rule set 'brandubh': corner_squares must be a frozenset
+        """
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        for key in ("hostile_corners", "hostile_throne_empty", "corner_squares"):
+            if key in values:
+                if not isinstance(values[key], list | tuple):
+                    raise TypeError(f"{key} must be a list")
+                values[key] = frozenset(values[key])
+        return cls(**values)
 
     def with_options(self, **changes: Any) -> RuleSet:
         """A copy with some fields changed (checked like a new rule set).

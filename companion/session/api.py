@@ -41,13 +41,15 @@ from companion.session.state_document import MoveToMake
 class ImportedGame:
     """A game read from an uploaded file, to be stored as a closed game: the players' names,
     when it was played (wall time), where it came from (stored with it) and, for a record that
-    ended in a way the rules cannot know, its ``(result, reason)``."""
+    ended in a way the rules cannot know, its ``(result, reason)`` (reason None: the file says
+    who won, not how). An ``origin`` with a ``fingerprint`` already stored is not stored
+    again."""
 
     game: Game
     players: tuple[str, str]
     started: float
     origin: Mapping[str, Any]
-    ending: tuple[str, str] | None = None
+    ending: tuple[str, str | None] | None = None
 
 
 class SessionAPI(Protocol):
@@ -80,6 +82,10 @@ class SessionAPI(Protocol):
     def stored_match(self, mid: int) -> dict[str, Any]: ...
 
     def player_results(self) -> dict[str, dict[str, int]]: ...
+
+    def imported_ids(self, fingerprints: Sequence[str]) -> dict[str, int]:
+        """Fingerprint -> id of the stored imported game with it (companion.web.imports)."""
+        ...
 
     def export(self, gid: int, kind: str, match: bool = False) -> str:
         """Game (or match) ``gid`` as ``csv`` or ``otg`` text."""
@@ -143,5 +149,6 @@ class SessionAPI(Protocol):
         ...
 
     def import_games(self, actor: Actor, games: Sequence[ImportedGame]) -> list[int]:
-        """Store games read from a file (one transaction): their ids (owner only)."""
+        """Store games read from a file (one transaction): their ids, a game already stored
+        giving its id (owner only)."""
         ...

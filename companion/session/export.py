@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 
-from companion.rules.otg import export_otg, rules_string
+from companion.rules.otg import RESULT_TAG, export_otg, rules_string
 from companion.rules.records import game_to_record_line
 from companion.session.clock import GameClock
 from companion.store_reads import StoreReader
@@ -111,7 +111,8 @@ def _header(store: StoreReader, row: GameRow) -> list[str]:
 def game_csv(store: StoreReader, gid: int) -> str:
     row = store.game(gid)
     game = store.load_game(gid)
-    return "\n".join([*_header(store, row), game_to_record_line(game)]) + "\n"
+    # a result stored without a reason (an imported record said who won, not how)
+    return "\n".join([*_header(store, row), game_to_record_line(game, row.result)]) + "\n"
 
 
 def game_otg(store: StoreReader, gid: int) -> str:
@@ -134,6 +135,8 @@ def game_otg(store: StoreReader, gid: int) -> str:
                                       f"{_clock_text(last['defenders'])}")
     if any(row.hints().values()):
         tags["companion-hints"] = _hints_text(row)
+    if not game.is_over() and row.result != "ongoing":  # decided, how not known: no reason
+        tags["result"] = RESULT_TAG[row.result]
     hinted = _hint_plies(store, gid)
     imported = row.imported()
     comments = []

@@ -7,7 +7,7 @@ or match that does not exist is ``ControlError(404, "not_found")``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from companion.rules.game import Game
@@ -108,6 +108,9 @@ class Library:
 
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.reader.player_results()
+
+    def imported_ids(self, fingerprints: Sequence[str]) -> dict[str, int]:
+        return self.reader.imported_ids(fingerprints)
 
     def link(self, token: str) -> dict[str, Any] | None:
         return self.reader.link(token)

@@ -137,6 +137,9 @@ class SessionService:
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.library.player_results()
 
+    def imported_ids(self, fingerprints: Sequence[str]) -> dict[str, int]:
+        return self.library.imported_ids(fingerprints)
+
     def export(self, gid: int, kind: str, match: bool = False) -> str:
         return self.library.export(gid, kind, match)
 
@@ -236,8 +239,10 @@ class SessionService:
 
     @on_loop
     def import_games(self, actor: Actor, games: Sequence[ImportedGame]) -> list[int]:
-        """Store games read from a file, all in one transaction (owner only); like every
-        write, refused with 503 ``storage`` while the store cannot write."""
+        """Store games read from a file, all in one transaction (owner only): their ids, in
+        order; a game already stored (the same ``fingerprint`` in its origin) is not stored
+        again, its id is given. Like every write, refused with 503 ``storage`` while the store
+        cannot write."""
         check(actor, Action.IMPORT)
         ctx = self.ctx
         self.decisions.ready(playing=False)

@@ -13,11 +13,14 @@ is about, so this class does it:
   version other than HTTP/1.0 or 1.1: refused at once (``400``/``431``/``505``);
 - a body is read only with a ``Content-Length`` up to ``max_body`` (``413``; chunked ``501``),
   and only as many bytes as it declares are given to h11 (pipelined requests wait their turn);
+  an import (``POST /api/import``) may send up to ``max_import_body`` within ``import_timeout``,
+  and only ``large_bodies`` bodies over ``max_body`` are held at once (``503`` ``busy``);
 - a response is written in slices of ``SLICE`` bytes, each after the previous one has drained
   below the transport's high-water mark, so a large response never sits whole in a buffer.
 
-Every refusal is a short JSON ``{"error": ...}`` and the connection closes. The owner (the
-:class:`~companion.web.server.WebServer`) admits connections, runs the app and the event stream.
+Every refusal is a short JSON ``{"error": ..., "code"?: ...}`` and the connection closes. The
+owner (the :class:`~companion.web.server.WebServer`) admits connections, runs the app and the
+event stream.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from typing import Protocol
 import h11
 
 from companion.web.auth import address_key
-from companion.web.limits import Limits
+from companion.web.limits import IMPORT_PATH, Limits
 
 SLICE = 64 * 1024  # bytes of a response body handed to the transport at a time
 #: The kernel's send buffer of a connection. Linux grows it up to tcp_wmem's maximum (4 MiB):
@@ -62,10 +65,11 @@ WAITING, READING, APP, STREAM, CLOSING = range(5)
 class Refused(Exception):
     """A request the server refuses: answered with ``status`` and the connection closed."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "") -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code  #: for the page's wording in its language (docs/http-api.md)
 
 
 @dataclass
@@ -93,10 +97,11 @@ class Owner(Protocol):
     def hosts_allow(self, host: str | None) -> bool: ...
     def dispatch(self, conn: Connection, req: Request, body: bytes) -> None: ...
     def stream_resumed(self, conn: Connection) -> None: ...
+    def hold_large(self, conn: Connection, yes: bool) -> bool: ...
 
 
-def error_body(message: str) -> bytes:
-    return json.dumps({"error": message}).encode()
+def error_body(message: str, code: str = "") -> bytes:
+    return json.dumps({"error": message, **({"code": code} if code else {})}).encode()
 
 
 def screen_head(head: bytes, limits: Limits) -> None:
@@ -171,6 +176,7 @@ class Connection(asyncio.Protocol):
         self.stale = False  # (event streams) a frame was left out while paused
         self.close_after = False
         self.stream_in = 0
+        self.large = False  # holds one of the server's places for a large (import) body
         self._drained: asyncio.Future[None] | None = None
 
     # -- asyncio callbacks --------------------------------------------------------------------
@@ -202,7 +208,7 @@ class Connection(asyncio.Protocol):
             try:
                 self._advance()
             except Refused as exc:
-                self.fail(exc.status, exc.message)
+                self.fail(exc.status, exc.message, exc.code)
         elif len(self.buf) > self.limits.max_head + self.limits.max_body:
             self._transport().pause_reading()
 
@@ -213,6 +219,7 @@ class Connection(asyncio.Protocol):
         return False
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._drop_large()
         self._cancel_timer()
         self.state = CLOSING
         self.owner.forget(self)
@@ -244,6 +251,7 @@ class Connection(asyncio.Protocol):
         return now - self.since
 
     def _wait_request(self) -> None:
+        self._drop_large()
         self.state = WAITING
         self.running = False
         self.since = self.loop.time()
@@ -255,7 +263,7 @@ class Connection(asyncio.Protocol):
             try:
                 self._advance()
             except Refused as exc:
-                self.fail(exc.status, exc.message)
+                self.fail(exc.status, exc.message, exc.code)
 
     def _advance(self) -> None:
         limits = self.limits
@@ -287,10 +295,20 @@ class Connection(asyncio.Protocol):
         if not self.owner.hosts_allow(req.host):
             raise Refused(403, f"this server does not answer to the name {req.host!r}: "
                                "add it to allowed_hosts in the [web] section of the config")
+        importing = req.method == "POST" and req.path == IMPORT_PATH
+        most = limits.max_import_body if importing else limits.max_body
+        if req.length > most:
+            raise Refused(413, f"the request body is larger than {most} bytes",
+                          "too_large" if importing else "")
+        timeout = limits.request_timeout
         if req.length > limits.max_body:
-            raise Refused(413, f"the request body is larger than {limits.max_body} bytes")
+            if not self.owner.hold_large(self, True):
+                raise Refused(503, "other large files are being received: try again shortly",
+                              "busy")
+            self.large = True
+            timeout = limits.import_timeout
         if req.length:
-            left = self.started + limits.request_timeout - self.loop.time()
+            left = self.started + timeout - self.loop.time()
             self._arm(max(0.0, left), self._request_expired)
             assert self.h is not None
             if self.h.they_are_waiting_for_100_continue and len(self.buf) < req.length:
@@ -390,15 +408,21 @@ class Connection(asyncio.Protocol):
         if self._drained is not None and not self._drained.done():
             self._drained.set_result(None)
 
-    def fail(self, status: int, message: str) -> None:
+    def _drop_large(self) -> None:
+        if self.large:
+            self.large = False
+            self.owner.hold_large(self, False)
+
+    def fail(self, status: int, message: str, code: str = "") -> None:
         """Answer a refused request with a JSON error and close the connection."""
         if self.state == CLOSING or self.transport is None:
             return
-        body = b"" if self.request is not None and self.request.method == "HEAD" \
-            else error_body(message)
+        self._drop_large()
+        full = error_body(message, code)
+        body = b"" if self.request is not None and self.request.method == "HEAD" else full
         head = (f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\n"
                 "Content-Type: application/json\r\nCache-Control: no-store\r\n"
-                f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(error_body(message))}"
+                f"X-Content-Type-Options: nosniff\r\nContent-Length: {len(full)}"
                 f"\r\nDate: {formatdate(usegmt=True)}\r\nConnection: close\r\n\r\n")
         self.write(head.encode("latin-1") + body)
         self.close()
@@ -453,5 +477,5 @@ class Connection(asyncio.Protocol):
         self.fail(408, f"the request head did not arrive within {self.limits.head_timeout:g} s")
 
     def _request_expired(self) -> None:
-        self.fail(408, "the request (head and body) did not arrive within "
-                       f"{self.limits.request_timeout:g} s")
+        took = self.limits.import_timeout if self.large else self.limits.request_timeout
+        self.fail(408, f"the request (head and body) did not arrive within {took:g} s")

@@ -9,6 +9,9 @@ from dataclasses import dataclass
 class Limits:
     """The server's bounds (seconds, bytes, counts).
 
+    A request body is at most ``max_body`` bytes, an import's ``max_import_body``
+    (:data:`IMPORT_PATH`).
+
     ``head_timeout`` and ``request_timeout`` both count from a request's first byte and are never
     extended by more bytes: the head must be whole within the first, the whole request (head and
     body) within the second. One address has at most ``app_per_address`` requests in the app
@@ -27,6 +30,11 @@ class Limits:
     max_head: int = 8192
     max_headers: int = 64
     max_body: int = 16 * 1024
+    #: an import (``POST /api/import``: a game file as JSON) may be this large, and take this
+    #: long to arrive; at most ``large_bodies`` such bodies (over ``max_body``) are held at once
+    max_import_body: int = 4 * 1024 * 1024
+    import_timeout: float = 120.0
+    large_bodies: int = 2
     workers: int = 6
     max_pending: int = 64
     app_per_address: int = 2
@@ -39,6 +47,8 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+#: The one route whose body may be larger than ``max_body`` (a game file to import).
+IMPORT_PATH = b"/api/import"
 
 
 @dataclass

@@ -31,20 +31,18 @@ import time
 from typing import Any, Protocol
 
 from flask import Blueprint, Response, current_app, jsonify, request
-from werkzeug.exceptions import BadRequest, HTTPException, NotFound, UnprocessableEntity
+from werkzeug.exceptions import BadRequest, NotFound
 
 from companion import qr
-from companion.rules import PRESETS, get_variant
-from companion.rules.game import Game
-from companion.rules.otg import OtgError, import_otg
-from companion.rules.records import RecordError, read_records, replay_record
+from companion.rules import PRESETS
 from companion.session.actors import ControlError
 from companion.session.api import ImportedGame, SessionAPI
 from companion.web import costly
-from companion.web.record_variant import find_variant
+from companion.web.imports import MAX_IMPORT_GAMES, ImportRefused, parse_upload
+from companion.web.limits import DEFAULT_LIMITS
 
-#: At most this many games from one CSV file.
-MAX_IMPORT_GAMES = 50
+__all__ = ["MAX_IMPORT_GAMES", "ReviewSource", "blueprint", "compress", "review_json",
+           "rules_json"]
 #: The page's light/dark switch (unset: as the device prefers)
 THEME_COOKIE = "tafl-theme"
 
@@ -79,70 +77,6 @@ def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
 
 
 # -- imports ------------------------------------------------------------------------------------
-
-
-Ending = tuple[str, str] | None
-
-
-def parse_upload(name: str, text: str,
-                 variant: str | None) -> list[tuple[Game, dict[str, Any], Ending]]:
-    """The games of an uploaded file (``.otg`` or CSV records), each with what the store keeps
-    about its origin and, for a record that ended on time, its ending ``(result, "time")``.
-    BadRequest/UnprocessableEntity name what is wrong."""
-    if text.lstrip().startswith("[") or name.lower().endswith(".otg"):
-        try:
-            got = import_otg(text)
-        except OtgError as exc:
-            raise UnprocessableEntity(f"{name}: {exc}") from None
-        if got.rules.id not in PRESETS:
-            raise UnprocessableEntity(
-                f"{name}: its rules ({got.rules.name}) are not one of the presets; only games "
-                "of the presets can be stored")
-        tags = {k: v for k, v in got.tags.items() if k not in ("rules", "companion-rules")}
-        for side, player in (("attackers", got.attackers), ("defenders", got.defenders)):
-            if side in tags:
-                tags[side] = player  # checked by the reader: 1-40 printable characters
-        return [(got.game, {"format": "otg", "name": name, "tags": tags}, None)]
-    if variant is not None and variant not in PRESETS:
-        raise BadRequest(f"unknown variant {variant!r}")
-    try:
-        records = read_records(text)
-    except RecordError as exc:
-        raise UnprocessableEntity(f"{name}: {exc}") from None
-    if not records:
-        raise UnprocessableEntity(f"{name}: no game records in the file")
-    if len(records) > MAX_IMPORT_GAMES:
-        raise UnprocessableEntity(f"{name}: {len(records)} games; import at most "
-                                  f"{MAX_IMPORT_GAMES} at a time")
-    found: dict[str, Any] = {}
-    if variant is None:  # the file does not say it: found from its header or its moves
-        fit = find_variant(text, records)
-        if fit.variant is None:
-            nearest = f" (nearest: {fit.nearest}, {fit.problem})" if fit.nearest else \
-                f" ({fit.problem})"
-            raise UnprocessableEntity(f"{name}: the moves fit no variant{nearest}; choose the "
-                                      "variant on the import form")
-        variant, found = fit.variant, {"found": fit.how, "fits": list(fit.fits)}
-    rules = get_variant(variant)
-    out = []
-    for i, record in enumerate(records, 1):
-        game, problem = replay_record(rules, record)
-        if problem:
-            raise UnprocessableEntity(f"{name}: game {i}, move {problem[0]}: {problem[1]}")
-        data: dict[str, Any] = {"format": "csv", "name": name, "record": i, "status": record.status,
-                      "variant": variant, **found}
-        ending: Ending = None
-        if not game.is_over() and record.result in ("attackers", "defenders"):
-            # the record says who won but the rules did not end the game: a loss on time
-            # (a "timeout" record) or a resignation
-            if record.timeout:
-                ending = (record.result, "time")
-            else:
-                game.resign("defenders" if record.result == "attackers" else "attackers")
-        elif not game.is_over() and record.result == "draw":
-            game.agree_draw()
-        out.append((game, data, ending))
-    return out
 
 
 def _started(tags: dict[str, Any]) -> float:
@@ -231,31 +165,39 @@ def blueprint(source: ReviewSource) -> Blueprint:
 
     @bp.post("/api/import")
     def import_file() -> Any:
+        # the one route whose body may be large (the server bounds it: web.limits)
+        request.max_content_length = DEFAULT_LIMITS.max_import_body
         data = request.get_json(silent=True)
         if not isinstance(data, dict):
             raise BadRequest("send the file as JSON: {\"name\": ..., \"text\": ...}")
         name, text, variant = data.get("name", "upload"), data.get("text"), data.get("variant")
-        if not isinstance(name, str) or not isinstance(text, str) or not text.strip():
+        if not isinstance(name, str) or not isinstance(text, str):
             raise BadRequest('"text" (the file\'s content) is required, a string')
         if variant is not None and not isinstance(variant, str):
             raise BadRequest('"variant" must be a string')
         try:
             games = parse_upload(name[:100], text, variant)
-        except HTTPException as exc:  # the file's problem, worded by the page from its code
-            return jsonify(error=exc.description, code="import_refused"), exc.code or 422
-        imported = []
-        for game, origin, ending in games:
-            tags = origin.get("tags", {})
-            players = (tags.get("attackers", ""), tags.get("defenders", ""))
-            imported.append(ImportedGame(game, players, _started(tags), origin, ending))
+        except ImportRefused as exc:  # the file's problem, worded by the page from its reason
+            return jsonify(exc.to_json()), exc.status
+        session = source.session
+        known = session.imported_ids([g.origin["fingerprint"] for g in games])
+        fresh = [g for g in games if g.origin["fingerprint"] not in known]
+        imported = [ImportedGame(g.game, g.players, _started(g.origin.get("tags", {})),
+                                 g.origin, g.ending) for g in fresh]
         actor = current_app.extensions["tafl_credentials"].resolve_actor(request)
         try:  # stored by the session's loop, like every write (503 while the disk is full)
-            ids = source.session.import_games(actor, imported)
+            new = session.import_games(actor, imported)  # (none new: the right is checked)
         except ControlError as exc:
             return jsonify(error=exc.message, code=exc.code), exc.status
-        first = games[0][1] if games else {}
-        return jsonify(games=ids, variant=games[0][0].rules.id if games else None,
-                       found=first.get("found"), fits=first.get("fits"))
+        stored = iter(new)
+        ids = [known.get(g.origin["fingerprint"]) or next(stored) for g in games]
+        first = games[0].origin
+        puzzle = first.get("puzzle")
+        return jsonify(games=ids, variant=games[0].game.rules.id,
+                       already=[i for g, i in zip(games, ids, strict=True)
+                                if g.origin["fingerprint"] in known],
+                       found=first.get("found"), fits=first.get("fits"),
+                       ply=puzzle["start"] if puzzle else None)
 
     @bp.get("/api/time")
     def wall_time() -> Any:

@@ -202,6 +202,7 @@ class WebServer:
         self.connections: set[Connection] = set()
         self.per_address: dict[str, int] = {}
         self.pending = 0  # requests queued or running in the app pool
+        self._large: set[Connection] = set()  # connections holding a large (import) body
         self.turns = Turns(self.loop, self.limits, self._start_app)
         self._tasks: set[asyncio.Task[None]] = set()
         self._server: asyncio.Server | None = None
@@ -321,6 +322,17 @@ class WebServer:
             else:
                 self.per_address.pop(conn.key, None)
         self.stream.remove(conn)
+
+    def hold_large(self, conn: Connection, yes: bool) -> bool:
+        """Take (``yes``) or give back one of the ``limits.large_bodies`` places for a body over
+        ``max_body`` (an import); False when none is free."""
+        if not yes:
+            self._large.discard(conn)
+            return True
+        if conn not in self._large and len(self._large) >= self.limits.large_bodies:
+            return False
+        self._large.add(conn)
+        return True
 
     def hosts_allow(self, host: str | None) -> bool:
         return self.allow_host is None or self.allow_host(host)

@@ -475,6 +475,7 @@
       const err = new Error(j.error || r.status + " " + r.statusText);
       err.status = r.status;
       err.code = j.code || "";
+      if (j.reason) { err.reason = j.reason; err.values = j.values || {}; }  /* an import's */
       throw err;
     }
     return j;

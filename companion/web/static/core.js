@@ -116,11 +116,25 @@
     escape: { corners: N_("escape to the corners"), edge: N_("escape to any edge square") },
     repetition: { off: N_("repetition allowed"), draw: N_("repetition is a draw"), defenders_lose: N_("repetition loses for the defenders") },
   };
+  /* Rules an imported game may differ in from its preset besides the house rules (an OpenTafl
+     file's rules string, docs/rules.md): shown, never offered for a new game. */
+  const IMPORTED = {
+    first: { attackers: N_("the attackers move first"), defenders: N_("the defenders move first") },
+    encirclement: { true: N_("encirclement wins"), false: N_("no encirclement") },
+    no_moves: { loss: N_("no moves loses"), draw: N_("no moves is a draw") },
+    exit_fort: { true: N_("exit forts win"), false: N_("no exit forts") },
+    linnaean_capture: { true: N_("Linnaean capture"), false: N_("no Linnaean capture") },
+    shieldwall: { off: N_("no shieldwall"), on: N_("shieldwall"), corners: N_("shieldwall closed by corners") },
+    king_strength: { strong: N_("strong king"), strong_by_throne: N_("king strong by the throne"), weak: N_("weak king") },
+    hostile_throne_empty: { "": N_("the empty throne hostile to nobody") },
+    hostile_corners: { "": N_("corners hostile to nobody") },
+  };
   function houseRulesText(options) {
-    const keys = Object.keys(options || {}), order = Object.keys(HOUSE);
+    const keys = Object.keys(options || {}), order = Object.keys(HOUSE).concat(Object.keys(IMPORTED));
     keys.sort((a, b) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
     const parts = keys.map((k) => {
-      const w = HOUSE[k] && HOUSE[k][String(options[k])];
+      const words = HOUSE[k] || IMPORTED[k];
+      const w = words && words[String(options[k])];
       return w ? _(w) : k + ": " + options[k];
     });
     return parts.length ? _("House rules: {rules}", { rules: listText(parts) }) : "";
@@ -338,7 +352,7 @@
 
   window.T = {
     I, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
-    resultText, pieceCount, piecesText, listText, houseRulesText, PIECE, variantName, variantLabel, parseOtn,
+    resultText, pieceCount, piecesText, listText, houseRulesText, HOUSE_RULES: Object.keys(HOUSE), PIECE, variantName, variantLabel, parseOtn,
     drawBoard, getJSON, store, dateText, load, loadSmall, flip: store.get("flip", false),
   };
 })();

@@ -38,7 +38,50 @@
     no_moves: N_("The game has no moves to analyse."),
     not_found: N_("Not found."),
     import_refused: N_("The file was not imported, nothing was stored: {detail}"),
+    too_large: N_("The file was not imported, nothing was stored: it is larger than {mb} MB."),
+    busy: N_("Other large files are being received: try again in a moment."),
   };
+  /* An import refused, worded from its reason (docs/http-api.md); where the file itself is at
+     fault, the daemon's sentence naming its line follows. */
+  const IMPORT = {
+    empty: N_("The file was not imported, nothing was stored: it is empty."),
+    rule: N_("The file was not imported, nothing was stored: its rules ask for {rule}, which the companion cannot play."),
+    malformed: N_("The file was not imported, nothing was stored: it cannot be read as a game file: {detail}"),
+    disagrees: N_("The file was not imported, nothing was stored: the rules refuse its game at move {ply}: {detail}"),
+    no_games: N_("The file was not imported, nothing was stored: it holds no game records."),
+    too_many: N_("The file was not imported, nothing was stored: it holds {n} games, and at most {most} can be imported at a time."),
+    no_variant: N_("The file was not imported, nothing was stored: its moves fit no variant. Choose the variant on the import form."),
+    variant: N_("The file was not imported, nothing was stored: there is no variant {variant}."),
+  };
+  /* The rules an OpenTafl rules string may ask for that the companion cannot play, by key. */
+  const RULE = {
+    ks: N_("a middleweight king"),
+    ka: N_("a king armed as hammer or as anvil only"),
+    kj: N_("a king who jumps"),
+    ber: N_("berserk moves"),
+    spd: N_("speed limits"),
+    afor: N_("attacker fortresses"),
+    dfor: N_("defender fortresses"),
+    start: N_("commanders, knights or other special pieces"),
+    swf: N_("shieldwalls captured without flanking pieces"),
+    cen: N_("more than one centre square"),
+    cens: N_("soldiers stopping on the throne"),
+    cenp: N_("one side only passing the throne"),
+    cenh: N_("an occupied throne hostile to the pieces beside it"),
+    cors: N_("corners the king may not stop on, or soldiers on the corners"),
+    corp: N_("soldiers passing through the corners"),
+  };
+  function importText(e) {
+    const v = e.values || {};
+    const t = IMPORT[e.reason];
+    if (!t) return _(ERROR.import_refused, { detail: e.message });
+    if (e.reason === "rule") {
+      const key = String(v.rule || "").split(":")[0];
+      const rule = RULE[key] ? _(RULE[key]) + " (" + v.rule + ")" : String(v.rule || "");
+      return _(t, { rule: rule });
+    }
+    return _(t, Object.assign({ detail: e.message }, v));
+  }
   /* How long a PIN lockout lasts: the daemon's answer says "wait 30 s" / "paused for 540 s"
      (a number, whatever the language: the only part of its English that is read here). */
   const WAIT = {
@@ -48,6 +91,11 @@
   window.T.errorText = function errorText(e) {
     const t = ERROR[e.code];
     if (!t) return e.message;
+    if (e.code === "import_refused") return importText(e);
+    if (e.code === "too_large") {
+      const bytes = /(\d+) bytes/.exec(e.message || "");
+      return _(t, { mb: bytes ? Math.floor(Number(bytes[1]) / 1048576) : 4 });
+    }
     if (WAIT[e.code]) {
       const secs = /(\d+) s\b/.exec(e.message || "");
       return secs ? _(t, { seconds: secs[1] }) : _(WAIT[e.code]);

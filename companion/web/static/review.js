@@ -27,6 +27,7 @@
       `<div class="navbar">${nav("first", _("first position"), "&laquo;")}${nav("prev", _("previous move"), "&lsaquo;")}<span id="rvpos"></span>` +
       `${nav("next", _("next move"), "&rsaquo;")}${nav("last", _("last position"), "&raquo;")}</div>` +
       `<p id="rvmsg" class="msg" aria-live="polite"></p><p id="rvclock" class="small" hidden></p>` +
+      `<p id="rvnote" class="small note" hidden></p>` +
       `<div class="row"><button type="button" id="rvplayon" hidden>${esc(_("Play on from this position"))}</button></div></div>` +
       `<div class="sidecol"><div id="rvinfo" class="rvinfo"></div><div id="rvmatch" class="rvmatch" hidden></div><div id="rvcaps" class="small"></div>` +
       `<section class="moves"><h2>${esc(_("Moves"))} <span id="rvcount" class="small"></span></h2><ol id="rvmoves"></ol></section>` +
@@ -89,7 +90,7 @@
     $("rvinfo").innerHTML =
       `<div><b>${esc(sideName("attackers"))}</b>${name("attackers")} ${kind("attackers")}</div>` +
       `<div><b>${esc(sideName("defenders"))}</b>${name("defenders")} ${kind("defenders")}</div>` +
-      `<div class="wide">${esc(variantLabel(g.variant, g.size))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button>${tc ? " · " + esc(tc) : ""}</div>` +
+      `<div class="wide">${esc(variantLabel(g.variant, g.size, g.rules && g.rules.name))} · <button type="button" class="link" id="rvrules">${esc(rules)}</button>${tc ? " · " + esc(tc) : ""}</div>` +
       (house ? `<div class="wide">${esc(house)}</div>` : "") +
       `<div class="wide">${esc(startedText(g))}${origin ? " · " + esc(origin) : ""}</div>` +
       `<div class="wide result-line">${esc(result)}</div>`;
@@ -187,7 +188,17 @@
       said.push(hint.side === "attackers" ? _("Better for the attackers here: {from} to {to} instead of {played}.", a)
         : _("Better for the defenders here: {from} to {to} instead of {played}.", a));
     }
+    const puzzle = g.imported && g.imported.puzzle;
+    if (puzzle && puzzle.start === ply && ply < n) {
+      const side = g.moves[ply] ? g.moves[ply].side : null;
+      said.push(side === "defenders" ? _("The puzzle starts here: the defenders to move.")
+        : side === "attackers" ? _("The puzzle starts here: the attackers to move.") : _("The puzzle starts here."));
+    }
     $("rvmsg").textContent = said.join(" ");
+    /* the file's own comment on this move (its annotator's words, in the file's language) */
+    const note = g.imported && g.imported.comments && g.imported.comments[String(ply)];
+    $("rvnote").hidden = !note;
+    $("rvnote").textContent = note || "";
     const left = m && m.left;
     $("rvclock").hidden = !left;
     if (left) {
@@ -208,7 +219,11 @@
     const now = document.querySelector("#rvmoves .mv.now");
     if (now) now.scrollIntoView({ block: "nearest" });
     const me = T.live ? T.live.me() : {};
-    $("rvplayon").hidden = me.role !== "owner";
+    /* play on only under rules a new game can have: a preset with its house rules (an
+       imported rule set of its own, or rules beyond the house rules, cannot start a game) */
+    const options = Object.keys((R.settings && R.settings.options) || {});
+    $("rvplayon").hidden = me.role !== "owner" || R.variant === "opentafl" ||
+      options.some((k) => !T.HOUSE_RULES.includes(k));
     $("review").querySelectorAll("[data-rv]").forEach((b) => {
       const k = b.dataset.rv;
       b.disabled = (k === "first" || k === "prev") ? ply === 0 : ply === n;
@@ -281,18 +296,26 @@
   });
 
   /* ---- import (the owner): an .otg file or CSV records, then review ---- */
+  /* The largest file the daemon takes (web.limits: max_import_body, 4 MiB, sent as JSON): the
+     file itself is held to 4 MB less what JSON adds to it. */
+  const MAX_IMPORT = 4 * 1024 * 1024 - 64 * 1024;
   function importFile(file, variant) {
     return file.text().then((text) => T.api("/api/import", { name: file.name, text: text, variant: variant }))
       .then((j) => {
-        const a = { n: j.games.length, variant: j.variant ? T.variantName(j.variant) : "" };
+        const already = (j.already || []).length, fresh = j.games.length - already;
+        const a = { n: fresh, variant: j.variant ? T.variantName(j.variant) : "", ids: (j.already || []).join(", ") };
         const also = (j.fits || []).slice(1).map((v) => T.variantName(v)).filter((v) => v !== a.variant);
-        let text = j.found ? T.ngettext("Imported {n} game as {variant} (found from the file).", "Imported {n} games as {variant} (found from the file).", j.games.length, a)
-          : T.ngettext("Imported {n} game.", "Imported {n} games.", j.games.length, a);
+        let text = !fresh ? "" : j.found ? T.ngettext("Imported {n} game as {variant} (found from the file).", "Imported {n} games as {variant} (found from the file).", fresh, a)
+          : T.ngettext("Imported {n} game.", "Imported {n} games.", fresh, a);
+        if (already) {
+          text += (text ? " " : "") + T.ngettext("Already stored, not imported again: game {ids}.",
+            "Already stored, not imported again: games {ids}.", already, a);
+        }
         if (also.length) text += " " + _("The moves fit {variants} as well: choose the variant on the form to import it as that.", { variants: T.listText(also) });
         $("importmsg").textContent = text;
         $("importmsg").className = "small";
         $("importmsg").hidden = false;
-        open(j.games[0]);
+        open(j.games[0], j.ply === null || j.ply === undefined ? undefined : j.ply);
         return j.games;
       });
   }
@@ -304,6 +327,15 @@
     if (!file) return Promise.resolve();
     const csv = !/\.otg$/i.test(file.name);
     $("importmsg").hidden = true;
+    if (file.size > MAX_IMPORT) {   /* refused before it is sent (the daemon would say 413) */
+      $("importfile").value = "";
+      return T.load("errors").then(() => T.errorText({ code: "too_large", message: "larger than " + MAX_IMPORT + " bytes" }),
+        () => "").then((text) => {
+        $("importmsg").textContent = text;
+        $("importmsg").className = "small bad";
+        $("importmsg").hidden = false;
+      });
+    }
     return importFile(file, csv ? $("importvariant").value || undefined : undefined).then(() => {
       $("importfile").value = "";
       list();
@@ -338,7 +370,7 @@
           ? (g.reason === "imported" ? _("imported, unfinished") : g.finished ? _("abandoned") : _("in play"))
           : resultText(g.result, g.reason);
         const title = _("Game {id}", { id: g.id });
-        const what = T.variantName(g.variant) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
+        const what = T.variantName(g.variant, g.settings && g.settings.name) + " · " + T.ngettext("{n} move", "{n} moves", g.plies);
         const match = g.match ? " · " + _("match {id}, game {n}", { id: g.match, n: g.match_game }) : "";
         const when = listDate(g);
         return `<li><a href="/review/${g.id}" data-review="${g.id}">${esc(title)}</a> · ${esc(what + match)}<br>` +
