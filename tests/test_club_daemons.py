@@ -106,8 +106,11 @@ def test_broker_down_for_a_move_and_a_board_killed_lose_nothing(tmp_path: Path) 
         d1.stop(signal.SIGKILL)
         d1, base1 = board(tmp_path, broker.url, "bergen", "table-1")
         play(base1, GAME[3])
-        wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
-                          if m["kind"] == "move"] == GAME[:4])
+        try:
+            wait_for(lambda: [m.get("move") for m in watcher.moves("table-1")
+                              if m["kind"] == "move"] == GAME[:4])
+        except AssertionError:
+            raise AssertionError(f"the watcher has {watcher.moves('table-1')}") from None
         wait_for(lambda: equal_to_board(room, "table-1", base1))
         moves = [(m["ply"], m["move"]) for m in watcher.moves("table-1") if m["kind"] == "move"]
         assert moves == list(enumerate(GAME[:4]))  # in order, once

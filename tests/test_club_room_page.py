@@ -77,6 +77,14 @@ def test_one_game_one_card_bad_boards_alone_and_the_rooms_own_link(
     rogue.signed("tafl/hall/table-2/state", json.dumps(behind).encode(), retain=True)
     rogue.signed("tafl/hall/table-4/state", json.dumps(board_state(2, ["d1-e1"])).encode(),
                  retain=True)
+    # a board alone whose computer chose the attackers' move, not made on the board yet: its
+    # clock runs for the defenders, and so the card must say
+    alone = board_state(5, ["d1-e1", "d3-e3"])
+    alone["move_to_make"] = {"move": "d2-e2", "from": "d2", "to": "e2", "by": "computer",
+                             "side": "attackers"}
+    alone["clock"] = {"attackers": 250.0, "defenders": 260.0, "running": "defenders",
+                      "at": 1e9}
+    rogue.signed("tafl/hall/table-5/state", json.dumps(alone).encode(), retain=True)
     # states the page cannot draw are refused by the room (a fresh visitor sees the others)
     for bad in ({"size": 1000}, {"corners": 5}, {"last": {"from": "z99", "to": "a1",
                                                            "text": "x"}}):
@@ -84,7 +92,7 @@ def test_one_game_one_card_bad_boards_alone_and_the_rooms_own_link(
         rogue.signed("tafl/hall/table-3/state",
                      json.dumps({**board_state(1, []), **bad}).encode(), retain=True)
         wait_for(lambda: server.room.rejected > n)  # noqa: B023
-    wait_for(lambda: len(server.room.summary()["boards"]) == 3)
+    wait_for(lambda: len(server.room.summary()["boards"]) == 4)
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
@@ -96,7 +104,8 @@ def test_one_game_one_card_bad_boards_alone_and_the_rooms_own_link(
             page.goto(f"http://127.0.0.1:{server.port}/?lang={lang}")
             page.wait_for_selector(".card[data-board='table-4']")
             # one game, one card: the board that is ahead shows it
-            assert page.locator(".card").count() == 2
+            page.wait_for_selector(".card[data-board='table-5']")
+            assert page.locator(".card").count() == 3
             game = page.locator(".card[data-board='table-1']")
             assert page.locator(".card[data-board='table-2']").count() == 0
             assert "table-1 – table-2" in game.locator("h2").inner_text()
@@ -111,11 +120,15 @@ def test_one_game_one_card_bad_boards_alone_and_the_rooms_own_link(
                 words["att"], words["def"]]
             running = game.locator(".clocks .running")
             assert running.count() == 1 and running.get_attribute("data-side") == "defenders"
+            five = page.locator(".card[data-board='table-5']")
+            assert words["to_move"] in five.locator(".status").inner_text()
+            assert "d2-e2" in five.locator(".status").inner_text()
+            assert five.locator(".clocks .running").get_attribute("data-side") == "defenders"
             # the room's own link goes down: said in words, not only boards turning grey
             assert page.locator("#link").is_hidden()
             broker.stop()
             page.locator("#link").filter(has_text=words["lost"]).wait_for()
-            assert page.locator(".card").count() == 2  # still shown, marked as maybe stale
+            assert page.locator(".card").count() == 3  # still shown, marked as maybe stale
             assert "offline" not in page.inner_text("#room")
             broker.start()
             page.locator("#link").wait_for(state="hidden")

@@ -31,6 +31,7 @@ GERMAN: dict[str, str] = {
         "Die Seite hat die Verbindung zum Server des Turniersaals verloren und verbindet sich "
         "neu.",
     "This board's state cannot be shown.": "Der Stand dieses Bretts kann nicht angezeigt werden.",
+    "still to be made on the board": "noch auf dem Brett auszuführen",
     "Review": "Nachspielen",
     "Start": "Anfang",
     "Back": "Zurück",

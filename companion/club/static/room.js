@@ -73,7 +73,16 @@
     if (state.result === "attackers") return t("Attackers win");
     if (state.result === "defenders") return t("Defenders win");
     if (state.result === "draw") return t("Draw");
-    return (state.turn === "attackers" ? t("Attackers") : t("Defenders")) + " " + t("to move");
+    return sideWord(toMove(state)) + " " + t("to move");
+  }
+
+  // The side to move as a spectator sees it: a move chosen off the board (another board's,
+  // the computer's) that the person at the board still has to make counts as made: its
+  // chooser's clock has stopped, the other side's runs (docs/http-api.md, move_to_make).
+  function toMove(state) {
+    const m = state.move_to_make;
+    if (m && SIDES.includes(m.side)) return m.side === "attackers" ? "defenders" : "attackers";
+    return state.turn;
   }
 
   const SIDES = ["attackers", "defenders"];
@@ -113,8 +122,8 @@
   function clocksRow(state) {
     const row = el("div", "clocks");
     if (!state.clock) return row;
-    const running = state.result === "ongoing" && state.clock.running === state.turn
-      ? state.turn : null;
+    const running = state.result === "ongoing" && state.clock.running === toMove(state)
+      ? toMove(state) : null;
     for (const side of SIDES) {
       const c = el("span", "clock " + side + (running === side ? " running" : ""));
       c.dataset.side = side;
@@ -129,7 +138,10 @@
   function statusLine(state, plies) {
     const bits = [resultText(state)];
     if (state.result !== "ongoing" && state.reason_text) bits.push(state.reason_text);
-    if (state.last) bits.push(t("Last move") + ": " + state.last.text);
+    const m = state.move_to_make;
+    if (state.result === "ongoing" && m && m.move && SIDES.includes(m.side)) {
+      bits.push(t("Last move") + ": " + m.move + " (" + t("still to be made on the board") + ")");
+    } else if (state.last) bits.push(t("Last move") + ": " + state.last.text);
     bits.push(t("Moves") + ": " + plies);
     return el("div", "status", bits.join(" · "));
   }
