@@ -57,6 +57,9 @@ class ClubLink:
         self.state = "connecting"
         self.error: str | None = None
         self.received = 0
+        # attempts to connect that ended without a connection (refused, cut, unreachable): a
+        # test proves "never connected" by waiting for one, not by sleeping
+        self.failed_attempts = 0
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                              protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
                              clean_session=None if self._v5 else not persistent)
@@ -75,6 +78,7 @@ class ClubLink:
         client.on_message = self._message
         client.on_publish = self._published
         client.on_subscribe = None
+        client.on_connect_fail = self._connect_failed
         self._client = client
         self._started = False
 
@@ -147,6 +151,7 @@ class ClubLink:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
                    reason: ReasonCode, properties: Any) -> None:
         if reason.is_failure:
+            self.failed_attempts += 1
             self._set_state("error", f"the broker refused the connection: {reason}")
             return
         with self._lock:
@@ -165,9 +170,14 @@ class ClubLink:
                       reason: ReasonCode, properties: Any) -> None:
         was_connected = self.connected.is_set()
         self.connected.clear()
+        if not was_connected:
+            self.failed_attempts += 1
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
             self._set_state("reconnecting", f"the broker link dropped ({reason}); "
                             f"reconnecting")
+
+    def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
+        self.failed_attempts += 1
 
     def _set_state(self, state: str, error: str | None) -> None:
         changed = state != self.state or error != self.error
