@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from club_broker import MOSQUITTO, Mosquitto
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto
 from prerequisites import require
 from test_daemon_support import PATIENCE, wait_for
 
@@ -109,7 +109,7 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
             scheme = "mqtts" if tls else "mqtt"
             lk = ClubLink(Broker.parse(f"{scheme}://127.0.0.1:{broker.port}", user=user,
                                        password=pw, ca_file=str(ca)), f"c-{user}-{len(links)}",
-                          persistent=False)
+                          key=CLUB_KEY.encode(), board=user, persistent=False)
             links.append(lk)
             lk.start()
             return lk
@@ -121,13 +121,16 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
         writer = link("table-1", "pw1")
         assert writer.connected.wait(PATIENCE)
         writer.publish("tafl/oslo/table-1/state", json.dumps({"x": 1}).encode())
-        writer.publish("tafl/oslo/table-2/state", json.dumps({"forged": 1}).encode())
+        # (the link signs only its own board's topics: the forgery goes round it)
+        writer._client.publish("tafl/oslo/table-2/state", json.dumps({"forged": 1}).encode())
         # a third message behind the forgery: the broker passes one client's messages on in
-        # order, so once it is here the forgery would be too, had it not been dropped
+        # order, so once it is here the forgery would be too, had the ACL not dropped it (and
+        # the reader's seal check would have counted it refused)
         writer.publish("tafl/oslo/table-1/state", json.dumps({"x": 2}).encode())
         wait_for(lambda: len(got) >= 2, what="the messages before and after the forgery")
         assert [(t, json.loads(p)) for t, p in got] == [
             ("tafl/oslo/table-1/state", {"x": 1}), ("tafl/oslo/table-1/state", {"x": 2})]
+        assert reader.counts() == {}  # never reached the reader: the broker dropped it
         wrong = link("table-1", "nope")
         wait_for(lambda: wrong.state == "error", what="the refusal")
         assert not wrong.connected.is_set() and wrong.failed_attempts >= 1
@@ -138,3 +141,24 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
         for lk in links:
             lk.close()
         broker.stop()
+
+
+def test_a_club_needs_a_key_and_a_broker_login_unless_it_says_so(tmp_path: Path) -> None:
+    base = {"broker": "mqtt://b:1883", "name": "oslo", "board": "table-3"}
+    with pytest.raises(ConfigError, match="without an account.*allow_anonymous_broker = true"):
+        parse_config({"club": base})
+    cfg = parse_club({**base, "allow_anonymous_broker": True})
+    with pytest.raises(ClubConfigError, match="has no key.*club.key.*tafl-companion club-key"):
+        cfg.club_key(tmp_path)
+    (tmp_path / "club.key").write_text("k" * 64 + "\n")
+    assert cfg.club_key(tmp_path) == b"k" * 64  # the key file in the data dir
+    assert parse_club({**base, "broker_user": "t3", "key": "x" * 20}).club_key(tmp_path) == (
+        b"x" * 20)
+    with pytest.raises(ClubConfigError, match="at least 16"):
+        parse_club({**base, "broker_user": "t3", "key": "short"})
+    with pytest.raises(ClubConfigError, match="must be true or false"):
+        parse_club({**base, "allow_anonymous_broker": "yes"})
+    # a TLS client certificate is a login too
+    parse_club({**base, "broker": "mqtts://b", "client_cert": "c.pem", "client_key": "c.key"})
+    with pytest.raises(ClubConfigError, match="go together"):
+        parse_club({**base, "broker": "mqtts://b", "client_cert": "c.pem"})

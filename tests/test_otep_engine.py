@@ -121,7 +121,7 @@ def test_engine_plays_through_otep_like_opentafl_drives_it():
     engine.send("play attackers")
     line, seen = engine.read_until("move")
     # that it keeps its time (1 s, +10 %) depends on the machine's load: bench/timing.py and
-    # bench/test_bounds.py measure it
+    # bench/bounds.py measure it
     assert all(s.split(" ", 1)[0] in PROTOCOL for s in seen)
     assert any(s.startswith("status depth ") for s in seen)
     board = Board(rules)
@@ -222,7 +222,7 @@ def test_engine_ignores_unknown_commands_and_reports_bad_ones_as_status():
 def test_goodbye_stops_a_search_at_once():
     """A search given an hour ends at ``goodbye``: the exit comes long before the hour is over
     (within PATIENCE, which only a search that ignored the goodbye could exceed). How soon it
-    exits is a figure of bench/test_bounds.py, not a bound here."""
+    exits is a figure of bench/bounds.py, not a bound here."""
     engine = Engine("--level", "10", "--time", "3600")
     engine.send(f"rules {otr_for(PRESETS['copenhagen'])}")
     engine.send("play attackers")

@@ -4,7 +4,7 @@ can fail — crash, silence, garbage, an illegal move — clearly, without ever 
 The host's timers (a hello, a request's deadline) run on a fake clock here: a test moves it
 past a deadline to see the request fail, and short of it to see that nothing happened, so a
 slow machine never fires a deadline early. How fast the host answers is bench/'s
-(bench/test_bounds.py)."""
+(bench/bounds.py)."""
 
 from __future__ import annotations
 
