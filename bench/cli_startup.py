@@ -2,6 +2,7 @@
 
     python bench/cli_startup.py                 # rules moves copenhagen, 15 runs
     python bench/cli_startup.py --runs 30 --tree /path/to/an/older/checkout
+    python bench/cli_startup.py --command engine   # the engine until its stdin ends
 
 Each run starts a fresh interpreter (``python -m companion rules moves copenhagen``, what the
 console script does) and the figures are medians: wall time, and CPU time (user + system of
@@ -39,7 +40,7 @@ def one_run(tree: Path, command: list[str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([sys.executable, *command], env=_env(tree), cwd=tree, check=True,
-                   stdout=subprocess.DEVNULL)
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -50,7 +51,8 @@ def import_figures(tree: Path, command: list[str]) -> tuple[float, float, list[s
     """Seconds spent importing (everything, and the project's modules with what they import)
     and the heavy modules imported."""
     proc = subprocess.run([sys.executable, "-X", "importtime", *command], env=_env(tree),
-                          cwd=tree, check=True, stdout=subprocess.DEVNULL,
+                          cwd=tree, check=True, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
     total_us = ours_us = 0
     heavy = set()

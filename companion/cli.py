@@ -141,7 +141,7 @@ def _register_rules(sub: Subcommands) -> None:
 COMMAND_MODULES = {
     "replay": "companion.replay", "simulate": "companion.replay", "run": "companion.daemon",
     "hwtest": "companion.hwtest", "engine": "companion.engine.otep",
-    "club": "companion.club.room_web",
+    "club": "companion.club.room_web", "club-key": "companion.club.room_web",
 }
 
 

@@ -95,7 +95,10 @@ def test_rules_moves_imports_neither_the_daemon_nor_flask() -> None:
 
 def test_the_engine_command_imports_the_engine_only() -> None:
     modules = _modules_after(["engine"], stdin="goodbye\n")
-    assert "companion.engine.otep" in modules
+    assert "companion.engine.otep" in modules and "companion.engine.search" in modules
+    # the host side (driving an engine process) and the game analysis are the daemon's
+    assert "companion.engine.otep_host" not in modules
+    assert "companion.engine.analysis" not in modules
     assert [m for m in modules if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
 
 

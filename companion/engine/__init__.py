@@ -7,14 +7,37 @@ command — and drives it through :class:`OtepHost`, whose calls never block. Se
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import TYPE_CHECKING, Any
 
-from .analysis import GameReview, PlyReview, analyse_game
 from .levels import DEFAULT_LEVEL, LEVELS, Level, get_level
-from .otep_host import AnalysisLine, EngineClock, EngineMove, OtepHost, Thinking
-from .otep_process import EngineError
-from .otr import RulesError, otr_for, parse_otr
-from .player import Choice, Engine
+
+if TYPE_CHECKING:
+    from .analysis import GameReview, PlyReview, analyse_game
+    from .otep_host import AnalysisLine, EngineClock, EngineMove, OtepHost, Thinking
+    from .otep_process import EngineError
+    from .otr import RulesError, otr_for, parse_otr
+    from .player import Choice, Engine
+
+#: Where each name lives: imported when first used (PEP 562), so that the engine process
+#: (``python -m companion.engine``, ``tafl-companion engine``) loads neither the host side
+#: (otep_host, otep_process) nor the game analysis it does not use.
+_LAZY = {
+    "GameReview": "analysis", "PlyReview": "analysis", "analyse_game": "analysis",
+    "AnalysisLine": "otep_host", "EngineClock": "otep_host", "EngineMove": "otep_host",
+    "OtepHost": "otep_host", "Thinking": "otep_host", "EngineError": "otep_process",
+    "RulesError": "otr", "otr_for": "otr", "parse_otr": "otr", "Choice": "player",
+    "Engine": "player",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def builtin_engine_command(

@@ -1,8 +1,8 @@
 """``python -m companion.engine``: the OTEP engine without the rest of the command line.
 
-The same as ``tafl-companion engine`` (same options), but it imports only the rules core and
-the engine, so it says ``hello`` quickly even on a Raspberry Pi Zero (the full command line
-imports the daemon, Flask and the drivers first). The daemon's computer player runs this.
+The same as ``tafl-companion engine`` (same options): both import only the rules core and the
+engine's playing side (not the host side, the analysis, the daemon, Flask or the drivers), so
+it says ``hello`` quickly even on a Raspberry Pi Zero. The daemon's computer player runs this.
 """
 
 from __future__ import annotations
