@@ -59,7 +59,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.hardware_config import (
     BoardConfig,
@@ -74,6 +74,11 @@ from companion.hardware_config import (
 )
 from companion.rules import PRESETS
 from companion.voice.config import VoiceConfig, VoiceConfigError, check_engine, parse_voice
+
+if TYPE_CHECKING:
+    from companion.club.config import ClubConfig
+    from companion.online.account import OnlineConfig
+    from companion.session.computer import ComputerConfig
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
             "players", "rules", "match", "computer", "club", "online", "buttons",
@@ -115,13 +120,15 @@ class DaemonConfig:
     match: bool = False
     tie_break: tuple[str, ...] = ("moves", "time")
     reset_store: bool = False
-    computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
-    online: Any = field(default_factory=lambda: _online(None))  # online.account.OnlineConfig
-    club: Any = None  # companion.club.config.ClubConfig when the board is in a club
+    # (their modules are imported when a config is read, not with this one: a command that
+    # reads no config stays quick to start)
+    computer: ComputerConfig = field(default_factory=lambda: _computer_defaults())
+    online: OnlineConfig = field(default_factory=lambda: _online(None))
+    club: ClubConfig | None = None  # when the board is in a club
     voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice] (companion.voice)
 
 
-def _computer_defaults() -> Any:
+def _computer_defaults() -> ComputerConfig:
     from companion.session.computer import ComputerConfig
 
     return ComputerConfig(analyse_finished=True)
@@ -295,7 +302,7 @@ def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
     return cfg
 
 
-def _online(table: object) -> Any:
+def _online(table: object) -> OnlineConfig:
     """``[online]``: the online server and account (an OnlineConfig; docs/online.md)."""
     from companion.online.account import OnlineConfig, parse_online
 
@@ -306,7 +313,7 @@ def _online(table: object) -> Any:
     return parse_online(table)
 
 
-def _club(table: object) -> Any:
+def _club(table: object) -> ClubConfig:
     """``[club]``: the club's broker and this board's name (a ClubConfig)."""
     from companion.club.config import ClubConfigError, parse_club
 
@@ -318,7 +325,7 @@ def _club(table: object) -> Any:
         raise ConfigError(str(exc)) from None
 
 
-def _computer(table: Mapping[str, Any]) -> Any:
+def _computer(table: Mapping[str, Any]) -> ComputerConfig:
     """``[computer]``: the computer players' policy (a ComputerConfig)."""
     from companion.session.computer import ComputerConfig
 

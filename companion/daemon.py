@@ -210,6 +210,9 @@ class Daemon:
             from companion.panel.web import blueprint
 
             flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        from companion.coach.web import blueprint as explorer_routes
+
+        flask_app.register_blueprint(explorer_routes(self._own_games))  # GET /api/explorer
         self.voice = self._voice()
         if self.voice is not None:
             from companion.voice.web import blueprint as voice_routes
@@ -234,6 +237,21 @@ class Daemon:
             self.voice.start()  # it follows the published state on its own threads
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
+
+    def _own_games(self, variant: str) -> list[tuple[list[str], str]]:
+        """The board's finished games of ``variant`` from its start (the explorer's; a web
+        thread, on a read-only connection of its own)."""
+        if self.store is None:
+            return []
+        start = PRESETS[variant].start
+        reader = self.store.reader()
+        try:
+            rows = [r for r in reader.list_games(limit=500)
+                    if r.variant == variant and r.result != "ongoing"
+                    and r.start_position == start]
+            return [([str(m["text"]) for m in reader.moves(r.id)], r.result) for r in rows]
+        finally:
+            reader.close()
 
     def _voice(self) -> Voice | None:
         """The voice of ``[voice]`` / ``--voice`` (None when it is off), fed by the hub."""
@@ -333,7 +351,7 @@ class Daemon:
         if self.online is not None:
             self.online.close()   # a clean close frees the account on the server at once
         if self.session is not None:
-            self.session.close()  # the loop has stopped: waiting controls get a 503
+            self.session.close()  # waiting controls get a 503 (the loop was given 5 s to stop)
         if self.club is not None:
             self.club.close()
         self._close_devices()

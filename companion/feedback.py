@@ -107,7 +107,3 @@ def build_frame(spec: FrameSpec) -> dict[str, str]:
         merge(frame, (sq,), role)
     return dict(sorted(frame.items()))
 
-
-def role_squares(frame: dict[str, str], role: str) -> list[str]:
-    """The squares that show ``role`` in ``frame``, sorted."""
-    return sorted(sq for sq, r in frame.items() if r == role)

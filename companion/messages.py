@@ -248,33 +248,3 @@ def guidance_text(guidance: Any) -> str:
         return f"Paused: {SUSPEND_TEXT.get(reason, reason)}. No move is accepted until then"
     raise ValueError(f"unknown guidance kind {kind!r}")
 
-
-# -- events (the log and the replay) -----------------------------------------------------------
-def event_text(event: Any) -> str:
-    """One English line for a tracker event (for logs): ``move g3-e3xe2 by the attackers``."""
-    e = event.to_json() if hasattr(event, "to_json") else dict(event)
-    kind = e["event"]
-    if kind == "move":
-        return f"{e['side']} played {e['move']}"
-    if kind == "revised":
-        return f"{e['side']} played {e['move']} (not {e['replaces']}: the piece moved on)"
-    if kind == "takeback":
-        return f"{e['move']} was taken back on the board"
-    if kind == "removed":
-        return f"the captured piece on {e['square']} was lifted off"
-    if kind == "restored":
-        return f"the captured piece on {e['square']} was put back"
-    if kind in ("illegal", "warning"):
-        return f"{kind}: {e['reason']}"
-    if kind == "game_over":
-        if e["result"] == "ongoing":
-            return "the game goes on (the winning move was revised)"
-        head = "drawn" if e["result"] == "draw" else f"won by the {e['result']}"
-        return f"game {head}: {termination_text(e['reason'])}"
-    if kind == "setup":
-        return e.get("message") or "the board does not match the game"
-    if kind == "ready":
-        return f"the board is set up; {e['turn']} to move"
-    if kind == "leds":
-        return "LEDs: " + (", ".join(f"{s} {r}" for s, r in e["leds"].items()) or "off")
-    return f"{kind}: " + " ".join(f"{k}={v}" for k, v in e.items() if k not in ("t", "event"))

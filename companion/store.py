@@ -104,11 +104,11 @@ class Store(StoreReader):
 
     def new_game(
         self, game: Game, players: tuple[str, str] | dict[str, Any] = ("Player 1", "Player 2"),
-        t: float | None = None, *, settings: dict[str, Any] | None = None,
-        time_control: str | None = None, clock: dict[str, Any] | None = None,
+        t: float | None = None, *, settings: Mapping[str, object] | None = None,
+        time_control: str | None = None, clock: Mapping[str, object] | None = None,
         match_id: int | None = None, match_game: int | None = None,
         events: Sequence[EventRow] = (), new_match: dict[str, Any] | None = None,
-        remote: dict[str, Any] | None = None,
+        remote: Mapping[str, object] | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
         names or ``{side: {name, kind, ...}}``. ``new_match`` (``players``, ``tie_break``,
@@ -172,7 +172,8 @@ class Store(StoreReader):
                   events: Sequence[EventRow | tuple[str, dict[str, Any]]] = (),
                   t: float | None = None, *,
                   move_clocks: Sequence[Mapping[str, Any] | None] | None = None,
-                  clock: dict[str, Any] | None = None, hints: dict[str, Any] | None = None,
+                  clock: Mapping[str, object] | None = None,
+                  hints: dict[str, Any] | None = None,
                   pending: dict[str, Any] | None | EllipsisType = ...,
                   ending: tuple[str, str] | None = None) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the
@@ -305,11 +306,6 @@ class Store(StoreReader):
             for kind, data, wall in events:
                 db.execute("INSERT INTO events (game_id, t, kind, data) VALUES (?, ?, ?, ?)",
                            (gid, wall, kind, _dumps(data)))
-
-    def add_event(self, gid: int | None, kind: str, data: dict[str, Any],
-                  t: float | None = None) -> None:
-        """Log one event (illegal move, warning, draw offer, ...)."""
-        self.add_events(gid, [(kind, data, time.time() if t is None else t)])
 
     def add_link(self, token: str, *, game_id: int | None = None, match_id: int | None = None,
                  side: str | None = None, seat: int | None = None) -> None:

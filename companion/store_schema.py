@@ -19,7 +19,6 @@ aside to ``games.sqlite3.damaged-<time>`` (with its ``-wal``/``-shm``) and a fre
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import sqlite3
 import time
@@ -297,7 +296,3 @@ def _prepare(db: sqlite3.Connection, path: Path) -> None:
             raise
         raise StoreOpenError(f"cannot write store {path}: {_describe(exc)}") from None
 
-
-def is_full_disk(exc: BaseException) -> bool:
-    """Whether a write failed for lack of space."""
-    return "full" in str(exc) or getattr(exc, "errno", None) == errno.ENOSPC

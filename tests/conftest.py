@@ -33,10 +33,10 @@ class _XdistDefaults:
 def pytest_cmdline_main(config: pytest.Config) -> Generator[None, object, object]:
     """Before xdist reads its options: ``-n auto --dist worksteal`` unless the command line
     chose (``-n``, ``--dist``, ``--pdb``)."""
-    # never in a worker: xdist's workers run this hook too, with numprocesses None, and a
-    # worker given "auto" started workers of its own, which started theirs (a fork bomb)
-    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput") \
-            and "PYTEST_XDIST_WORKER" not in os.environ:
+    # not in xdist's own workers (they have ``workerinput``): a worker told "-n auto" again
+    # starts workers of its own, and those theirs (a fork bomb that took a busy machine to a
+    # load of 1,000)
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(_XdistDefaults(), "tafl-xdist-defaults")
         opt = config.option
         if opt.numprocesses is None and not opt.tx and not config.getoption("usepdb", False):

@@ -14,7 +14,7 @@ from test_daemon_support import PATIENCE, control, state, test_config, wait_for
 from companion.hardware_config import BoardConfig, parse_board
 from companion.rules import PRESETS
 from companion.rules.board import Board
-from companion.session.commands import CommandQueue
+from companion.session.command_queue import CommandQueue
 
 
 def test_a_posted_command_wakes_the_waiting_loop_at_once() -> None:

@@ -267,3 +267,40 @@ def test_spectator_sees_everything_and_can_do_nothing(browser, tmp_path: Path) -
         print(json.dumps({"spectator_events": text(watcher, "#events")}))
     finally:
         proc.stop()
+
+
+def test_a_friends_page_follows_a_swap_of_sides_without_a_reload(browser, tmp_path: Path) -> None:
+    """Issue 26 item 2: the friend's link follows him to the next game; the owner swaps sides
+    during it: the page says at once which side he plays now and takes his taps for it (it
+    asked /api/whoami only when the game changed, so it kept the old side until a reload)."""
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        control(base, "api/players", {"attackers": {"name": "Bo"},
+                                      "defenders": {"name": "Ann", "kind": "page"}})
+        _, links = control(base, "api/links")
+        friend = page_for(browser, base.rstrip("/") + links["links"]["defenders"]["path"])
+        wait_text(friend, "#you", "You play the defenders (Ann).")
+        assert control(base, "api/new", {})[0] == 200       # the link follows Ann to game 2
+        wait_for(lambda: state(base)["game"] == 2, what="game 2")
+        wait_text(friend, "#you", "You play the defenders (Ann).")
+        status, doc = control(base, "api/swap")
+        assert status == 200 and doc["applies_to"] == "this_game"
+        wait_text(friend, "#you", "You play the attackers (Ann).")
+        wait_text(friend, "#you", "Your move: tap a piece")
+        token = links["links"]["defenders"]["token"]
+        who = json.loads(e2e_whoami(base, token))
+        assert who == {"role": "player", "side": "attackers"}
+        tap(friend, "d2")
+        friend.wait_for_selector("#board circle.tgt")
+        tap(friend, "b2")
+        wait_for(lambda: (state(base)["move_to_make"] or {}).get("move") == "d2-b2",
+                 what="the friend's move to be the move to make")
+        assert friend.errors == []
+    finally:
+        proc.stop()
+
+
+def e2e_whoami(base: str, token: str) -> bytes:
+    from test_daemon_support import http
+
+    return http(base + "api/whoami", headers={"X-Tafl-Player": token})[2]

@@ -126,10 +126,14 @@ def test_a_game_both_ways_with_unannounced_captures_clocks_and_resignation(serve
     bob, game_id, start = start_game(server, service, inbox)
     terms = start.terms
     assert terms.local_side == "defenders" and terms.opponent == "bob" and terms.rated
+    assert terms.local_name == "alice"          # the board's player is the account
     assert terms.settings.variant == "hnefatafl-org" and terms.rating == 1723.5
     assert terms.time_control.main == 900 and terms.time_control.increment == 10
     assert terms.ref == f"{server.address}/{game_id}" and start.moves == ()
     assert service.status()["status"] == "playing"
+    # the server's clocks run from join_game (issue 26: the page showed them stopped)
+    joined = inbox.wait_for(RemoteClock)
+    assert joined.running == "attackers" and joined.attackers == joined.defenders == 900
     bob.send(f"game {game_id} play attacker e1 e4")
     assert inbox.wait_for(RemoteMove) == RemoteMove(0, mv(11, "e1", "e4"))
     clock = inbox.wait_for(RemoteClock)

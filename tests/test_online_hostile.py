@@ -16,7 +16,7 @@ from online_helpers import wait_until
 from test_online_client import mv, start_client, start_game
 
 from companion.online.connection import MAX_LINE, LineConnection
-from companion.session.remote import RemoteMove, RemoteStatus
+from companion.session.remote import RemoteMove, RemoteRefused, RemoteStart, RemoteStatus
 
 
 @pytest.fixture
@@ -117,5 +117,36 @@ def test_a_stray_login_refusal_mid_game_changes_nothing(server, tmp_path, line):
         bob.expect(lambda got: got == f"game {game_id} play defender h6 h9")
         assert service.status()["status"] == "playing"
         assert all(e.state != "error" for e in inbox.of(RemoteStatus))
+    finally:
+        service.close()
+
+
+def test_a_record_lacking_an_acknowledged_move_is_never_resent_nor_dropped(server, tmp_path):
+    """The server acknowledged the board's move (``= game``), then sends a record without it:
+    the client neither resends the move (the server refused the resend and the board took its
+    move back) nor drops it: it hands the session the server's record with the count of moves
+    the server had confirmed, and says so."""
+    service, player, inbox = start_client(server, tmp_path)
+    try:
+        bob, game_id, _start = start_game(server, service, inbox)
+        bob.send(f"game {game_id} play attacker e1 e4")
+        assert inbox.wait_for(RemoteMove) == RemoteMove(0, mv(11, "e1", "e4"))
+        player.send_move(1, mv(11, "h6", "h9"))
+        bob.expect(lambda got: got == f"game {game_id} play defender h6 h9")
+        wait_until(lambda: service.table.play.game.plies == 2, what="the move acknowledged")
+        pings = server.received("alice").count("ping")
+        game = server.games[game_id]           # the double's record, one move short
+        kept, game.texts = game.texts, game.texts[:1]
+        with server.lock:
+            server._resume(server.online["alice"], "resume_game_json", game_id)
+        game.texts = kept
+        start = inbox.wait_for(RemoteStart)
+        assert start.moves == (mv(11, "e1", "e4"),) and start.confirmed == 2
+        assert inbox.wait_for(RemoteStatus, lambda e: e.code == "record_contradicts")
+        # a later ping shows that the client sent nothing else before it
+        wait_until(lambda: server.received("alice").count("ping") > pings, what="a ping")
+        sent = [line for line in server.received("alice") if " play defender " in line]
+        assert sent == [f"game {game_id} play defender h6 h9"]
+        assert not inbox.of(RemoteRefused)
     finally:
         service.close()

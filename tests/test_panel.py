@@ -498,7 +498,7 @@ def test_the_display_says_why_a_position_is_not_legal(tmp_path: Path, lang: str)
 def test_the_board_is_read_as_long_as_the_menu_asks(tmp_path: Path) -> None:
     """The session ends a reading nobody renews (60 s); the panel renews it while its menu
     starts from the board, however long the hands take."""
-    from companion.session import setup
+    from companion.session import game_setup as setup
 
     h, _start = on_the_board(tmp_path)
     try:

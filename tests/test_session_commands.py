@@ -9,7 +9,7 @@ import pytest
 from test_daemon_support import PATIENCE, wait_for
 
 from companion.session.actors import ControlError
-from companion.session.commands import MAX_WAITING, CommandQueue
+from companion.session.command_queue import MAX_WAITING, CommandQueue
 
 
 def test_a_call_on_the_loop_thread_runs_at_once_and_others_wait_for_the_loop() -> None:

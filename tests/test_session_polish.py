@@ -200,7 +200,7 @@ def test_a_finished_game_is_analysed_in_the_background(tmp_path: Path, monkeypat
     engine, one process), and asking for it starts it at once."""
     from dataclasses import replace
 
-    from companion.session import analysis
+    from companion.session import analysis_worker as analysis
     from companion.session.computer import ComputerConfig
 
     monkeypatch.setattr(analysis, "LATER_S", 0.5)
@@ -238,7 +238,7 @@ def test_imported_games_are_analysed_in_the_background_and_a_reopened_one_is_not
 
     from companion.rules import get_variant
     from companion.rules.game import Game
-    from companion.session import analysis
+    from companion.session import analysis_worker as analysis
     from companion.session.api import ImportedGame
     from companion.session.computer import ComputerConfig
 
@@ -352,7 +352,8 @@ def test_a_position_set_up_on_the_board_starts_a_game(tmp_path: Path) -> None:
 
     from companion.rules import get_variant
     from companion.rules.game import Game
-    from companion.session import SPECTATOR, setup
+    from companion.session import SPECTATOR
+    from companion.session import game_setup as setup
 
     start = Game(get_variant("brandubh")).board.occupied_names()
     h = Harness(tmp_path, variant="brandubh", board=HandBoard(7, start))

@@ -5,6 +5,7 @@ board on a virtual clock. Events are handed in from another thread, as a network
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from session_helpers import Harness
 from companion.rules import get_variant
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session import OWNER, ControlError
+from companion.session import OWNER, SPECTATOR, ControlError
 from companion.session.clock import TimeControl
 from companion.session.players import PlayerError, PlayerKind, PlayerSpec
 from companion.session.remote import (
@@ -308,12 +309,77 @@ def test_a_restart_mid_game_reconciles_with_the_other_end(tmp_path: Path) -> Non
     h2.run(0.05)
     assert h2.state["move_to_make"]["move"] == "g7-g8"
     assert h2.session.gid == gid
-    # a record that differs is the other end's word: the board is guided to its position
+    # a record that differs would drop the board's f2-f4: the board keeps it, the page asks the
+    # owner, nothing is sent meanwhile (issue 25: never dropped on the other end's word alone)
+    started = len(again.sent("started"))
     again.send(RemoteStart(terms(), (mv("d1-d4"), mv("f4-e4"), mv("h1-h3"), mv("g7-g8"))))
     h2.run(0.1)
+    assert h2.state["moves"] == ["d1-d4", "f4-e4", "f2-f4xe4"]
+    assert h2.state["remote"]["dispute"] == {"from": 3, "theirs": 4, "ours": 3}
+    assert len(again.sent("started")) == started
+    assert h2.store.move_texts(gid)[:3] == ["d1-d4", "f4-e4", "f2-f4xe4"]
+    # the owner takes the other end's record: the board is guided to its position
+    assert h2.session.take_record(OWNER)["before"] == 3
+    h2.run(0.1)
+    assert h2.state["remote"]["dispute"] is None
     assert h2.state["moves"] == ["d1-d4", "f4-e4", "h1-h3"]
     assert h2.state["move_to_make"]["move"] == "g7-g8"
     assert h2.store.move_texts(gid)[:3] == ["d1-d4", "f4-e4", "h1-h3"]
+
+
+def test_the_board_plays_under_its_account_name_and_a_new_game_names_every_seat(
+        tmp_path: Path) -> None:
+    """Issue 26: the board's own player showed as "Player 1", not the account it plays on the
+    server; "New game, same players" after the online game left the online seat's name empty."""
+    h = Harness(tmp_path)
+    remote = FakeRemote(h.path)
+    h.session.attach_remote(remote)
+    remote.send(RemoteStart(replace(terms("attackers"), local_name="alice")))
+    h.run(0.5)
+    assert h.state["players"]["attackers"]["name"] == "alice"
+    assert h.state["players"]["defenders"]["name"] == "bob"
+    remote.send(RemoteEnd("attackers", "resignation"))
+    h.run(0.1)
+    h.session.new_game(OWNER, {})
+    h.run(0.1)
+    players = h.state["players"]
+    assert [players[s]["kind"] for s in ("attackers", "defenders")] == ["board", "board"]
+    assert [players[s]["name"] for s in ("attackers", "defenders")] == ["alice", "Player 2"]
+
+
+def test_a_record_lacking_a_confirmed_move_is_the_owners_to_take(tmp_path: Path) -> None:
+    """The other end's record lacks a move it had confirmed (online: the server acknowledged
+    the board's move): the session keeps it and asks the owner; a record that only lacks the
+    board's last move, never confirmed, is not asked about (the client resends it)."""
+    h, remote = online_game(tmp_path)
+    h.move("d1", "d4")
+    remote.send(RemoteMove(1, mv("f4-e4")))
+    h.run(0.05)
+    h.move("f4", "e4")
+    h.move("h1", "h3")
+    record = (mv("d1-d4"), mv("f4-e4"))
+    remote.send(RemoteStart(terms(), record, confirmed=3))      # h1-h3 had been confirmed
+    h.run(0.1)
+    assert h.state["moves"] == ["d1-d4", "f4-e4", "h1-h3"]
+    assert h.state["remote"]["dispute"] == {"from": 3, "theirs": 2, "ours": 3}
+    with pytest.raises(ControlError) as refused:
+        h.session.take_record(SPECTATOR)
+    assert refused.value.status == 403
+    h.session.take_record(OWNER)
+    h.run(0.1)
+    assert h.state["moves"] == ["d1-d4", "f4-e4"] and h.state["remote"]["dispute"] is None
+    with pytest.raises(ControlError) as none:
+        h.session.take_record(OWNER)
+    assert none.value.code == "no_dispute"
+    h.click("h3", 0.1)          # the board is guided back to the record: h3 to h1
+    h.click("h1", 0.6)
+    assert h.state["tracking"] == "ready"
+    h.move("h1", "h3")
+    remote.send(RemoteStart(terms(), record))                    # never confirmed: resent
+    h.run(0.1)
+    assert h.state["moves"] == ["d1-d4", "f4-e4", "h1-h3"]
+    assert h.state["remote"]["dispute"] is None
+    assert remote.sent("started")[-1] == ("started", REF, record + (mv("h1-h3"),))
 
 
 def test_joining_a_game_in_progress_sets_the_board_up_first(tmp_path: Path) -> None:

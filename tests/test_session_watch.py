@@ -202,4 +202,7 @@ def test_stopping_lets_the_game_go_and_frees_the_board(tmp_path: Path) -> None:
     new = h.session.new_game(OWNER, {"variant": "copenhagen"})
     assert new["game"] != gid and h.store.game(gid).reason == "abandoned"
     assert {p["kind"] for p in h.state["players"].values()} == {"board"}
+    # each seat of the server's gets a name of its own (issue 26: the defenders' was empty)
+    assert [h.state["players"][s]["name"] for s in ("attackers", "defenders")] == [
+        "Player 1", "Player 2"]
     assert remote.sent("stopped") == []  # it said so itself

@@ -13,18 +13,21 @@ an old one is refused and counted (``refused``), never handed on.
 :class:`Budget` messages and bytes a second (beyond, it waits: the socket fills and the broker
 holds or drops the rest), refuses a message over :data:`MAX_MESSAGE` bytes, and only queues
 what passed the seal. The handlers run on a thread of their own (``club-intake``) from a queue
-of at most :data:`MAX_QUEUED` topics; each club topic carries a whole document, so a newer
-message on a queued topic replaces the older one (``coalesced``). So the board's scan loop
-never shares its time with more than the budget's worth of network work.
+of at most :data:`MAX_QUEUED` messages; a board's state, status and play topics carry a whole
+document each, so a newer message on such a queued topic replaces the older one
+(``coalesced``), while the messages of its ``moves`` stream keep their places. So the
+board's scan loop never shares its time with more than the budget's worth of network work.
 
 **Reconnection.** A broker that cannot be reached is tried again every second (a refused or
 unanswered TCP connection: cheap for both sides), so the link is back within about a second
 of the broker's; a broker that answers but refuses the login is tried every 15 s to 60 s.
 
-**Client ids** carry a random part chosen at each start (``tafl-oslo-table-1-3f9a...``): a
-client guessing the board's id cannot take its connection over, and two daemons never fight
-for one. The session lives :data:`SESSION_EXPIRY_S` at the broker under MQTT 5 (a Wi-Fi drop);
-every document is retained and delivered again on resubscription, so nothing is lost beyond.
+**Client ids** carry a random part chosen at each connection (``tafl-oslo-table-1-3f9a...``):
+a client using the board's name as its id cannot take the board's connection over, one that
+learnt the exact id takes it once (the link comes back under a new one, never fighting), and
+two daemons never fight for one. Every document is retained and delivered again on
+resubscription, and paho sends again what the broker did not acknowledge, so a new session
+loses nothing; an old one expires after :data:`SESSION_EXPIRY_S` (MQTT 5).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.club.config import Broker
-from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier
+from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier, topic_board
 
 log = logging.getLogger("companion.club")
 
@@ -54,10 +57,10 @@ Handler = Callable[[str, bytes], None]
 SESSION_EXPIRY_S = int(MAX_AGE_S)  # queued messages older than this are refused anyway
 RETRY_S = 1            # the broker cannot be reached: try again every second
 REFUSED_S = (15, 60)   # it refuses the login: back off (15 s doubling to 60 s)
-TAKEN_OVER = 142       # MQTT 5 reason code "Session taken over"
 MAX_MESSAGE = 64 * 1024 + 200   # a payload (topics.MAX_PAYLOAD) and its seal
 MAX_QUEUED = 256       # topics waiting for the handlers
 DROPS = ("too_big", "overflow", "coalesced", "throttled")
+WHOLE, PLAY = ("state", "status"), "play"  # topics that carry a whole document each
 
 
 class Budget:
@@ -101,11 +104,12 @@ class ClubLink:
         self._verifier = Verifier(key)
         self._budget = Budget(*budget)
         self._will = will
-        self._queue: OrderedDict[str, tuple[bytes, tuple[Handler, ...]]] = OrderedDict()
+        self._queue: OrderedDict[str, tuple[str, bytes, tuple[Handler, ...]]] = OrderedDict()
         self._queued = threading.Condition()
         self._intake: threading.Thread | None = None
         self.dropped: dict[str, int] = dict.fromkeys(DROPS, 0)
         self._warned = 0
+        self._id_prefix, self._attempts = client_id, 0
         self.client_id = f"{client_id}-{secrets.token_hex(8)}"
         self._v5 = broker.protocol == "5"
         self._lock = threading.Lock()
@@ -121,6 +125,10 @@ class ClubLink:
         # attempts to connect that ended without a connection (refused, cut, unreachable): a
         # test proves "never connected" by waiting for one, not by sleeping
         self.failed_attempts = 0
+        #: called (on paho's thread: quickly) with a topic of this link's own board on which
+        #: a message was refused: a forgery may have replaced the board's retained document
+        self.on_forged: Callable[[str], None] | None = None
+        self.drops = 0  # connections lost
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                              protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
                              # 3.1.1 has no session expiry: a session per start would stay
@@ -219,6 +227,19 @@ class ClubLink:
             return len(self._acks)
 
     @property
+    def attempts(self) -> int:
+        """Connection attempts made so far."""
+        return self._attempts
+
+    @property
+    def retry_delay(self) -> float:
+        """How long paho waits before its next attempt once one failed (seconds)."""
+        client: Any = self._client
+        with client._reconnect_delay_mutex:
+            delay = client._reconnect_delay
+            return float(client._reconnect_min_delay if delay is None else delay)
+
+    @property
     def refused(self) -> dict[str, int]:
         """Messages refused by their seal, by reason (``seal.REASONS``)."""
         return dict(self._verifier.refused)
@@ -234,7 +255,13 @@ class ClubLink:
 
     # -- paho's callbacks (network thread) -------------------------------------------------
     def _pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
-        """Before every connection attempt: the will, sealed now (it is this connection's)."""
+        """Before every connection attempt: a new client id after the first (a client that
+        took the id over, e.g. one that learnt it, is never fought with: the link comes back
+        under another), and the will, sealed now (it is this connection's)."""
+        self._attempts += 1
+        if self._attempts > 1:
+            self.client_id = f"{self._id_prefix}-{secrets.token_hex(8)}"
+            client._client_id = self.client_id.encode()  # (paho has no setter for it)
         if self._will is not None:
             client.will_set(self._will[0], self._seal(*self._will), qos=1, retain=True)
 
@@ -264,12 +291,7 @@ class ClubLink:
         self.connected.clear()
         if not was_connected:
             self.failed_attempts += 1
-        if getattr(reason, "value", None) == TAKEN_OVER and self._started:
-            # somebody connected with this link's id: never fight over it, take a new one
-            self.client_id = f"{self.client_id.rsplit('-', 1)[0]}-{secrets.token_hex(8)}"
-            client._client_id = self.client_id.encode()  # (paho has no setter for it)
-            log.warning("club: another client took this board's connection over; "
-                        "reconnecting as %s", self.client_id)
+        self.drops += was_connected
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
             self._set_state("reconnecting", f"the broker link dropped ({reason}); "
                             f"reconnecting")
@@ -304,19 +326,26 @@ class ClubLink:
         except SealError as exc:
             if exc.reason != "duplicate":
                 self._warn(f"refused a message on {msg.topic[:120]}: {exc}")
+                if (self.on_forged is not None and self._signer is not None
+                        and topic_board(msg.topic) == self._signer.board):
+                    self.on_forged(msg.topic)  # somebody wrote on this board's own topic
             return
         with self._lock:
             handlers = tuple(h for f, (_, h) in self._subs.items()
                              if mqtt.topic_matches_sub(f, msg.topic))
         if not handlers:
             return
+        # a whole document (state, status, play) replaces a queued older one of its topic;
+        # the messages of a stream (moves) each keep their place
+        whole = msg.topic.rsplit("/", 2)[-1] in WHOLE or f"/{PLAY}/" in msg.topic
+        key = msg.topic if whole else f"{msg.topic}\0{self.received}"
         with self._queued:
-            if msg.topic in self._queue:
+            if key in self._queue:
                 self.dropped["coalesced"] += 1  # the newer document replaces the older one
             elif len(self._queue) >= MAX_QUEUED:
                 self._drop("overflow", msg.topic, "the queue is full")
                 return
-            self._queue[msg.topic] = (body, handlers)
+            self._queue[key] = (msg.topic, body, handlers)
             self._queued.notify()
 
     def _drop(self, reason: str, topic: str, why: str) -> None:
@@ -335,7 +364,7 @@ class ClubLink:
                 self._queued.wait_for(lambda: bool(self._queue) or not self._started)
                 if not self._started:
                     return
-                topic, (body, handlers) = self._queue.popitem(last=False)
+                _, (topic, body, handlers) = self._queue.popitem(last=False)
             for handler in handlers:
                 try:
                     handler(topic, body)

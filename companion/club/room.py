@@ -16,7 +16,6 @@ Changes are coalesced: the summary goes out at most every ``interval`` seconds.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -208,7 +207,3 @@ def pair_boards(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
         out[a] = {"board": b, "lead": lead == a, "sides": sides}
         out[b] = {"board": a, "lead": lead == b, "sides": sides}
     return out
-
-
-def summary_text(doc: Mapping[str, Any]) -> str:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)

@@ -16,6 +16,7 @@ work happens on the publisher's thread and the link's network thread.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +26,8 @@ from companion.club.link import ClubLink
 from companion.club.opponents import ClubOpponents
 from companion.club.outbox import OUTBOX_NAME, Outbox
 from companion.club.publisher import BoardPublisher
+
+HEAL_S = 1.0  # a forged document of this board's is replaced at most this often
 
 
 class Hub(Protocol):
@@ -54,6 +57,14 @@ class ClubService:
         self.publisher.observers.append(self.opponents.observe)
         self._own_status = offline[0]
         self.link.subscribe(self._own_status, self._status_said)
+        # this board's own documents, to see a forgery put in their place (no handler needed:
+        # a forged one is refused by the link, which says so through on_forged)
+        self._own = f"{topics.prefix(cfg.club, cfg.board)}/#"
+        self._forged: set[str] = set()
+        self._heal: threading.Timer | None = None
+        self._heal_lock = threading.Lock()
+        self.link.subscribe(self._own, lambda topic, body: None)
+        self.link.on_forged = self._forged_on
         self._hub: Hub | None = None
 
     def attach(self, hub: Hub) -> None:
@@ -82,6 +93,28 @@ class ClubService:
         if body == self._offline[1] and self.link.connected.is_set():
             self.publisher.republish()
 
+    def _forged_on(self, topic: str) -> None:
+        """A message refused on one of this board's own topics (paho's thread): on a broker
+        without ACLs it may have replaced the board's retained document, so the board
+        publishes its own again, at most once a second however many arrive."""
+        with self._heal_lock:
+            self._forged.add(topic)
+            if self._heal is None:
+                self._heal = threading.Timer(HEAL_S, self._republish)
+                self._heal.daemon = True
+                self._heal.start()
+
+    def _republish(self) -> None:
+        with self._heal_lock:
+            forged, self._forged, self._heal = self._forged, set(), None
+        plays = {t.rsplit("/", 1)[1] for t in forged if f"/{topics.PLAY}/" in t}
+        if any(f"/{topics.PLAY}/" not in t for t in forged):
+            self.publisher.republish()  # the state or the status
+        for peer in plays:
+            player = self.opponents.peers.get(peer)
+            if player is not None:
+                player.own.publish()
+
     def _link_changed(self, state: str, error: str | None) -> None:
         opponents = getattr(self, "opponents", None)  # (the link may report before it exists)
         if opponents is not None:
@@ -98,6 +131,10 @@ class ClubService:
         if self._hub is not None:
             self._hub.unsubscribe(self._changed)
         self.link.unsubscribe(self._own_status)
+        self.link.unsubscribe(self._own)
+        with self._heal_lock:
+            if self._heal is not None:
+                self._heal.cancel()
         self.publisher.close()
         self.opponents.close()
         self.link.close(final=self._offline)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from firmware_bridge.protocol import BUTTON_EVENTS, BUTTONS
+from firmware_bridge.protocol import BUTTONS
 
 if TYPE_CHECKING:
     from companion.drivers.serial_bridge import SerialBridge
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 BUTTON_NAMES: tuple[str, ...] = tuple(BUTTONS)
-EVENT_KINDS: tuple[str, ...] = tuple(BUTTON_EVENTS)
 
 
 @dataclass(frozen=True)

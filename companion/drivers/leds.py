@@ -205,7 +205,6 @@ class PicoSink:
 # -- SPI encoders ----------------------------------------------------------------------------
 
 APA102_START = bytes(4)
-WS2812_SPI_HZ = 2_400_000
 WS2812_LEAD = 3  # zero bytes before the data: a clean low line (10 us)
 WS2812_RESET = 90  # zero bytes after it: 300 us low latches the strip (WS2812B needs > 280 us)
 

@@ -38,8 +38,6 @@ from .search import INF, MATE_BOUND, Info, Limits, Result
 ABI_VERSION = 5
 SOURCE = Path(__file__).with_name("native") / "tafl.c"
 MAXMOVES = 2048
-# per-square fields and scalar settings, in the order of tafl.c's enums
-SQUARE_FIELDS = 16
 REASONS = {
     0: None, 1: core.KING_CAPTURED, 2: core.ENCIRCLEMENT, 3: core.ESCAPE, 4: core.EXIT_FORT,
     5: "repetition", 6: "no_moves",

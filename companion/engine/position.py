@@ -316,10 +316,6 @@ class Position:
             out += self.piece_moves(king, self.king_lines(), occ, occT)
         return out
 
-    def has_move(self) -> bool:
-        """Whether the side to move has a legal move."""
-        return bool(self.moves())
-
     # -- make / unmake ------------------------------------------------------------------------
     def make(self, move: int) -> int:
         """Play a legal move; returns the captured bitboard (the king's bit included when he is

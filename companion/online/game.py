@@ -27,6 +27,7 @@ from companion.session.remote import (
     RemoteResign,
     RemoteSeat,
     RemoteStart,
+    RemoteStatus,
     RemoteTerms,
     TimeControl,
 )
@@ -69,6 +70,8 @@ class OnlineGame:
     over: bool = False
     watched: tuple[str, str] | None = None
     ratings: tuple[float | None, float | None] = (None, None)
+    confirmed: int = 0      # plies the server confirmed (sent, acknowledged, in its record)
+    me: str | None = None   # the account playing ``side`` (the board's player's name)
 
     def __post_init__(self) -> None:
         self.rules = rules_for_size(self.size)
@@ -106,7 +109,7 @@ class OnlineGame:
         return RemoteTerms(
             settings=GameSettings.make(self.rules.id), time_control=control,
             local_side=self.side, opponent=self.opponent, ref=self.ref, rating=self.rating,
-            rated=self.rated, watched=seats,
+            rated=self.rated, watched=seats, local_name=None if self.watching else self.me,
         )
 
     def status(self) -> dict[str, object]:
@@ -150,6 +153,7 @@ class OnlineGame:
                             "on the board")
         ply = self.plies
         self.apply(move)
+        self.confirmed = self.plies
         return [RemoteMove(ply, move)]
 
     def accepted(self) -> None:
@@ -159,6 +163,7 @@ class OnlineGame:
             self.pending = None
             if ply == self.plies:
                 self.apply(move)
+                self.confirmed = self.plies
 
     def refused(self, error: str) -> list[RemoteEvent]:
         """``? game ERROR``: the move in flight was refused."""
@@ -231,15 +236,29 @@ class OnlineGame:
                                                                        Move | None]:
         """After a (re)login: the server's moves against the board's ``stored`` ones.
         Returns the events to hand in and this board's move to send (stored, never sent).
-        A board that differs from the server's record is brought to the server's."""
+        A record that lacks or changes moves the server had confirmed (``confirmed``) or that
+        differs from the board's goes to the session as it is: the owner is asked before the
+        board drops a move."""
         server = [m.move for m in doc.moves if m.move is not None]
         common = min(len(server), len(stored))
         events: list[RemoteEvent] = []
         to_send: Move | None = None
+        confirmed, self.confirmed = self.confirmed, 0
         self.game = Game(self.rules)
-        if server[:common] != stored[:common] or not self._replay(server):
-            self._replay(server[:common])
+        if not self._replay(server):
+            self._replay(server[:common] if server[:common] == stored[:common] else [])
             return [RemoteStart(self.terms(), tuple(self.moves()))], None
+        self.confirmed = len(server)
+        if len(server) < confirmed or server[:confirmed] != stored[:confirmed]:
+            # the server's record drops (or changes) moves it had sent or acknowledged: never
+            # resent, never dropped on its word alone; the session asks the owner
+            return [RemoteStatus(
+                "connected", f"the server's record of game {self.id} lacks or changes moves it "
+                "had accepted: the board keeps its game until the owner takes the server's",
+                "record_contradicts"),
+                RemoteStart(self.terms(), tuple(server), confirmed)], None
+        if server[:common] != stored[:common]:
+            return [RemoteStart(self.terms(), tuple(server))], None   # (the session asks)
         if len(stored) > len(server):
             extra = stored[len(server):]
             if len(extra) == 1 and self.turn == self.side:

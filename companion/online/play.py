@@ -102,7 +102,8 @@ class GamePlay:
                                int(terms.time_control.increment))
         size = terms.settings.rules().size
         game = OnlineGame(int(game_id), size, terms.local_side, terms.opponent,
-                          bool(terms.rated), time_, self.link.server, terms.rating)
+                          bool(terms.rated), time_, self.link.server, terms.rating,
+                          me=terms.local_name)
         for move in moves:
             try:
                 game.apply(move)
@@ -235,10 +236,13 @@ class GamePlay:
         side = "attackers" if joined.attacker == me else "defenders"
         opponent = joined.defender if side == "attackers" else joined.attacker
         self.game = OnlineGame(game_id, joined.size, side, opponent, joined.rated, joined.time,
-                               self.link.server, self.link.lobby.ratings.get(opponent))
+                               self.link.server, self.link.lobby.ratings.get(opponent), me=me)
         self.chat = []
         self.link.state = "playing"
         self.link.emit(self.game.start_event())
+        if joined.time is not None:   # the server's clocks run from join_game: the first side's
+            main = joined.time.main_ms
+            self.link.emit(self.game.clock(main, main, self.link.lag))
         self.link.publish()
 
     def resumed(self, text: str) -> None:
@@ -254,7 +258,7 @@ class GamePlay:
             side = "attackers" if doc.attackers == me else "defenders"
             opponent = doc.defenders if side == "attackers" else doc.attackers
             game = OnlineGame(doc.id, doc.size, side, opponent, doc.rated, doc.time,
-                              self.link.server, self.link.lobby.ratings.get(opponent))
+                              self.link.server, self.link.lobby.ratings.get(opponent), me=me)
             game.reconcile(doc, [])          # the mirror takes the server's record
             self.game = game
             self.link.state = "playing"

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from companion.rules import Board
+from companion.session.results import HintAnswer
 
 if TYPE_CHECKING:
     from companion.engine import AnalysisLine, OtepHost
@@ -184,7 +185,7 @@ class Advisor:
         return _public(self.current(key)), _public(self._pending)
 
     def request(self, key: PositionKey, side: str, by: str, seconds: float, board: Board,
-                wall: float) -> tuple[int, dict[str, Any]]:
+                wall: float) -> tuple[int, HintAnswer]:
         """A hint for ``side`` to move in ``key``: (200, the hint shown) or (202, thinking)."""
         if self._hint is not None and self._hint["key"] == key:
             return 200, {"status": "ready", "hint": _public(self._hint)}

@@ -15,11 +15,17 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, TypedDict
 
 from companion.drivers.base import BoardSource
 from companion.rules.game import Game
 from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
+from companion.session.state_document import (
+    BoardStatus,
+    GameState,
+    LiveState,
+    SessionEvent,
+    StateDocument,
+)
 
 log = logging.getLogger("companion.session")
 
@@ -27,52 +33,34 @@ RECENT = 20  # session events kept for the page
 STATUS_EVERY = 0.5  # seconds between two readings of the board's health
 
 
-class SessionEvent(TypedDict, total=False):
-    """One entry of ``events`` in the page state: who did what (docs/http-api.md)."""
-
-    id: int
-    t: float
-    kind: str
-    by: str
-    game: int
-    name: str
-    by_kind: str
-
-
-class BoardStatus(TypedDict, total=False):
-    kind: str
-    connected: bool
-    detail: str | None
-
-
 class Announcer:
     """Recent events, the board's health and the published state (see the module docstring)."""
 
-    def __init__(self, announce: Callable[[dict[str, Any]], object],
+    def __init__(self, announce: Callable[[StateDocument], object],
                  wall: Callable[[], float],
                  stamp: Callable[[str], Mapping[str, object]] = lambda by: {}) -> None:
         self.announce = announce  # where each new state goes (the page's event stream)
         self._wall = wall
         self._stamp = stamp  # what an event by ``by`` keeps of the moment (see note)
-        self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT)
+        self.recent: deque[SessionEvent] = deque(maxlen=RECENT)
         self._event_id = 0
         self.status: BoardStatus = {}
         self._status_at = -1e9
         self._snapshot = EMPTY
-        self._legal: tuple[Mapping[str, Any], LegalMoves] | None = None
-        self._published_live: dict[str, Any] = {}
-        self._published_game: Mapping[str, Any] | None = None
+        self._legal: tuple[GameState, LegalMoves] | None = None
+        self._published_live: LiveState | None = None
+        self._published_game: GameState | None = None
         self._deferring = False
         self._forced = False
 
     # -- events ----------------------------------------------------------------------------
-    def note(self, kind: str, by: str, **data: object) -> dict[str, Any]:
+    def note(self, kind: str, by: str, **data: object) -> SessionEvent:
         """A session event for the page's event list (who did what). It keeps what was true
         when it happened (the stamp): its game, and for an event by a side the name and kind of
         that side's player then, so that a later change of players never rewrites it."""
         self._event_id += 1
-        event = {"id": self._event_id, "t": round(self._wall(), 3), "kind": kind, "by": by,
-                 **self._stamp(by), **data}
+        event: SessionEvent = {"id": self._event_id, "t": round(self._wall(), 3), "kind": kind,
+                               "by": by, **self._stamp(by), **data}
         self.recent.append(event)
         return event
 
@@ -102,7 +90,7 @@ class Announcer:
         finally:
             self._deferring = False
 
-    def publish(self, game_part: Mapping[str, Any], live: Callable[[], dict[str, Any]],
+    def publish(self, game_part: GameState, live: Callable[[], LiveState],
                 game: Game, gid: int, match: tuple[int, int] | None,
                 force: bool = False) -> bool:
         """Publish the state if anything in it changed (or ``force``); True if it did.
@@ -116,7 +104,7 @@ class Announcer:
                 and game_part is self._published_game):
             return False
         self._published_live, self._published_game = now_live, game_part
-        state = {**game_part, **now_live}
+        state: StateDocument = {**game_part, **now_live}
         if self._legal is None or self._legal[0] is not game_part:
             self._legal = (game_part, legal_moves(game, gid))
         self._snapshot = Snapshot(state, self._legal[1], gid, match[0] if match else None,

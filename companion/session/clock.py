@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 SIDES = ("attackers", "defenders")
 _TC = re.compile(
@@ -30,6 +31,49 @@ _TC = re.compile(
 #: Below this many seconds left the page warns (low-time warning).
 LOW_TIME = 10.0
 
+
+
+class SideTimeJSON(TypedDict):
+    main: float
+    periods: int
+    period_left: float
+
+
+class ClockSnapshot(TypedDict):
+    """A clock as stored (with every move, with the game): :meth:`GameClock.snapshot`."""
+
+    control: str
+    times: dict[str, SideTimeJSON]
+    running: str | None
+    paused: bool
+    flagged: str | None
+
+
+class TimeControlJSON(TypedDict):
+    text: str
+    main: float
+    increment: float
+    periods: int
+    period: float
+
+
+class OvertimeJSON(TypedDict):
+    in_overtime: bool
+    periods: int
+
+
+class ClockJSON(TypedDict):
+    """``clock`` of the page state (docs/http-api.md): seconds left per side, ..."""
+
+    attackers: float
+    defenders: float
+    running: str | None
+    paused: bool
+    control: TimeControlJSON
+    overtime: dict[str, OvertimeJSON]
+    low: list[str]
+    flagged: str | None
+    at: NotRequired[float]  # the wall time it was read at (the session's clocks add it)
 
 class TimeControlError(ValueError):
     """A time control that cannot be parsed; the message shows the accepted forms."""
@@ -81,7 +125,7 @@ class TimeControl:
             out += f"/{self.periods}x{_num(self.period)}"
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TimeControlJSON:
         return {"text": self.text, "main": self.main, "increment": self.increment,
                 "periods": self.periods, "period": self.period}
 
@@ -214,7 +258,7 @@ class GameClock:
         self.since = t
 
     # -- snapshots (takebacks, the store) -------------------------------------------------
-    def snapshot(self, t: float | None = None) -> dict[str, Any]:
+    def snapshot(self, t: float | None = None) -> ClockSnapshot:
         """The clock's state as JSON-ready data (stored with every move): the times as they
         stand at ``t`` (without ``t``: as they stood when the running clock last started); a
         restored clock runs again from the time it is given."""
@@ -227,8 +271,10 @@ class GameClock:
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any], t: float | None = None) -> GameClock:
-        """A clock from :meth:`snapshot` data; it runs from ``t`` if it was running."""
+    def restore(cls, data: Mapping[str, Any], t: float | None = None) -> GameClock:
+        """A clock from :meth:`snapshot` data (a ClockSnapshot, or the same read back from the
+        store: a JSON edge, each field converted here); it runs from ``t`` if it was
+        running."""
         control = TimeControl.parse(data["control"])
         if control is None:
             raise TimeControlError("a stored clock has no time control")
@@ -240,18 +286,20 @@ class GameClock:
             clock.since = t
         return clock
 
-    def to_json(self, t: float) -> dict[str, Any]:
+    def to_json(self, t: float) -> ClockJSON:
         """What ``/api/state`` shows as ``clock``."""
-        out: dict[str, Any] = {s: round(self.left(s, t), 2) for s in SIDES}
-        out["running"] = None if self.paused else self.running
-        out["paused"] = self.paused
-        out["control"] = self.control.to_json()
         now = {s: self._charged(s, t) for s in SIDES}
-        out["overtime"] = {s: {"in_overtime": now[s].main <= 0 and self.control.periods > 0,
-                               "periods": now[s].periods} for s in SIDES}
-        out["low"] = [s for s in SIDES if now[s].until_flag() < LOW_TIME and not self.flagged]
-        out["flagged"] = self.flagged
-        return out
+        return {
+            "attackers": round(self.left("attackers", t), 2),
+            "defenders": round(self.left("defenders", t), 2),
+            "running": None if self.paused else self.running,
+            "paused": self.paused,
+            "control": self.control.to_json(),
+            "overtime": {s: {"in_overtime": now[s].main <= 0 and self.control.periods > 0,
+                             "periods": now[s].periods} for s in SIDES},
+            "low": [s for s in SIDES if now[s].until_flag() < LOW_TIME and not self.flagged],
+            "flagged": self.flagged,
+        }
 
 
 def _charge(st: SideTime, elapsed: float) -> bool:

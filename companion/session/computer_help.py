@@ -1,20 +1,19 @@
 """The computer's help people ask for: a hint for the side to move (shown by the advisor,
 :mod:`companion.session.advice`) and the analysis of a stored game (on the analysis worker,
-:mod:`companion.session.analysis`). No hints in a game at a distance: the game is the other
+:mod:`companion.session.analysis_worker`). No hints in a game at a distance: the game is the other
 end's too.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.context import Context
 from companion.session.decisions import Decisions, storage_error
-from companion.session.moves import copy_game
-from companion.session.outbox import STORE_ERRORS
+from companion.session.game_moves import copy_game
+from companion.session.results import AnalysisStatus, HintAnswer
 from companion.session.state import position_key
+from companion.session.storage import STORE_ERRORS
 from companion.store import StoreError
 
 HINT_SECONDS = (0.1, 30.0)
@@ -38,7 +37,7 @@ class ComputerHelp:
         self.ctx = ctx
         self.decisions = decisions
 
-    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, HintAnswer]:
         """A hint for the side to move: (202, thinking) or (200, the hint already shown)."""
         check(actor, Action.HINT)
         ctx = self.ctx
@@ -64,7 +63,7 @@ class ComputerHelp:
         return out
 
     def start_analysis(self, actor: Actor, gid: int,
-                       seconds: object = None) -> tuple[int, dict[str, Any]]:
+                       seconds: object = None) -> tuple[int, AnalysisStatus]:
         """Analyse stored game ``gid`` on the worker: (202, progress) or (200, stored)."""
         check(actor, Action.ANALYSE)
         ctx = self.ctx

@@ -1,34 +1,37 @@
-"""What the session's parts share: the game being played, the board it is played on, and the
-parts themselves (:class:`Context`), plus the defaults a new game starts with.
+"""What the session's parts share: the board it is played on, the game record and the parts
+themselves (:class:`Context`), plus the defaults a new game starts with.
 
 The context belongs to the loop thread: only it reads or changes anything here (other threads
 read the published snapshot). Each part owns its own state behind its methods (the clocks,
 the computer players, the advisor, the storage outbox, the announcer, the players at a
 distance); what belongs to the game as a whole — the game, its id, settings, players, match,
-draw offer and move to make — is here, changed by :mod:`companion.session.decisions`.
+draw offer and move to make — is the :class:`~companion.session.record.GameRecord`'s, changed
+only through its values (:class:`~companion.session.record.Change`): the context's properties
+for it are read-only. What is left here is the board as last read and the loop's own marks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
 from companion.drivers.base import BoardCapabilities, BoardSource
 from companion.rules.game import Game
 from companion.session.advice import Advisor
-from companion.session.analysis import AnalysisWorker
+from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
 from companion.session.computer import ComputerConfig
-from companion.session.document import MoveToMake
 from companion.session.match import Match
-from companion.session.outbox import Outbox
+from companion.session.move_clocks import Clocks
 from companion.session.players import PlayerKind, PlayerSpec
+from companion.session.record import GameRecord, Refusal
 from companion.session.remote_play import RemoteGames
 from companion.session.seats import Seats
 from companion.session.settings import GameSettings
-from companion.session.timing import Clocks
+from companion.session.state_document import DisplayJSON, GameState, MoveToMake
+from companion.session.storage import Outbox
 from companion.session.tracking import ProposingTracker
 from companion.store import Store
 
@@ -55,14 +58,6 @@ class SessionDefaults:
     check_pieces: bool = False
 
 
-class Refusal(TypedDict):
-    """Why the board's last proposal was refused (shown with the set-up guidance)."""
-
-    code: str
-    message: str
-    move: str | None
-
-
 @dataclass(eq=False)
 class Context:
     """The game being played and the session's parts (see the module docstring)."""
@@ -79,20 +74,12 @@ class Context:
     analyses: AnalysisWorker
     outbox: Outbox
     announcer: Announcer
-    game: Game
+    record: GameRecord
     tracker: ProposingTracker
     tracker_factory: Callable[[Game], ProposingTracker]
     remote: RemoteGames = field(init=False)
-    gid: int = 0
-    settings: GameSettings = field(default_factory=GameSettings)
-    players: dict[str, PlayerSpec] = field(default_factory=dict)
-    next_players: dict[str, PlayerSpec] | None = None
-    match: Match | None = None
-    draw_offer: str | None = None
-    move_to_make: MoveToMake | None = None
-    refused: Refusal | None = None
     accepted_at: float | None = None
-    game_json: dict[str, Any] = field(default_factory=dict)  # the stored game's state part
+    game_json: GameState | None = None  # the stored game's state part (state.refresh)
     # the board as last read
     occupied: frozenset[str] | None = None
     fed: tuple[object, ...] | None = None  # the last reading fed to the tracker
@@ -100,26 +87,54 @@ class Context:
     left_start: bool = False  # the board left the start position (a match's game 2 waits)
     # the board's panel (companion.panel): the display's text, and whether a move at the board
     # ends with the clock button (as on a chess clock)
-    display: dict[str, Any] | None = None
+    display: DisplayJSON | None = None
     voice: dict[str, Any] | None = None  # the voice's engine and what it said (companion.voice)
     press_to_end: bool = False
     # the board defines the next game's position (the tracker's reading) until this loop time:
     # the owner's page renews it while its editor is open (GameSetup.read_board)
     reading_until: float | None = None
 
-    def stamp(self, by: str) -> dict[str, object]:
-        """What an event by ``by`` keeps of the moment it happens: the game's id, and for a
-        side (``attackers``/``defenders``) the name and kind of its player then."""
-        out: dict[str, object] = {"game": self.gid}
-        spec = self.players.get(by) if by in SIDES else None
-        if spec is not None:
-            out["name"], out["by_kind"] = spec.name, spec.kind.value
-        return out
-
     def board_time(self) -> float:
         return self.caps.board_time(self.monotonic())
+
+    # -- the game record, read-only (changed through self.record.apply) ------------------------
+    @property
+    def game(self) -> Game:
+        return self.record.game
+
+    @property
+    def gid(self) -> int:
+        return self.record.gid
+
+    @property
+    def settings(self) -> GameSettings:
+        return self.record.settings
+
+    @property
+    def players(self) -> dict[str, PlayerSpec]:
+        return self.record.players
+
+    @property
+    def next_players(self) -> dict[str, PlayerSpec] | None:
+        return self.record.next_players
+
+    @property
+    def match(self) -> Match | None:
+        return self.record.match
+
+    @property
+    def draw_offer(self) -> str | None:
+        return self.record.draw_offer
+
+    @property
+    def move_to_make(self) -> MoveToMake | None:
+        return self.record.move_to_make
+
+    @property
+    def refused(self) -> Refusal | None:
+        return self.record.refused
 
     @property
     def match_ref(self) -> tuple[int, int] | None:
         """``(id, game number)`` of the current match."""
-        return (self.match.id, self.match.number) if self.match else None
+        return self.record.match_ref

@@ -25,10 +25,20 @@ from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
 from companion.session.computer import computer_sides, takeback_plies
 from companion.session.context import SIDES, Context
-from companion.session.decisions import Decisions
-from companion.session.moves import copy_game
+from companion.session.decisions import Decided, Decisions, Note, taken_back
+from companion.session.game_moves import copy_game
+from companion.session.move_clocks import PRESS
 from companion.session.players import PlayerKind
-from companion.session.timing import PRESS
+from companion.session.record import Change
+from companion.session.results import (
+    ClockResult,
+    ConfirmResult,
+    DrawResult,
+    EndMoveResult,
+    ResignResult,
+    TakebackResult,
+)
+from companion.session.state_document import MoveToMake
 
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
 
@@ -71,7 +81,7 @@ class Controls:
         return board.toggle(square)  # the tracker sees it at the next scan
 
     # -- a move chosen off the board -----------------------------------------------------------
-    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]:
+    def choose_move(self, actor: Actor, move: str) -> MoveToMake:
         """A move chosen off the board (a page player): the person at the board makes it."""
         ctx = self.ctx
         turn = ctx.game.turn
@@ -100,7 +110,7 @@ class Controls:
         return self.decisions.choose(parsed, ctx.players[turn].kind.value, actor.label)
 
     # -- decisions ------------------------------------------------------------------------------
-    def takeback(self, actor: Actor) -> dict[str, Any]:
+    def takeback(self, actor: Actor) -> TakebackResult:
         """Reopen the last decision: a draw agreement, a resignation, or a move (against the
         computer: the person's last move and the computer's reply)."""
         check(actor, Action.TAKEBACK)
@@ -124,40 +134,49 @@ class Controls:
             what = "move" if not ctx.game.played else "move of a person"
             raise ControlError(409, "nothing_to_take_back", f"there is no {what} to take back")
         undone = [p.text for p in reversed(ctx.game.played[-plies:])]  # latest first
-        game = copy_game(ctx.game, manual=False)
-        for _ in range(plies):
-            game.undo()
         data: dict[str, object] = {"move": undone[-1], "by": actor.label}
         if plies > 1:
             data["moves"] = undone
-        decisions.commit(game, [("takeback", data)], records=ctx.clocks.records[:-plies])
-        stopped = decisions.apply_takeback(ctx.board_time(), plies)
-        ctx.remote.took_back(len(ctx.game.played))
-        ctx.remote.flush()
-        ctx.announcer.note("takeback", actor.label,
-                           **{k: v for k, v in data.items() if k != "by"})
-        decisions.after_control()
-        out: dict[str, object] = {"undone": undone[-1], "moves": undone}
+        stopped = decisions.conclude(Decided(
+            [("takeback", data)], taken_back(ctx.game, plies),
+            Note("takeback", actor.label, {k: v for k, v in data.items() if k != "by"}),
+            tell=lambda remote: remote.took_back(len(ctx.game.played)),
+            records=ctx.clocks.records[:-plies]),
+            then=lambda: decisions.took_back(ctx.board_time(), plies))
+        out: TakebackResult = {"undone": undone[-1], "moves": undone}
         if stopped:
             out["stopped"] = True
         return out
 
-    def _reopen(self, actor: Actor, reason: str) -> dict[str, Any]:
+    def take_record(self, actor: Actor) -> dict[str, Any]:
+        """The owner takes the other end's record of the game at a distance, which drops moves
+        of this board's (asked on the page: never done on the other end's word alone)."""
+        check(actor, Action.TAKEBACK)
+        self.decisions.ready(playing=False)
+        before = len(self.ctx.game.played)
+        if not self.ctx.remote.take_record():
+            raise ControlError(409, "no_dispute", "the other end's record agrees with this "
+                                                  "board's game: there is nothing to take")
+        return {"moves": len(self.ctx.game.played), "before": before}
+
+    def _reopen(self, actor: Actor, reason: str) -> TakebackResult:
         ctx = self.ctx
         if ctx.remote.binding is not None:
             raise ControlError(409, "remote_game", "the game at a distance ended by the other "
                                                    "end's word too: it cannot be reopened here")
         game = copy_game(ctx.game, manual=False)
-        self.decisions.commit(game, [("takeback", {"reopened": reason, "by": actor.label})])
-        ctx.game = game
-        ctx.clocks.reopened(game.turn, ctx.board_time(), moved=bool(game.played))
-        self.decisions.reopen_match_game()
-        ctx.announcer.note("takeback", actor.label, reopened=reason)
-        self.decisions.after_control()
+
+        def reopened() -> None:
+            ctx.clocks.reopened(game.turn, ctx.board_time(), moved=bool(game.played))
+            self.decisions.reopen_match_game()
+
+        self.decisions.conclude(Decided(
+            [("takeback", {"reopened": reason, "by": actor.label})], Change(game=game),
+            Note("takeback", actor.label, {"reopened": reason})), then=reopened)
         return {"undone": reason, "reopened": reason}
 
     def draw(self, actor: Actor, action: str, side: str | None, *,
-             score: float | None = None) -> dict[str, Any]:
+             score: float | None = None) -> DrawResult:
         """Offer, accept or decline a draw (``score``: the computer's evaluation it answered
         by, kept with the event)."""
         if action not in ("offer", "accept", "decline"):
@@ -168,40 +187,36 @@ class Controls:
         decisions.ready()
         self._check_remote_side(actor, side)
         extra = {} if score is None else {"score": score}
-        rows = [("draw", {"action": action, "side": side, "by": actor.label, **extra})]
+        rows: list[tuple[str, dict[str, Any]]] = [
+            ("draw", {"action": action, "side": side, "by": actor.label, **extra})]
         if action == "offer":
             if ctx.draw_offer == side:
                 raise ControlError(409, "already_offered", f"the {side} already offer a draw")
-            decisions.commit(ctx.game, rows)
-            ctx.draw_offer = side
+            change = Change(draw_offer=side)
+        elif ctx.draw_offer is None or ctx.draw_offer == side:
+            raise ControlError(409, "no_offer",
+                               f"there is no draw offer for the {side} to {action}")
+        elif action == "accept":
+            game = copy_game(ctx.game)
+            game.agree_draw()
+            change = Change(game=game, draw_offer=None)
         else:
-            if ctx.draw_offer is None or ctx.draw_offer == side:
-                raise ControlError(409, "no_offer",
-                                   f"there is no draw offer for the {side} to {action}")
-            if action == "accept":
-                game = copy_game(ctx.game)
-                game.agree_draw()
-                decisions.commit(game, rows)
-                ctx.game = game
-            else:
-                decisions.commit(ctx.game, rows)
-            ctx.draw_offer = None
-        if not self.is_remote(actor):
-            ctx.remote.drew(side, action)
-            ctx.remote.flush()
-        ctx.announcer.note("draw", actor.label, action=action, side=side, **extra)
-        if action == "accept":  # after its event: the match's end comes after what ended it
-            decisions.game_ended(ctx.board_time())
-        opponent = other(side)
-        if action == "offer" and opponent in computer_sides(ctx.players):
-            from companion.session.state import position_key
+            change = Change(draw_offer=None)
 
-            ctx.advisor.ask_draw(position_key(ctx), opponent, ctx.defaults.computer.draw_seconds,
-                                 copy_game(ctx.game, manual=False).board)
-        decisions.after_control()
+        def asked() -> None:  # a computer offered a draw weighs it
+            opponent = other(side)
+            if action == "offer" and opponent in computer_sides(ctx.players):
+                ctx.advisor.ask_draw(state.position_key(ctx), opponent,
+                                     ctx.defaults.computer.draw_seconds,
+                                     copy_game(ctx.game, manual=False).board)
+
+        decisions.conclude(Decided(
+            rows, change, Note("draw", actor.label, {"action": action, "side": side, **extra}),
+            tell=None if self.is_remote(actor) else lambda remote: remote.drew(side, action)),
+            then=asked)
         return {"ok": True, "draw_offer": ctx.draw_offer}
 
-    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]:
+    def resign(self, actor: Actor, side: str | None) -> ResignResult:
         side = self.side_arg(actor, side)
         check(actor, Action.RESIGN, side)
         ctx, decisions = self.ctx, self.decisions
@@ -210,18 +225,14 @@ class Controls:
         game = copy_game(ctx.game)
         game.resign(side)
         extra = {"computer": True} if actor.name == "computer" else {}
-        decisions.commit(game, [("resign", {"side": side, "by": actor.label, **extra})])
-        ctx.game = game
-        if not self.is_remote(actor):
-            ctx.remote.resigned(side)
-            ctx.remote.flush()
-        ctx.draw_offer = None
-        ctx.announcer.note("resign", actor.label, side=side, **extra)  # then the match's end
-        decisions.game_ended(ctx.board_time())
-        decisions.after_control()
+        decisions.conclude(Decided(
+            [("resign", {"side": side, "by": actor.label, **extra})],
+            Change(game=game, draw_offer=None),
+            Note("resign", actor.label, {"side": side, **extra}),  # then the match's end
+            tell=None if self.is_remote(actor) else lambda remote: remote.resigned(side)))
         return {"ok": True, "result": game.result}
 
-    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
+    def clock_control(self, actor: Actor, action: str) -> ClockResult:
         """Pause or resume the clock; ``start`` it before the first move (the board's clock
         button: a simulated board is never set up, so its clock otherwise starts with the
         first move)."""
@@ -261,7 +272,7 @@ class Controls:
         decisions.after_control()
         return {"ok": True, "paused": clocks.clock is not None and clocks.clock.paused}
 
-    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+    def confirm_pieces(self, actor: Actor) -> ConfirmResult:
         """The players checked the pieces' kinds against the position the game believes (the
         tracker's ``check_pieces`` guidance on a board that cannot tell colours): right."""
         if actor.role is Role.SPECTATOR:
@@ -275,7 +286,7 @@ class Controls:
         state.publish(ctx, force=True)
         return {"ok": True, "checked": asked}
 
-    def end_move(self, actor: Actor) -> dict[str, Any]:
+    def end_move(self, actor: Actor) -> EndMoveResult:
         """The clock button after a move at the board (``press_to_end``): the mover's clock
         stops and the opponent's starts now (once the captured pieces are lifted too)."""
         check(actor, Action.CLOCK)

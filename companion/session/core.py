@@ -6,13 +6,15 @@ real :class:`~companion.rules.game.Game`, writes it to the store in one transact
 then announces it (page state, LEDs, log). One thread drives it all — the loop thread, the one
 that calls :meth:`GameSession.step` — and it alone changes the game or writes the store: every
 other thread (a web request, a network client, the analysis worker) enqueues a command
-(:mod:`companion.session.commands`) and reads the published snapshot.
+(:mod:`companion.session.command_queue`) and reads the published snapshot.
 
 The session is composed of parts that own their state (:mod:`~companion.session.context`):
+the game record (:mod:`~.record`: changed only by the values it is given once they are stored),
 clocks, computer players, the advisor, the storage outbox, the announcer and the players at a
-distance; :mod:`~companion.session.decisions` changes the game, :mod:`~.proposals` judges the
-board, :mod:`~.controls`, :mod:`~.setup`, :mod:`~.lineup` and :mod:`~.computer_help` are what
-people ask for, :mod:`~.library` what the page reads.
+distance; :mod:`~companion.session.decisions` decides and stores the changes of the game (one
+sequence for them all: ``Decisions.conclude``), :mod:`~.proposals` judges the board,
+:mod:`~.controls`, :mod:`~.game_setup`, :mod:`~.lineup` and :mod:`~.computer_help` are what people
+ask for, :mod:`~.library` what the page reads.
 
 When the store cannot write (a full disk, I/O errors) the session keeps the unwritten rows,
 suspends the tracker (no new move is accepted), shows the board-wide ``storage`` LED state and
@@ -31,29 +33,30 @@ from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import BOARD
 from companion.session.advice import Advisor
-from companion.session.analysis import AnalysisWorker
+from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import GameClock
-from companion.session.commands import CommandQueue
+from companion.session.command_queue import CommandQueue
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
-from companion.session.document import MoveToMake
+from companion.session.game_setup import GameSetup
 from companion.session.games import Games
 from companion.session.library import Library
 from companion.session.lineup import Lineup
 from companion.session.machines import Machines
 from companion.session.match import Match
-from companion.session.outbox import STORE_ERRORS, Outbox
+from companion.session.move_clocks import Clocks
 from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
+from companion.session.record import GameRecord
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames
 from companion.session.seats import Seats
 from companion.session.service import SessionService
-from companion.session.setup import GameSetup
-from companion.session.timing import Clocks
+from companion.session.state_document import MoveToMake, StateDocument
+from companion.session.storage import STORE_ERRORS, Outbox
 from companion.session.tracking import ProposingTracker, TrackerAdapter
 from companion.store import Store
 from companion.tracker import Tracker
@@ -68,7 +71,7 @@ class GameSession(SessionService):
 
     def __init__(
         self, store: Store, board: BoardSource, *, defaults: SessionDefaults | None = None,
-        announce: Callable[[dict[str, Any]], object] = lambda state: None,
+        announce: Callable[[StateDocument], object] = lambda state: None,
         tracker_factory: Callable[[Game], Tracker] | None = None,
         monotonic: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time,
     ) -> None:
@@ -86,16 +89,20 @@ class GameSession(SessionService):
         commands = CommandQueue()
         reader = store.reader()
         game = Game(defaults.settings.rules())
+        caps = capabilities(board)
+        record = GameRecord(game, defaults.settings, dict(defaults.players))
+
+        def board_time() -> float:
+            return caps.board_time(monotonic())
+
         self.ctx = ctx = Context(
-            store=store, board=board, caps=capabilities(board), defaults=defaults,
+            store=store, board=board, caps=caps, defaults=defaults,
             monotonic=monotonic, wall=wall,
-            clocks=Clocks(board_time=lambda: ctx.board_time(), wall=wall),
+            clocks=Clocks(board_time=board_time, wall=wall),
             seats=Seats(), advisor=Advisor(),
             analyses=AnalysisWorker(reader, self._analysis_done),
-            outbox=Outbox(wall), announcer=Announcer(announce, wall, lambda by: ctx.stamp(by)),
-            game=game,
-            tracker=make_tracker(game), tracker_factory=make_tracker,
-            settings=defaults.settings, players=dict(defaults.players))
+            outbox=Outbox(wall), announcer=Announcer(announce, wall, record.stamp),
+            record=record, tracker=make_tracker(game), tracker_factory=make_tracker)
         self.decisions = Decisions(ctx)
         self.games = Games(ctx, self.decisions)
         self.controls = Controls(ctx, self.decisions)

@@ -6,27 +6,65 @@ game in one transaction (:meth:`Decisions.write`, retried while the store fails)
 computes its result on a copy, writes it (:meth:`Decisions.commit`, ``ControlError(503,
 "storage")`` when it cannot: nothing changed) and only then applies it. What this board did
 goes to a player at a distance once it is stored.
+
+A decision of a control or of the other end is a value (:class:`Decided`: its rows, the change
+of the game record, what the player at a distance is told, its announcement) that
+:meth:`Decisions.conclude` takes through the one sequence: store it, apply the change to the
+record (:class:`~companion.session.record.GameRecord`, the only writer of its fields), let the
+parts' own state follow, tell the player at a distance, announce, end the game if it ended, and
+guide the board to the new position.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import ControlError
+from companion.session.clock import ClockSnapshot
 from companion.session.context import Context
-from companion.session.document import MoveToMake
+from companion.session.game_moves import copy_game, move_of, move_text
 from companion.session.match import GameResult
-from companion.session.moves import copy_game, move_of, move_text
-from companion.session.outbox import STORE_ERRORS, Row, Written
+from companion.session.move_clocks import ClockRecord
 from companion.session.players import PlayerKind
-from companion.session.timing import ClockRecord
+from companion.session.record import KEEP, Change, Keep
+from companion.session.remote_play import RemoteGames
+from companion.session.state_document import MoveToMake
+from companion.session.storage import STORE_ERRORS, Row, Written
 from companion.session.tracking import PROPOSALS, Observed
 
 log = logging.getLogger("companion.session")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Note:
+    """An announcement: ``kind`` by ``by`` with its fields (docs/http-api.md, ``events``)."""
+
+    kind: str
+    by: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A decision as a value (see the module docstring): ``rows`` stored with the game
+    (``change.game``, or the current one), the clocks' ``records`` and the other end's
+    ``ending`` with them; ``tell`` what the player at a distance hears (then flushed); ``t``
+    the board time an ending happened (now if None)."""
+
+    rows: list[tuple[str, dict[str, Any]]]
+    change: Change = Change()
+    note: Note | None = None
+    tell: Callable[[RemoteGames], object] | None = None
+    records: list[ClockRecord | None] | None = None
+    ending: tuple[str, str] | None = None
+    t: float | None = None
 
 
 def storage_error() -> ControlError:
@@ -43,12 +81,13 @@ class Decisions:
 
     # -- storing ---------------------------------------------------------------------------
     def _sync(self, game: Game, rows: list[Row], records: list[ClockRecord | None] | None,
-              clock: dict[str, Any] | None, ending: tuple[str, str] | None) -> None:
+              clock: ClockSnapshot | None, ending: tuple[str, str] | None,
+              move_to_make: MoveToMake | None | Keep = KEEP) -> None:
         ctx = self.ctx
         ctx.store.sync_game(ctx.gid, game, rows,
                             move_clocks=ctx.clocks.records if records is None else records,
                             clock=clock, hints=ctx.advisor.counts,
-                            pending=self.pending_record(game), ending=ending)
+                            pending=self.pending_record(game, move_to_make), ending=ending)
 
     def write(self, now: float | None = None) -> bool:
         """Write the game, its clocks and the pending rows in one transaction. On failure keep
@@ -65,21 +104,44 @@ class Decisions:
 
     def commit(self, game: Game, rows: list[tuple[str, dict[str, Any]]], *,
                records: list[ClockRecord | None] | None = None,
-               ending: tuple[str, str] | None = None) -> None:
+               ending: tuple[str, str] | None = None,
+               move_to_make: MoveToMake | None | Keep = KEEP) -> None:
         """Write a control's result (with the pending rows); ControlError 503 if it cannot. The
-        move to make is kept when ``game`` is the current game, cleared when the control
-        changes the game (a takeback, an ending)."""
+        move to make (the record's, or ``move_to_make`` about to be) is kept when ``game`` is
+        the current game, cleared when the control changes the game (a takeback, an
+        ending)."""
         ctx = self.ctx
         wall = ctx.wall()
         done = ctx.outbox.write(
             lambda pending: self._sync(game, pending + [(k, d, wall) for k, d in rows], records,
                                        ctx.clocks.snapshot(),
-                                       ctx.remote.ending if ending is None else ending),
+                                       ctx.remote.ending if ending is None else ending,
+                                       move_to_make),
             ctx.monotonic())
         self._after_write(done)
         if not done.stored:
             log.error("a control could not be written; nothing changed")
             raise storage_error()
+
+    def conclude(self, decided: Decided, then: Callable[[], T] | None = None) -> T | None:
+        """Take ``decided`` through the one sequence (the module docstring); ``then``: what
+        the parts' own state does once the record changed (its answer is returned).
+        ControlError 503 when it cannot be stored: nothing changed."""
+        ctx = self.ctx
+        self.commit(decided.change.game or ctx.game, decided.rows, records=decided.records,
+                    ending=decided.ending)
+        was_over = ctx.game.is_over()
+        ctx.record.apply(decided.change)
+        out = then() if then is not None else None
+        if decided.tell is not None:
+            decided.tell(ctx.remote)
+            ctx.remote.flush()
+        if decided.note is not None:
+            ctx.announcer.note(decided.note.kind, decided.note.by, **decided.note.fields)
+        if ctx.game.is_over() and not was_over:  # after its event: the match's end comes after
+            self.game_ended(ctx.board_time() if decided.t is None else decided.t)
+        self.after_control()
+        return out
 
     def _after_write(self, done: Written) -> None:
         ctx = self.ctx
@@ -115,14 +177,17 @@ class Decisions:
         """Whether ``mover``'s move at the board waits for the clock button."""
         return self.ctx.press_to_end and self.ctx.players[mover].kind is PlayerKind.BOARD
 
-    def pending_record(self, game: Game | None = None) -> dict[str, Any] | None:
-        """The move to make as stored with the game (with the ply it is for), so that a move
-        chosen off the board survives a crash or a restart."""
+    def pending_record(self, game: Game | None = None,
+                       move_to_make: MoveToMake | None | Keep = KEEP) -> dict[str, Any] | None:
+        """The move to make (the record's, or ``move_to_make`` about to be) as stored with
+        the game (with the ply it is for), so that a move chosen off the board survives a
+        crash or a restart."""
         ctx = self.ctx
         game = ctx.game if game is None else game
-        if ctx.move_to_make is None or game is not ctx.game or game.is_over():
+        m = ctx.move_to_make if move_to_make is KEEP else move_to_make
+        if m is None or game is not ctx.game or game.is_over():
             return None
-        out: dict[str, Any] = {**ctx.move_to_make, "ply": len(game.played)}
+        out: dict[str, Any] = {**m, "ply": len(game.played)}
         clocks = ctx.clocks.stored_choice()
         if clocks is not None:
             out["choice"] = clocks
@@ -160,7 +225,7 @@ class Decisions:
 
     # -- the move to make ----------------------------------------------------------------------
     def choose(self, move: Move, by: str, label: str,
-               score: float | None = None) -> dict[str, Any]:
+               score: float | None = None) -> MoveToMake:
         """Make ``move`` (legal for the side to move) the move to make, chosen off the board
         by a player of kind ``by``: stored before it is shown, the chooser's clock stopped."""
         ctx = self.ctx
@@ -174,40 +239,40 @@ class Decisions:
                               "captures": sorted(names[s] for s in caps)}
         if score is not None:
             chosen["score"] = score
-        saved, before = ctx.clocks.checkpoint(), ctx.move_to_make
+        saved = ctx.clocks.checkpoint()
         ctx.clocks.choose(turn, ctx.board_time(), ctx.game.is_over(),
                           ctx.players[other_side(turn)].kind is not PlayerKind.BOARD)
-        ctx.move_to_make = chosen
         try:  # stored before it is shown: it survives a crash or a restart
-            self.commit(ctx.game, [("move_to_make", dict(chosen))])
+            self.commit(ctx.game, [("move_to_make", dict(chosen))], move_to_make=chosen)
         except ControlError:
             ctx.clocks.rollback(saved)
-            ctx.move_to_make = before
             raise
-        ctx.refused = None
+        ctx.record.apply(Change(move_to_make=chosen, refused=None))
         self.expect_current()
         ctx.announcer.note("move_to_make", label, move=text, side=turn)
         state.refresh(ctx)  # the clocks switched
         state.publish(ctx, force=True)
-        return dict(chosen)
+        return chosen.copy()
 
     def withdraw_move_to_make(self) -> None:
         """The move to make is withdrawn: the clocks as they were before its choice."""
-        self.ctx.move_to_make = None
+        self.ctx.record.apply(Change(move_to_make=None))
         self.ctx.clocks.withdraw_choice()
 
     # -- takebacks and endings -------------------------------------------------------------------
     def apply_takeback(self, t: float, plies: int = 1) -> bool:
-        """Undo the last ``plies`` moves (by hand or from a control): both clocks as before
+        """Undo the last ``plies`` moves by hand (the loop writes it): both clocks as before
         them. True when a computer was thinking (it is stopped)."""
+        self.ctx.record.apply(taken_back(self.ctx.game, plies))
+        return self.took_back(t, plies)
+
+    def took_back(self, t: float, plies: int) -> bool:
+        """The record has the game before the last ``plies`` moves now (:func:`taken_back`):
+        the clocks, the machines, the tracker and the match follow. True when a computer was
+        thinking (it is stopped)."""
         ctx = self.ctx
-        game = copy_game(ctx.game, manual=False)
-        for _ in range(plies):
-            game.undo()
-        ctx.game = game
+        game = ctx.game
         ctx.clocks.took_back(plies, game.turn, t, moved=bool(game.played))
-        ctx.draw_offer = None
-        ctx.move_to_make = None
         ctx.seats.forget_hopeless()
         stopped = ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
@@ -219,7 +284,7 @@ class Decisions:
         analysed in the background (``[computer] analyse_finished``)."""
         ctx = self.ctx
         ctx.clocks.ended(t)
-        ctx.move_to_make = None
+        ctx.record.apply(Change(move_to_make=None))
         ctx.advisor.game_ended()
         ctx.seats.cancel()
         self.store_plain(ctx.tracker.expect(None))
@@ -243,16 +308,12 @@ class Decisions:
         game = copy_game(ctx.game)
         game.lose_on_time(side)
         try:
-            self.commit(game, [("flag", {"side": side, "board_t": round(at, 3)})])
+            self.conclude(Decided(
+                [("flag", {"side": side, "board_t": round(at, 3)})],
+                Change(game=game, draw_offer=None), Note("flag", "clock", {"side": side}),
+                t=at), then=lambda: log.info("game %d: the %s lost on time", ctx.gid, side))
         except ControlError:
-            ctx.clocks.rollback(saved)
-            return  # the store fails: the storage state shows it; retried next scan
-        ctx.game = game
-        ctx.draw_offer = None
-        log.info("game %d: the %s lost on time", ctx.gid, side)
-        ctx.announcer.note("flag", "clock", side=side)  # then the match's end, if any
-        self.game_ended(at)
-        self.after_control()
+            ctx.clocks.rollback(saved)  # the store fails: the storage state shows it; retried
 
     # -- matches ---------------------------------------------------------------------------------
     def finish_match_game(self) -> None:
@@ -282,6 +343,15 @@ class Decisions:
         except STORE_ERRORS as exc:
             log.error("could not store that the match goes on (%s)", exc)
         ctx.announcer.note("match_reopened", "system", match=m.id)
+
+
+def taken_back(game: Game, plies: int) -> Change:
+    """The record's change when the last ``plies`` moves of ``game`` are taken back: the game
+    before them, no draw offer, no move to make."""
+    before = copy_game(game, manual=False)
+    for _ in range(plies):
+        before.undo()
+    return Change(game=before, draw_offer=None, move_to_make=None)
 
 
 def other_side(side: str) -> str:

@@ -15,12 +15,13 @@ from companion.session.clock import GameClock, TimeControl
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.match import Match
-from companion.session.outbox import STORE_ERRORS
 from companion.session.players import PlayerKind, PlayerSpec
+from companion.session.record import Opened
 from companion.session.remote import RemoteKind, RemoteTerms
 from companion.session.remote_terms import terms_json
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
+from companion.session.storage import STORE_ERRORS
 
 log = logging.getLogger("companion.session")
 
@@ -104,11 +105,9 @@ class Games:
         if match is not None:
             match.game_ids.append(gid)
         ctx.seats.cancel()
-        ctx.gid, ctx.game, ctx.settings = gid, game, settings
-        ctx.players, ctx.next_players, ctx.match = players, None, match
+        ctx.record.open(Opened(gid, game, settings, players, match))
         self.sync_players()
         ctx.clocks.new_game(tc)  # it runs once the board is set up
-        ctx.draw_offer = ctx.move_to_make = ctx.refused = None
         ctx.advisor.new_game()
         ctx.seats.forget_hopeless()
         ctx.left_start = False

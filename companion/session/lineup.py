@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from companion.session import links
 from companion.session.actors import Action, Actor, ControlError, check
@@ -17,7 +16,6 @@ from companion.session.computer import engine_allowed
 from companion.session.context import SIDES, Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.games import Games
-from companion.session.outbox import STORE_ERRORS
 from companion.session.players import (
     EngineNotAllowed,
     PlayerError,
@@ -25,6 +23,9 @@ from companion.session.players import (
     check_move_player,
     spec_from_json,
 )
+from companion.session.record import Change
+from companion.session.results import LinksResult, PlayerLink, PlayersResult, SwapResult
+from companion.session.storage import STORE_ERRORS
 from companion.store import StoreError
 
 BAD_PLAYERS = "players: {attackers|defenders: {name?, kind?}}"
@@ -56,7 +57,7 @@ class Lineup:
         self.games = games
         self._ready = ready
 
-    def swap(self, actor: Actor) -> dict[str, Any]:
+    def swap(self, actor: Actor) -> SwapResult:
         """The two players change sides; a finished game is never rewritten (the swap then
         applies to the next game)."""
         check(actor, Action.SWAP)
@@ -69,7 +70,7 @@ class Lineup:
         swapped = {"attackers": current["defenders"], "defenders": current["attackers"]}
         over = ctx.game.is_over()
         if over:
-            ctx.next_players = swapped
+            ctx.record.apply(Change(next_players=swapped))
             ctx.outbox.add("swap", {"next_game": True, "by": actor.label})
         else:
             self._store_players(swapped, actor)
@@ -78,7 +79,7 @@ class Lineup:
         return {"players": {s: p.name for s, p in swapped.items()},
                 "applies_to": "next_game" if over else "this_game"}
 
-    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> PlayersResult:
         """Names and kinds per side: ``{"attackers": {"name": .., "kind": "page"}, ...}``."""
         check(actor, Action.PLAYERS)
         ctx = self.ctx
@@ -90,7 +91,7 @@ class Lineup:
                 raise ControlError(400, "bad_players", BAD_PLAYERS)
             players[side] = player_from(ctx, value, base[side], side)
         if ctx.game.is_over():
-            ctx.next_players = players
+            ctx.record.apply(Change(next_players=players))
         else:
             self._store_players(players, actor)
         ctx.announcer.note("players", actor.label)
@@ -109,8 +110,7 @@ class Lineup:
             raise storage_error() from None
         m = ctx.move_to_make
         drop = m is not None and players[m["side"]].named("") != ctx.players[m["side"]].named("")
-        ctx.players = players
-        ctx.next_players = None
+        ctx.record.apply(Change(players=players, next_players=None))
         self.games.sync_players()
         if drop:  # its side is now played by someone else: the chosen move is not theirs
             self.decisions.withdraw_move_to_make()
@@ -118,13 +118,13 @@ class Lineup:
             self.decisions.write()
 
     # -- player links ----------------------------------------------------------------------
-    def player_links(self, actor: Actor) -> dict[str, Any]:
+    def player_links(self, actor: Actor) -> LinksResult:
         """One link per side of the current game (per seat of the current match)."""
         check(actor, Action.LINKS)
         ctx = self.ctx
         self.decisions.ready(playing=False)
         m = ctx.match
-        out = {}
+        out: dict[str, PlayerLink] = {}
         try:
             known = (ctx.store.links_for(match_id=m.id) if m is not None
                      else ctx.store.links_for(game_id=ctx.gid))

@@ -10,6 +10,7 @@ its draw answers go through the same controls as a person's, a hint is stored an
 from __future__ import annotations
 
 import logging
+from typing import assert_never
 
 from companion.session import state
 from companion.session.actors import ControlError
@@ -18,7 +19,7 @@ from companion.session.computer import Chose, Failed, Resigns, computer_actor
 from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions
-from companion.session.moves import copy_game, move_of
+from companion.session.game_moves import copy_game, move_of
 
 log = logging.getLogger("companion.session")
 
@@ -39,46 +40,53 @@ class Machines:
             ctx.game, now, ctx.wall(), ctx.defaults.computer, may_ask=ctx.outbox.ok,
             waiting=ctx.move_to_make is not None,
             clock=lambda: ctx.clocks.left(ctx.board_time()))
-        if isinstance(decision, Failed):
-            ctx.announcer.note("player_error", decision.side, message=decision.message,
-                               computer=True)
-        elif isinstance(decision, Resigns):
-            log.info("game %d: the computer (%s) resigns: %s", ctx.gid, decision.side,
-                     decision.why)
-            try:
-                self.controls.resign(computer_actor(decision.side), decision.side)
-            except ControlError as exc:
-                log.warning("game %d: the computer's resignation not taken: %s", ctx.gid,
-                            exc.message)
-        elif isinstance(decision, Chose):
-            frm, _, to = decision.move.partition("-")
-            try:
-                # stored with the game: after a crash it is shown again, not chosen afresh
-                self.decisions.choose(move_of(ctx.game, frm, to), decision.by, decision.by,
-                                      decision.score)
-            except (ControlError, ValueError) as exc:
-                log.warning("game %d: the computer's move %s not taken: %s", ctx.gid,
-                            decision.move, exc)
-                ctx.seats.ask_again(decision.side)
+        match decision:
+            case None:
+                pass
+            case Failed():
+                ctx.announcer.note("player_error", decision.side, message=decision.message,
+                                   computer=True)
+            case Resigns():
+                log.info("game %d: the computer (%s) resigns: %s", ctx.gid, decision.side,
+                         decision.why)
+                try:
+                    self.controls.resign(computer_actor(decision.side), decision.side)
+                except ControlError as exc:
+                    log.warning("game %d: the computer's resignation not taken: %s", ctx.gid,
+                                exc.message)
+            case Chose():
+                frm, _, to = decision.move.partition("-")
+                try:
+                    # stored with the game: after a crash it is shown again, not chosen afresh
+                    self.decisions.choose(move_of(ctx.game, frm, to), decision.by,
+                                          decision.by, decision.score)
+                except (ControlError, ValueError) as exc:
+                    log.warning("game %d: the computer's move %s not taken: %s", ctx.gid,
+                                decision.move, exc)
+                    ctx.seats.ask_again(decision.side)
+            case _:
+                assert_never(decision)
 
     def advice(self) -> None:
         """Take the advisor's finished answers (at every loop step; never blocks)."""
         ctx = self.ctx
         for answer in ctx.advisor.poll(state.position_key(ctx), len(ctx.game.played)):
-            if isinstance(answer, HintReady):
-                hint, row = answer.hint, answer.row
-                ctx.outbox.add("hint", row)
-                ctx.announcer.note("hint", str(row["by"]), side=row["side"], move=row["move"],
-                                   score=row["score"])
-                log.info("game %d: hint for the %s: %s (%+.2f)", ctx.gid, row["side"],
-                         hint["move"], row["score"])
-                self.decisions.write()
-            elif isinstance(answer, HintFailed):
-                ctx.announcer.note("hint_failed", answer.by, side=answer.side,
-                                   message=answer.message)
-                log.warning("game %d: no hint: %s", ctx.gid, answer.message)
-            elif isinstance(answer, DrawAnswer):
-                self._draw_answer(answer)
+            match answer:
+                case HintReady(hint=hint, row=row):
+                    ctx.outbox.add("hint", row)
+                    ctx.announcer.note("hint", str(row["by"]), side=row["side"],
+                                       move=row["move"], score=row["score"])
+                    log.info("game %d: hint for the %s: %s (%+.2f)", ctx.gid, row["side"],
+                             hint["move"], row["score"])
+                    self.decisions.write()
+                case HintFailed():
+                    ctx.announcer.note("hint_failed", answer.by, side=answer.side,
+                                       message=answer.message)
+                    log.warning("game %d: no hint: %s", ctx.gid, answer.message)
+                case DrawAnswer():
+                    self._draw_answer(answer)
+                case _:
+                    assert_never(answer)
 
     def _draw_answer(self, answer: DrawAnswer) -> None:
         ctx = self.ctx

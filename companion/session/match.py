@@ -15,7 +15,7 @@ and when no criterion decides (or the list is empty), the match is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 SIDES = ("attackers", "defenders")
 
@@ -23,6 +23,22 @@ TIE_CRITERIA = ("moves", "time")
 DEFAULT_TIE_BREAK: tuple[str, ...] = ("moves", "time")
 GAMES = 2
 
+
+
+class MatchJSON(TypedDict):
+    """``match`` of the page state (docs/http-api.md)."""
+
+    id: int
+    game: int
+    games: int
+    score: dict[str, float]
+    players: list[str]
+    game_ids: list[int]
+    tie_break: list[str]
+    finished: bool
+    next: bool
+    winner: str | None
+    decided_by: str | None
 
 class MatchError(ValueError):
     """A bad tie rule or match request."""
@@ -134,8 +150,8 @@ class Match:
             return res.left[res.result]
         return None
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> MatchJSON:
+        out: MatchJSON = {
             "id": self.id, "game": self.number, "games": GAMES, "score": self.score(),
             "players": list(self.players), "game_ids": list(self.game_ids),
             "tie_break": list(self.tie_break), "finished": self.finished,

@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.rules.game import Game
+from companion.session.results import PlayerJSON
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -138,8 +139,8 @@ class PlayerSpec:
     def named(self, name: str) -> PlayerSpec:
         return replace(self, name=name)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "kind": self.kind.value}
+    def to_json(self) -> PlayerJSON:
+        out: PlayerJSON = {"name": self.name, "kind": self.kind.value}
         if self.level is not None:
             out["level"] = self.level
         if self.command is not None:

@@ -17,9 +17,10 @@ from companion.rules.game import Game
 from companion.scan import Scan
 from companion.session.context import Context
 from companion.session.decisions import Decisions
-from companion.session.moves import last_move, move_of
-from companion.session.timing import PRESS
-from companion.session.tracking import Observed, ProposalError, apply
+from companion.session.game_moves import last_move, move_of
+from companion.session.move_clocks import PRESS
+from companion.session.record import KEEP, Change
+from companion.session.tracking import Observed, ProposalError
 
 log = logging.getLogger("companion.session")
 
@@ -141,7 +142,7 @@ class Proposals:
     def _refuse(self, o: Observed, refusal: tuple[str, str]) -> None:
         ctx = self.ctx
         code, message = refusal
-        ctx.refused = {"code": code, "message": message, "move": o.text}
+        ctx.record.apply(Change(refused={"code": code, "message": message, "move": o.text}))
         ctx.announcer.note("refused", "board", code=code, move=o.text, reason=message)
         ctx.outbox.add("illegal", {"code": code, "reason": message, "move": o.text,
                                    "board_t": o.data.get("board_t")})
@@ -155,7 +156,7 @@ class Proposals:
         clocks = ctx.clocks
         if o.kind == "revised":
             placed = clocks.last_placed(o.placed_at or 0.0)
-            apply(game, o)  # ProposalError if it does not fit: refused
+            ctx.record.play(o)  # ProposalError if it does not fit: refused
             played = game.played[-1]
             clocks.revised(played.side, self._waits_for(played.side, played.captures, removed),
                            placed, game.is_over())
@@ -165,16 +166,17 @@ class Proposals:
                 ctx.remote.moved(ply, last_move(game))
             return
         before = clocks.before_move()
-        apply(game, o)  # ProposalError if it does not fit: refused
+        ctx.record.play(o)  # ProposalError if it does not fit: refused
         played = game.played[-1]
         placed = o.placed_at if o.placed_at is not None else float(o.data.get("board_t", 0.0))
         clocks.moved(played.side, self._waits_for(played.side, played.captures, removed),
                      placed, game.is_over(), before)
-        if ctx.draw_offer is not None and ctx.draw_offer != played.side:
+        lapsed = ctx.draw_offer is not None and ctx.draw_offer != played.side
+        if lapsed:  # the opponent of the offerer moved: the offer lapses
             ctx.announcer.note("draw", "board", action="lapsed", side=ctx.draw_offer)
-            ctx.draw_offer = None  # the opponent of the offerer moved: the offer lapses
-        ctx.move_to_make = None  # the tracker clears its own once the move is proposed
-        ctx.refused = None
+        # (the tracker clears its own move to make once the move is proposed)
+        ctx.record.apply(Change(draw_offer=None if lapsed else KEEP, move_to_make=None,
+                                refused=None))
         if played.side == ctx.remote.local_side:  # sent once stored
             ctx.remote.moved(len(game.played) - 1, last_move(game))
 

@@ -77,6 +77,7 @@ class RemoteTerms:
     rating: float | None = None
     rated: bool | None = None
     watched: tuple[RemoteSeat, RemoteSeat] | None = None  # (attackers, defenders) when watched
+    local_name: str | None = None  # this board's name at the other end (online: the account)
 
     @property
     def watching(self) -> bool:
@@ -93,10 +94,14 @@ class RemoteTerms:
 @dataclass(frozen=True)
 class RemoteStart:
     """A game starts (or, after a restart or a reconnect, goes on) with the other end.
-    ``moves``: every move already played there, in order (empty for a new game)."""
+    ``moves``: every move already played there, in order (empty for a new game).
+    ``confirmed``: how many of this game's moves the other end had confirmed before (its own
+    moves, its acknowledgements of this board's): a record that lacks one of them contradicts
+    the other end's own word, and the session asks the owner before it drops a move."""
 
     terms: RemoteTerms
     moves: tuple[Move, ...] = ()
+    confirmed: int = 0
 
 
 @dataclass(frozen=True)

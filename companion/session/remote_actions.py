@@ -10,6 +10,7 @@ its draw offers and answers, resignations, takebacks and results apply as given.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from companion.rules import other
 from companion.rules.board import Move
@@ -18,10 +19,11 @@ from companion.session import state
 from companion.session.actors import ControlError, at_a_distance
 from companion.session.context import SIDES, Context
 from companion.session.controls import Controls
-from companion.session.decisions import Decisions
+from companion.session.decisions import Decided, Decisions, Note, taken_back
+from companion.session.game_moves import copy_game, move_text
 from companion.session.games import Games
-from companion.session.moves import copy_game, move_text
 from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
+from companion.session.record import KEEP, Change
 from companion.session.remote import RemoteClock, RemoteKind, RemoteTerms
 
 log = logging.getLogger("companion.session")
@@ -62,6 +64,8 @@ class RemoteActions:
             here = [p for p in (ctx.players[local], ctx.players[far])
                     if p.kind is PlayerKind.BOARD]
             name = here[0].name if here else ("Player 1" if local == "attackers" else "Player 2")
+            if terms.local_name:  # who plays at this board, as the other end knows it
+                name = _name(terms.local_name, name)
             players = {local: PlayerSpec(PlayerKind.BOARD, name),
                        far: PlayerSpec(PlayerKind(kind.value), _name(terms.opponent, "Opponent"),
                                        rating=terms.rating,
@@ -94,18 +98,14 @@ class RemoteActions:
             before = clocks.before_move()
             clocks.records += [clocks.record(ctx.board_time()) for _ in texts]
             clocks.before += [before] * len(texts)
-            try:
-                self.decisions.commit(game, [("remote_sync", {"moves": texts, "by": by})])
+            try:  # the board is guided to the new position
+                self.decisions.conclude(Decided(
+                    [("remote_sync", {"moves": texts, "by": by})],
+                    Change(game=game, move_to_make=None),
+                    Note("remote_sync", by, {"moves": texts})), then=clocks.forget_choice)
             except ControlError:
                 clocks.rollback(saved)
                 return  # the storage state shows it; the other end resends on the next resync
-            ctx.game = game
-            ctx.move_to_make = None
-            clocks.forget_choice()
-            ctx.announcer.note("remote_sync", by, moves=texts)
-            if game.is_over():
-                self.decisions.game_ended(ctx.board_time())
-            self.decisions.after_control()  # the board is guided to the new position
         if last is not None:
             self.remote_move_to_make(last, by)
 
@@ -138,23 +138,19 @@ class RemoteActions:
         if plies <= 0:
             return
         undone = [p.text for p in reversed(ctx.game.played[-plies:])]  # latest first
-        game = copy_game(ctx.game, manual=False)
-        for _ in range(plies):
-            game.undo()
         data: dict[str, object] = {"move": undone[-1], "moves": undone, "by": by}
         if reason is not None:
             data["reason"] = reason
-        try:
-            self.decisions.commit(game, [("takeback", data)],
-                                  records=ctx.clocks.records[:-plies])
+        change = replace(taken_back(ctx.game, plies), refused=KEEP if reason is None else {
+            "code": "remote_refused", "message": reason, "move": undone[-1]})
+        try:  # (with a reason: this board's move, refused there: guided back)
+            self.decisions.conclude(Decided(
+                [("takeback", data)], change,
+                Note("takeback", by, {k: v for k, v in data.items() if k != "by"}),
+                records=ctx.clocks.records[:-plies]),
+                then=lambda: self.decisions.took_back(ctx.board_time(), plies))
         except ControlError:
             log.error("game %d: the other end's takeback could not be stored", ctx.gid)
-            return
-        self.decisions.apply_takeback(ctx.board_time(), plies)
-        if reason is not None:  # this board's move, refused there: guided back
-            ctx.refused = {"code": "remote_refused", "message": reason, "move": undone[-1]}
-        ctx.announcer.note("takeback", by, **{k: v for k, v in data.items() if k != "by"})
-        self.decisions.after_control()
 
     def remote_draw(self, side: str, action: str, by: str) -> None:
         try:
@@ -189,19 +185,14 @@ class RemoteActions:
         assert outcome is not None
         ending = None if (outcome.result, str(outcome.reason)) == (result, reason) else (
             result, reason)
-        try:
-            self.decisions.commit(game, [("remote_end", {"result": result, "reason": reason,
-                                                         "by": by})], ending=ending)
+        try:  # announced, then the match's end
+            self.decisions.conclude(Decided(
+                [("remote_end", {"result": result, "reason": reason, "by": by})],
+                Change(game=game, draw_offer=None),
+                Note("remote_end", by, {"result": result, "reason": reason}), ending=ending),
+                then=lambda: ctx.remote.ended(ending))
         except ControlError:
             log.error("game %d: the other end's result could not be stored", ctx.gid)
-            return
-        b.ending = ending
-        was_over, ctx.game = ctx.game.is_over(), game
-        ctx.draw_offer = None
-        ctx.announcer.note("remote_end", by, result=result, reason=reason)  # then the match's
-        if not was_over:
-            self.decisions.game_ended(ctx.board_time())
-        self.decisions.after_control()
 
     def remote_clock(self, clock: RemoteClock, only: str | None) -> None:
         ctx = self.ctx

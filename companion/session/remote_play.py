@@ -38,12 +38,12 @@ import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol, TypedDict
+from typing import Protocol, TypedDict, assert_never
 
 from companion.rules import other
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session.moves import move_text, played_moves
+from companion.session.game_moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
     RemoteChat,
@@ -62,9 +62,14 @@ from companion.session.remote import (
     RemoteTakeback,
     RemoteTerms,
 )
+from companion.session.remote_terms import disputed
 from companion.session.remote_watch import Following
 
 log = logging.getLogger("companion.session")
+
+#: The events of the current game (the link's own, status, chat and start, come first).
+GameEvent = (RemoteMove | RemoteLeave | RemoteRefused | RemoteClock | RemoteDraw | RemoteResign
+             | RemoteTakeback | RemoteEnd)
 
 RESYNC_EVERY = 2.0  # seconds between two resyncs asked of a player (a confused peer cannot loop)
 CHAT_KEPT = 20
@@ -133,6 +138,7 @@ class RemoteJSON(TypedDict):
     watching: bool
     queued: int  # a watched game: the other end's moves waiting behind the move to make
     pending_end: dict[str, str] | None  # a watched game's end, once the board made its moves
+    dispute: dict[str, int] | None  # the other end's record would drop moves: the owner asked
 
 
 @dataclass
@@ -146,6 +152,8 @@ class Binding:
     resync_at: float = -1e9
     ending: tuple[str, str] | None = None  # (result, reason) in the other end's words
     following: Following | None = None  # a watched game: its moves not made here yet
+    # the other end's record that would drop moves from ply ``at``, for the owner to take
+    dispute: tuple[tuple[Move, ...], int] | None = None
 
     @property
     def remote_side(self) -> str:
@@ -264,6 +272,12 @@ class RemoteGames:
         """How the game ended in the other end's words, when they differ from the rules'."""
         return self.binding.ending if self.binding else None
 
+    def ended(self, ending: tuple[str, str] | None) -> None:
+        """The other end ended the game (``ending``: in its words when they differ from the
+        rules', else None)."""
+        if self.binding is not None:
+            self.binding.ending = ending
+
     def attached(self) -> list[RemoteKind]:
         return list(self._links)
 
@@ -312,50 +326,59 @@ class RemoteGames:
         if link is None or link.player is not player:
             log.info("an event from a %s player no longer attached: %s", kind, event)
             return
-        if isinstance(event, RemoteStatus):
-            link.status = event
-            self._host.remote_changed()
-            return
-        if isinstance(event, RemoteChat):
-            link.chat.append(event)
-            self._host.remote_changed()
-            return
-        if isinstance(event, RemoteStart):
-            self._start(kind, player, event)
-            return
+        match event:  # the link's own events first: they need no current game
+            case RemoteStatus():
+                link.status = event
+                self._host.remote_changed()
+                return
+            case RemoteChat():
+                link.chat.append(event)
+                self._host.remote_changed()
+                return
+            case RemoteStart():
+                self._start(kind, player, event)
+                return
         b = self.binding
         if b is None or b.player is not player:
             log.info("%s: not the current game's player: %s ignored", kind, event)
             return
+        self._game_event(kind, link, b, event)
+
+    def _game_event(self, kind: RemoteKind, link: _Link, b: Binding,
+                    event: GameEvent) -> None:
+        """An event of the current game's player (``b.player``)."""
         by = kind.value
-        if isinstance(event, RemoteMove):
-            if b.following is not None:
-                b.following.follow(event)
-            else:
-                self._move(b, event)
-        elif isinstance(event, RemoteLeave):
-            self._leave(link, b, event)
-        elif isinstance(event, RemoteRefused):
-            self._refused(b, event)
-        elif isinstance(event, RemoteClock):
-            if kind is RemoteKind.ONLINE:  # the server's clocks: both sides', and its flag
+        match event:
+            case RemoteMove():
+                if b.following is not None:
+                    b.following.follow(event)
+                else:
+                    self._move(b, event)
+            case RemoteLeave():
+                self._leave(link, b, event)
+            case RemoteRefused():
+                self._refused(b, event)
+            case RemoteClock() if kind is RemoteKind.ONLINE:
+                # the server's clocks: both sides', and its flag
                 b.authoritative_clock = True
                 self._host.remote_clock(event, None)
-            else:  # another board's: its own side's time is its word, this board's is ours
+            case RemoteClock():  # another board's: its side's time is its word, ours ours
                 self._host.remote_clock(event, b.remote_side)
-        elif isinstance(event, RemoteDraw):
-            self._host.remote_draw(event.side, event.action, by)
-        elif isinstance(event, RemoteResign):
-            self._host.remote_resign(event.side, by)
-        elif isinstance(event, RemoteTakeback):
-            if not player.takebacks:
-                log.warning("%s: a takeback from a player without takebacks ignored", kind)
-            elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
-                self._host.take_back_to(max(0, event.ply), None, by)
-        elif isinstance(event, RemoteEnd):
-            waits = b.following is not None and b.following.end(event.result, event.reason)
-            if not waits:  # (a watched game's end waits until the board made its moves)
-                self._host.remote_end(event.result, event.reason, by)
+            case RemoteDraw():
+                self._host.remote_draw(event.side, event.action, by)
+            case RemoteResign():
+                self._host.remote_resign(event.side, by)
+            case RemoteTakeback():
+                if b.player is None or not b.player.takebacks:
+                    log.warning("%s: a takeback from a player without takebacks ignored", kind)
+                elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
+                    self._host.take_back_to(max(0, event.ply), None, by)
+            case RemoteEnd():
+                waits = b.following is not None and b.following.end(event.result, event.reason)
+                if not waits:  # (a watched game's end waits until the board made its moves)
+                    self._host.remote_end(event.result, event.reason, by)
+            case _:
+                assert_never(event)
 
     def _start(self, kind: RemoteKind, player: RemotePlayer, event: RemoteStart) -> None:
         terms = event.terms
@@ -382,7 +405,7 @@ class RemoteGames:
                 return
         if b.following is not None and b.following.resume(event.moves):
             return  # the moves missed meanwhile wait in turn
-        self._reconcile(b, event.moves)
+        self._reconcile(b, event.moves, event.confirmed)
 
     def _follow_if_watched(self, b: Binding) -> None:
         if b.terms.watching:
@@ -390,16 +413,27 @@ class RemoteGames:
                                     lambda: self.binding is b,
                                     lambda why: self._resync(b, why))
 
-    def _reconcile(self, b: Binding, theirs: tuple[Move, ...]) -> None:
+    def _reconcile(self, b: Binding, theirs: tuple[Move, ...], confirmed: int = 0,
+                   agreed: bool = False) -> None:
         """Make the game follow the other end's record: the common start stays; moves of this
-        board the other end lacks are for the client to resend (its ``started`` tells it);
-        a record that differs is the other end's word."""
+        board the other end lacks are for the client to resend (its ``started`` tells it).
+        A record that differs, or lacks a move the other end had confirmed, would drop moves
+        of this board's on the other end's word: the game keeps them, the page asks the owner
+        (:meth:`take_record`, ``agreed``), and nothing is sent or resynced meanwhile."""
         game = self._host.game
         ours = played_moves(game)
+        at = None if agreed else disputed(ours, theirs, confirmed)
+        if at is not None:
+            log.warning("the %s game %s: the other end's record drops moves from ply %d: the "
+                        "owner is asked", b.kind, b.terms.ref, at + 1)
+            b.dispute = (theirs, at)
+            self._host.remote_changed()
+            return
+        b.dispute = None
         common = 0
         while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
             common += 1
-        if common < len(ours) and common < len(theirs):
+        if common < len(ours) and (common < len(theirs) or agreed):
             log.warning("the %s game %s differs from ply %d: the other end's record is kept",
                         b.kind, b.terms.ref, common + 1)
             self._host.take_back_to(common, None, b.kind.value)
@@ -447,9 +481,19 @@ class RemoteGames:
             return
         self._host.take_back_to(event.ply, event.reason, b.kind.value)
 
+    def take_record(self) -> bool:
+        """The owner takes the other end's disputed record: the game follows it (moves of this
+        board's it lacks are taken back). False if there is none."""
+        b = self.binding
+        if b is None or b.dispute is None:
+            return False
+        self._reconcile(b, b.dispute[0], agreed=True)
+        self._host.remote_changed()
+        return True
+
     def _resync(self, b: Binding, why: str) -> None:
         now = self._host.monotonic()
-        if b.player is None or now - b.resync_at < RESYNC_EVERY:
+        if b.player is None or now - b.resync_at < RESYNC_EVERY or b.dispute is not None:
             return
         b.resync_at = now
         log.info("%s game %s: %s; asking the other end to resync", b.kind, b.terms.ref, why)
@@ -479,4 +523,6 @@ class RemoteGames:
             "queued": f.queued if f else 0,
             "pending_end": ({"result": f.end_waiting[0], "reason": f.end_waiting[1]}
                             if f and f.end_waiting else None),
+            "dispute": ({"from": b.dispute[1] + 1, "ours": len(self._host.game.played),
+                         "theirs": len(b.dispute[0])} if b and b.dispute else None),
         }

@@ -3,8 +3,9 @@ restart finds the same game, with the same players at a distance, again."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from companion.rules.board import Move
 from companion.session.clock import TimeControl
 from companion.session.remote import RemoteKind, RemoteSeat, RemoteTerms
 from companion.session.settings import GameSettings
@@ -52,3 +53,16 @@ def terms_from_json(data: Mapping[str, object], settings: GameSettings,
                              rated if isinstance(rated, bool) else None, watched)
 
 
+
+
+def disputed(ours: Sequence[Move], theirs: Sequence[Move], confirmed: int) -> int | None:
+    """The ply from which the other end's record ``theirs`` would drop moves of this board's
+    game ``ours`` on its word alone, or None: it differs from ours (not only longer or shorter),
+    or it lacks a move the other end had ``confirmed``. (A record that only lacks moves the
+    other end never confirmed is not disputed: they are resent.)"""
+    common = 0
+    while common < min(len(ours), len(theirs)) and ours[common] == theirs[common]:
+        common += 1
+    if common < len(ours) and (common < len(theirs) or common < confirmed):
+        return common
+    return None

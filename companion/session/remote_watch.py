@@ -16,7 +16,7 @@ from typing import Protocol
 
 from companion.rules.board import Move
 from companion.rules.game import Game
-from companion.session.moves import played_moves
+from companion.session.game_moves import played_moves
 from companion.session.remote import RemoteMove
 
 log = logging.getLogger("companion.session")

@@ -16,12 +16,13 @@ from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.context import Context
-from companion.session.document import MoveToMake
 from companion.session.match import GameResult, Match
+from companion.session.move_clocks import Before, ClockRecord
 from companion.session.players import PlayerKind, PlayerSpec
+from companion.session.record import Opened
 from companion.session.remote_terms import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
-from companion.session.timing import Before, ClockRecord
+from companion.session.state_document import MoveToMake
 from companion.store import GameRow, StoreError
 
 log = logging.getLogger("companion.session")
@@ -86,12 +87,12 @@ def restore_session(session: Context) -> None:
                          settings=d.settings.to_json(),
                          time_control=d.time_control.text if d.time_control else None,
                          clock=clock.snapshot() if clock else None, new_match=new_match)
+    match = None
     if new_match is not None:
         mid = store.game(gid).match_id
         assert mid is not None
-        session.match = Match(mid, names, d.tie_break, [gid])
-    session.gid, session.game, session.settings = gid, game, d.settings
-    session.players = players
+        match = Match(mid, names, d.tie_break, [gid])
+    session.record.open(Opened(gid, game, d.settings, players, match))
     session.clocks.new_game(d.time_control)  # the clock runs once the board is set up
     log.info("new game %d: %s", gid, game.rules.name)
     _resize(session)
@@ -120,13 +121,12 @@ def _resume(session: Context, row: GameRow) -> None:
         clock = GameClock.restore(state) if state else GameClock(tc)
         clock.running = None  # it runs again once the board matches the game (``ready``)
         clock.paused = bool(data and data.get("paused"))
-    session.gid, session.game, session.settings = row.id, game, settings
-    session.players = _players(row)
+    players = _players(row)
+    pending = _pending(row, game, players)
+    session.record.open(Opened(row.id, game, settings, players, _match(session, row), pending))
     session.advisor.new_game(row.hints())
     session.clocks.restore(tc, clock, move_clocks, before)
-    session.match = _match(session, row)
-    session.move_to_make = _pending(row, game, session.players)
-    if session.move_to_make is not None:  # its clocks as at the choice
+    if pending is not None:  # its clocks as at the choice
         session.clocks.restore_choice((row.pending() or {}).get("choice"))
     stored = row.remote()
     terms = terms_from_json(stored, settings, tc) if stored else None

@@ -1,7 +1,7 @@
 """The session's interface for every other thread (:class:`~companion.session.api.SessionAPI`):
 reads from the published snapshot and the read-only store, controls applied by the loop thread.
 
-Each control is a command (:func:`~companion.session.commands.on_loop`): called on the loop
+Each control is a command (:func:`~companion.session.command_queue.on_loop`): called on the loop
 thread it runs at once, from any other thread it is enqueued and its caller waits for the
 loop's answer. Reads never wait for the loop.
 """
@@ -18,17 +18,33 @@ from typing import Any
 from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
-from companion.session.commands import CommandQueue, on_loop
+from companion.session.command_queue import CommandQueue, on_loop
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decisions, storage_error
+from companion.session.game_setup import GameSetup
 from companion.session.library import Library
 from companion.session.lineup import Lineup
-from companion.session.outbox import STORE_ERRORS, Written
 from companion.session.remote import RemotePlayer
-from companion.session.setup import GameSetup
+from companion.session.results import (
+    AnalysisStatus,
+    ClockResult,
+    ConfirmResult,
+    DrawResult,
+    EndMoveResult,
+    GameStarted,
+    HintAnswer,
+    LinksResult,
+    PlayersResult,
+    ReadingResult,
+    ResignResult,
+    SwapResult,
+    TakebackResult,
+)
 from companion.session.snapshot import LegalMoves, Snapshot
+from companion.session.state_document import MoveToMake
+from companion.session.storage import STORE_ERRORS, Written
 from companion.store import ReadOnlyStore
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -130,7 +146,7 @@ class SessionService:
     def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
         return self.library.version(gid, match)
 
-    def analysis(self, gid: int) -> dict[str, Any]:
+    def analysis(self, gid: int) -> AnalysisStatus:
         """The analysis of stored game ``gid``: none, running (with progress), done, failed."""
         if not self.library.has_game(gid):
             raise ControlError(404, "not_found", f"no game {gid}")
@@ -142,31 +158,31 @@ class SessionService:
         return self.controls.click(actor, square)
 
     @on_loop
-    def choose_move(self, actor: Actor, move: str) -> dict[str, Any]:
+    def choose_move(self, actor: Actor, move: str) -> MoveToMake:
         return self.controls.choose_move(actor, move)
 
     @on_loop
-    def takeback(self, actor: Actor) -> dict[str, Any]:
+    def takeback(self, actor: Actor) -> TakebackResult:
         return self.controls.takeback(actor)
 
     @on_loop
-    def draw(self, actor: Actor, action: str, side: str | None) -> dict[str, Any]:
+    def draw(self, actor: Actor, action: str, side: str | None) -> DrawResult:
         return self.controls.draw(actor, action, side)
 
     @on_loop
-    def resign(self, actor: Actor, side: str | None) -> dict[str, Any]:
+    def resign(self, actor: Actor, side: str | None) -> ResignResult:
         return self.controls.resign(actor, side)
 
     @on_loop
-    def clock_control(self, actor: Actor, action: str) -> dict[str, Any]:
+    def clock_control(self, actor: Actor, action: str) -> ClockResult:
         return self.controls.clock_control(actor, action)
 
     @on_loop
-    def confirm_pieces(self, actor: Actor) -> dict[str, Any]:
+    def confirm_pieces(self, actor: Actor) -> ConfirmResult:
         return self.controls.confirm_pieces(actor)
 
     @on_loop
-    def end_move(self, actor: Actor) -> dict[str, Any]:
+    def end_move(self, actor: Actor) -> EndMoveResult:
         return self.controls.end_move(actor)
 
     @on_loop
@@ -182,36 +198,40 @@ class SessionService:
         self.ctx.voice = dict(status) if status is not None else None
 
     @on_loop
-    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> GameStarted:
         return self.setup.new_game(actor, request)
 
     @on_loop
-    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+    def read_board(self, actor: Actor, on: bool) -> ReadingResult:
         return self.setup.read_board(actor, on)
 
     @on_loop
-    def next_game(self, actor: Actor) -> dict[str, Any]:
+    def next_game(self, actor: Actor) -> GameStarted:
         return self.setup.next_game(actor)
 
     @on_loop
-    def swap(self, actor: Actor) -> dict[str, Any]:
+    def take_record(self, actor: Actor) -> dict[str, Any]:
+        return self.controls.take_record(actor)
+
+    @on_loop
+    def swap(self, actor: Actor) -> SwapResult:
         return self.lineup.swap(actor)
 
     @on_loop
-    def set_players(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+    def set_players(self, actor: Actor, request: Mapping[str, object]) -> PlayersResult:
         return self.lineup.set_players(actor, request)
 
     @on_loop
-    def player_links(self, actor: Actor) -> dict[str, Any]:
+    def player_links(self, actor: Actor) -> LinksResult:
         return self.lineup.player_links(actor)
 
     @on_loop
-    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, dict[str, Any]]:
+    def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, HintAnswer]:
         return self.computer_help.request_hint(actor, seconds)
 
     @on_loop
     def start_analysis(self, actor: Actor, gid: int,
-                       seconds: object = None) -> tuple[int, dict[str, Any]]:
+                       seconds: object = None) -> tuple[int, AnalysisStatus]:
         return self.computer_help.start_analysis(actor, gid, seconds)
 
     @on_loop

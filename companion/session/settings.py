@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from companion.rules import PRESETS, RuleSet
 
@@ -29,6 +29,15 @@ OPTIONS: dict[str, tuple[object, ...]] = {
     "repetition": ("off", "draw", "defenders_lose"),
 }
 
+
+
+class SettingsJSON(TypedDict):
+    """``settings`` of the page state and of a stored game: the variant, the house rules
+    changed from it, and every rule option as it is then."""
+
+    variant: str
+    options: dict[str, object]
+    rules: dict[str, object]
 
 class SettingsError(ValueError):
     """A bad variant or option; the message names it and the allowed values."""
@@ -75,15 +84,11 @@ class GameSettings:
         base = PRESETS[self.variant]
         return base.with_options(**dict(self.options)) if self.options else base
 
-    @property
-    def house_rules(self) -> dict[str, object]:
-        return dict(self.options)
-
     def with_variant(self, variant: str) -> GameSettings:
         """The same options on another variant (those that no longer differ are dropped)."""
         return GameSettings.make(variant, dict(self.options))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SettingsJSON:
         rules = self.rules()
         return {
             "variant": self.variant,

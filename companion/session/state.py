@@ -13,7 +13,7 @@ from companion.rules.game import Game
 from companion.rules.threats import threat_json
 from companion.session.advice import PositionKey
 from companion.session.context import Context
-from companion.session.document import GameState, LastMove, LiveState
+from companion.session.state_document import GameState, LastMove, LiveState
 
 SIDES = ("attackers", "defenders")
 
@@ -79,7 +79,7 @@ def leds(ctx: Context) -> dict[str, str]:
     if not ctx.outbox.ok:
         return {name: "storage" for name in ctx.game.board.geo.names}
     frame = ctx.tracker.leds
-    threat = ctx.game_json.get("threat") if ctx.defaults.raichi else None
+    threat = ctx.game_json["threat"] if ctx.game_json and ctx.defaults.raichi else None
     if threat:
         frame = with_role(frame, threat["squares"], "raichi")
     hint = ctx.advisor.current(position_key(ctx))
@@ -122,7 +122,7 @@ def message(ctx: Context) -> str:
                 "for their move.")
     text = ctx.tracker.message
     g = ctx.game_json  # the stored game's outcome (computed once per store, not per scan)
-    reason, result = g.get("reason"), g.get("result", "ongoing")
+    reason, result = (g["reason"], g["result"]) if g else (None, "ongoing")
     if reason and (reason in ("agreement", "resignation", "time") or not text):
         why = REASON_TEXT.get(reason, reason)
         head = "Draw" if result == "draw" else f"{str(result).capitalize()} win"
@@ -154,7 +154,7 @@ def live_state(ctx: Context) -> LiveState:
         "message": message(ctx),
         "tracking": ctx.tracker.state,
         "guidance": ctx.tracker.guidance,
-        "move_to_make": dict(ctx.move_to_make) if ctx.move_to_make else None,
+        "move_to_make": ctx.move_to_make.copy() if ctx.move_to_make else None,
         "occupied": _sorted(ctx.occupied),
         "board": ctx.announcer.status.copy(),
         "storage": ctx.outbox.state.copy(),
@@ -166,7 +166,7 @@ def live_state(ctx: Context) -> LiveState:
         "hints": dict(ctx.advisor.counts),
         "remote": ctx.remote.to_json(),
         "note": "",
-        "display": dict(ctx.display) if ctx.display else None,
+        "display": ctx.display.copy() if ctx.display else None,
         "voice": dict(ctx.voice) if ctx.voice else None,
     }
 
@@ -174,10 +174,13 @@ def live_state(ctx: Context) -> LiveState:
 def publish(ctx: Context, now: float | None = None, force: bool = False) -> None:
     """Announce the state if anything in it changed (cheap when nothing did)."""
     ctx.announcer.read_status(ctx.board, ctx.monotonic() if now is None else now, force)
-    ctx.announcer.publish(ctx.game_json, lambda: dict(live_state(ctx)), ctx.game, ctx.gid,
+    if ctx.game_json is None:  # (never stored yet: a session not opened)
+        refresh(ctx)
+        assert ctx.game_json is not None
+    ctx.announcer.publish(ctx.game_json, lambda: live_state(ctx), ctx.game, ctx.gid,
                           ctx.match_ref, force)
 
 
 def refresh(ctx: Context) -> None:
     """Rebuild the game part (after the store wrote)."""
-    ctx.game_json = dict(game_state(ctx))
+    ctx.game_json = game_state(ctx)

@@ -56,10 +56,6 @@ class Observed:
     square: int | None = None
     lifted_at: float | None = None
 
-    @property
-    def is_proposal(self) -> bool:
-        return self.kind in PROPOSALS
-
 
 def apply(game: Game, proposal: Observed) -> None:
     """Apply a proposal to ``game``; :class:`ProposalError` if it does not fit (the game is

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 from flask import Flask, Response, jsonify, render_template, request
@@ -54,13 +54,13 @@ class ApiError(Exception):
         self.code = code
 
 
-class _StoreOf:
+@dataclass(frozen=True)
+class _PageSource:
     """The session and the address the daemon listens on, for the page's review, import and
-    link routes."""
+    link routes (:class:`~companion.web.review.ReviewSource`)."""
 
-    def __init__(self, session: SessionAPI, host: str) -> None:
-        self.session = session
-        self.cfg = SimpleNamespace(host=host)
+    session: SessionAPI
+    host: str
 
 
 def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.0",
@@ -83,7 +83,8 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
                              player_for_token=session.actor_for_player_token, error=ApiError)
     app.extensions["tafl_credentials"] = creds
     i18n.init_app(app)  # the page's languages (companion/i18n)
-    app.register_blueprint(review.blueprint(_StoreOf(session, host)))  # review, import, cards, QR
+    # review, import, cards, QR
+    app.register_blueprint(review.blueprint(_PageSource(session, host)))
     version = files.version
     i18n.preload()  # the catalogues too, for the same reason
 

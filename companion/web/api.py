@@ -8,7 +8,7 @@ which checks what that actor may do; a :class:`~companion.session.actors.Control
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Concatenate, ParamSpec, TypeVar
 
 from flask import Flask, Response, jsonify, request
 
@@ -21,11 +21,16 @@ SIDES = ("attackers", "defenders")
 MAX_ID = 2**62
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
 def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[], Actor]) -> None:
     """Add the API routes to ``app``."""
     from companion.web import ApiError, _int_arg, geometry
 
-    def body() -> dict[str, Any]:
+    def body() -> dict[str, object]:
+        """The request's JSON object (the network's: each field is checked where it is read)."""
         data = request.get_json(silent=True)
         if data is None and request.get_data():
             raise ApiError(400, "the request body is not valid JSON", "bad_json")
@@ -35,11 +40,10 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
             raise ApiError(400, "the request body must be a JSON object", "bad_json")
         return data
 
-    def field(data: dict[str, Any], name: str, choices: tuple[str, ...] | None = None,
-              optional: bool = False) -> str | None:
+    def field(data: dict[str, object], name: str,
+              choices: tuple[str, ...] | None = None) -> str:
+        """A required string field (one of ``choices``): 400 ``bad_request`` otherwise."""
         value = data.get(name)
-        if value is None and optional:
-            return None
         if not isinstance(value, str) or not value:
             raise ApiError(400, f'"{name}" is required (a string)', "bad_request")
         if choices and value not in choices:
@@ -47,10 +51,15 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
                            "bad_request")
         return value
 
-    def control(fn: Callable[..., Any], *args: Any) -> Any:
+    def optional(data: dict[str, object], name: str, choices: tuple[str, ...]) -> str | None:
+        """``field``, or None when absent (JSON null too)."""
+        return None if data.get(name) is None else field(data, name, choices)
+
+    def control(fn: Callable[Concatenate[Actor, P], R], *args: P.args,
+                **kwargs: P.kwargs) -> R:
         actor = resolve_actor()
         try:
-            return fn(actor, *args)
+            return fn(actor, *args, **kwargs)
         except ControlError as exc:
             raise ApiError(exc.status, exc.message, exc.code) from None
 
@@ -88,10 +97,10 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         except ApiError:
             raise
 
-    def read(fn: Callable[..., Any], *args: Any) -> Any:
+    def read(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """A read of stored games (read-only: never waits for the board's loop)."""
         try:
-            return fn(*args)
+            return fn(*args, **kwargs)
         except ControlError as exc:
             raise ApiError(exc.status, exc.message, exc.code) from None
 
@@ -202,11 +211,16 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
     def draw() -> Response:
         data = body()
         action = field(data, "action", ("offer", "accept", "decline"))
-        return jsonify(control(session.draw, action, field(data, "side", SIDES, True)))
+        return jsonify(control(session.draw, action, optional(data, "side", SIDES)))
 
     @app.post("/api/resign")
     def resign() -> Response:
-        return jsonify(control(session.resign, field(body(), "side", SIDES, True)))
+        return jsonify(control(session.resign, optional(body(), "side", SIDES)))
+
+    @app.post("/api/remote/take-record")
+    def take_record() -> Response:
+        body()
+        return jsonify(control(session.take_record))
 
     @app.post("/api/swap")
     def swap() -> Response:

@@ -23,7 +23,6 @@ refused before it can read the state or try a PIN.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
 import hmac
@@ -41,7 +40,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TextIO, TypeVar
 
+from itsdangerous import BadSignature, Signer
 from werkzeug.exceptions import Forbidden, TooManyRequests
+
+from companion.web.limits import TokenBucket
 
 log = logging.getLogger("companion.web")
 
@@ -210,8 +212,7 @@ class PinGuard:
         self._lock = threading.Lock()
         self._fails: dict[str, _Fails] = {}
         self._overflow = _Fails()
-        self._tokens = float(budget)
-        self._filled_at = clock()
+        self._tokens = TokenBucket.full(float(budget), 1.0 / refill_s, clock())
         self._warned_at = -1e18
         self.wrong = 0  # wrong PINs so far (for tests and the bench)
 
@@ -228,11 +229,6 @@ class PinGuard:
         entry = self._fails[key] = _Fails()
         return entry
 
-    def _refill(self, now: float) -> None:
-        self._tokens = min(float(self.budget),
-                           self._tokens + (now - self._filled_at) / self.refill_s)
-        self._filled_at = now
-
     def check(self, addr: str, given: str | None) -> None:
         """Return if ``given`` is the PIN; raise otherwise."""
         now = self.clock()
@@ -243,9 +239,8 @@ class PinGuard:
             if entry is not None and now < entry.until:
                 raise self.error(429, f"too many wrong PINs from this device: wait "
                                       f"{int(entry.until - now) + 1} s", "pin_locked")
-            self._refill(now)
-            if self._tokens < 1:
-                wait = int((1 - self._tokens) * self.refill_s) + 1
+            if self._tokens.refill(now) < 1:
+                wait = int(self._tokens.wait(1.0)) + 1
                 raise self.error(429, f"too many wrong PINs on the network: PIN entry is paused "
                                       f"for {wait} s (unlocked devices keep working)",
                                  "pin_paused")
@@ -265,9 +260,9 @@ class PinGuard:
             entry.last = now
             if entry.fails >= LOCK_AFTER:
                 entry.until = now + min(LOCK_S * 2 ** (entry.fails - LOCK_AFTER), LOCK_MAX_S)
-            self._tokens -= 1
+            self._tokens.take(1.0)
             self.wrong += 1
-            paused = self._tokens < 1
+            paused = self._tokens.tokens < 1
             if paused and now - self._warned_at > 600:
                 self._warned_at = now
                 log.warning("many wrong PINs from the network: PIN entry pauses (a wrong PIN "
@@ -280,37 +275,36 @@ class PinGuard:
 
 
 class OwnerTokens:
-    """Owner session tokens: ``o1.ISSUED.NONCE.MAC``, signed with a key made from the token
-    secret and the PIN (so a new PIN signs every device out), valid for ``ttl`` seconds."""
+    """Owner session tokens: ``o1.ISSUED.NONCE.SIGNATURE``, signed by ``itsdangerous`` (HMAC
+    SHA-256, as Flask's sessions are) with a key made from the token secret and the PIN (so a
+    new PIN signs every device out), valid for ``ttl`` seconds from ISSUED (Unix time; up to
+    five minutes ahead of this clock are allowed for a clock set meanwhile)."""
 
     def __init__(self, pin: str, secret: bytes, ttl: float = TOKEN_TTL_S,
                  clock: Callable[[], float] = time.time) -> None:
-        self.key = hmac.new(secret, b"owner-token\0" + pin.encode(), hashlib.sha256).digest()
+        self.signer = Signer(secret + b"\0" + pin.encode(), salt="owner-token",
+                             digest_method=hashlib.sha256)
         self.ttl = ttl
         self.clock = clock
-
-    def _mac(self, body: str) -> str:
-        mac = hmac.new(self.key, body.encode(), hashlib.sha256).digest()[:24]
-        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
 
     def issue(self) -> tuple[str, float]:
         """A new token and when it expires (Unix time)."""
         issued = int(self.clock())
         body = f"o1.{issued}.{secrets.token_urlsafe(12)}"
-        return f"{body}.{self._mac(body)}", issued + self.ttl
+        return self.signer.sign(body).decode(), issued + self.ttl
 
     def valid(self, token: str) -> bool:
         if len(token) > 200:
             return False
-        body, _, mac = token.rpartition(".")
+        try:
+            body = self.signer.unsign(token).decode()
+        except BadSignature:
+            return False
         parts = body.split(".")
         if len(parts) != 3 or parts[0] != "o1" or not parts[1].isdigit():
             return False
         issued = int(parts[1])
-        now = self.clock()
-        if not issued - 300 <= now <= issued + self.ttl:
-            return False
-        return hmac.compare_digest(mac.encode(), self._mac(body).encode())
+        return issued - 300 <= self.clock() <= issued + self.ttl
 
 
 # -- resolving the actor -------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from flask import Flask, Response, current_app, g, jsonify, request
 
 from companion.web.auth import address_key
+from companion.web.limits import TokenBucket
 
 #: Endpoints whose answers are costly to make: QR codes, review and replay documents, exports,
 #: analyses, imports.
@@ -55,9 +56,8 @@ class Busy(Exception):
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    at: float
+class _Device:
+    bucket: TokenBucket
     running: int = 0
 
 
@@ -72,7 +72,7 @@ class Budget:
         self.devices = devices
         self.clock = clock
         self._lock = threading.Lock()
-        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
+        self._buckets: OrderedDict[str, _Device] = OrderedDict()
         self._running = 0
         self.refused = 0
 
@@ -80,32 +80,31 @@ class Budget:
         """Admit one costly request of ``device`` (call :meth:`leave` after it); Busy if not."""
         now = self.clock()
         with self._lock:
-            bucket = self._buckets.get(device)
-            if bucket is None:
+            dev = self._buckets.get(device)
+            if dev is None:
                 self._make_room(now)
-                bucket = self._buckets[device] = _Bucket(self.burst, now)
+                dev = self._buckets[device] = _Device(
+                    TokenBucket.full(self.burst, self.rate, now))
             self._buckets.move_to_end(device)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.at) * self.rate)
-            bucket.at = now
-            if bucket.tokens <= 0.0:
+            if dev.bucket.refill(now) <= 0.0:
                 self.refused += 1
-                wait = -bucket.tokens / self.rate + 0.1
+                wait = dev.bucket.wait(0.0) + 0.1
                 raise Busy(f"too many costly requests from your device: try again in "
                            f"{math.ceil(wait)} s", wait)
             if self._running >= self.running:
                 self.refused += 1
                 raise Busy("the companion is busy with other costly requests: try again "
                            "shortly", 1.0)
-            bucket.running += 1
+            dev.running += 1
             self._running += 1
 
     def leave(self, device: str, spent: float) -> None:
         """A costly request of ``device`` has finished after ``spent`` seconds of work."""
         with self._lock:
-            bucket = self._buckets.get(device)
-            if bucket is not None:
-                bucket.tokens -= spent
-                bucket.running = max(0, bucket.running - 1)
+            dev = self._buckets.get(device)
+            if dev is not None:
+                dev.bucket.take(spent)
+                dev.running = max(0, dev.running - 1)
             self._running = max(0, self._running - 1)
 
     def _make_room(self, now: float) -> None:
@@ -114,8 +113,8 @@ class Budget:
         if len(self._buckets) < self.devices:
             return
         for key in list(self._buckets):
-            b = self._buckets[key]
-            if not b.running and b.tokens + (now - b.at) * self.rate >= self.burst:
+            dev = self._buckets[key]
+            if not dev.running and dev.bucket.is_full(now):
                 del self._buckets[key]
                 if len(self._buckets) < self.devices:
                     return

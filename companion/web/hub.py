@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 
 class StateHub:
@@ -36,7 +35,7 @@ class StateHub:
     def closed(self) -> bool:
         return self._closed
 
-    def publish(self, state: dict[str, Any]) -> bool:
+    def publish(self, state: Mapping[str, object]) -> bool:
         """Make ``state`` current; True (and wake the waiters) if it differs from the last."""
         text = json.dumps(state, separators=(",", ":"), ensure_ascii=False)
         with self._cond:

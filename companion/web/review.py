@@ -51,9 +51,13 @@ THEME_COOKIE = "tafl-theme"
 
 class ReviewSource(Protocol):
     """What the page's own routes need from the running companion: its session (reviews and
-    imports go through it) and where the daemon listens (``cfg.host``, ``port``)."""
+    imports go through it) and the address the daemon listens on (the links' host)."""
 
-    session: SessionAPI
+    @property
+    def session(self) -> SessionAPI: ...
+
+    @property
+    def host(self) -> str: ...
 
 
 def rules_json(rules: Any) -> dict[str, Any]:
@@ -264,12 +268,9 @@ def blueprint(source: ReviewSource) -> Blueprint:
 
     @bp.get("/api/links")
     def links() -> Any:
-        host = getattr(getattr(source, "cfg", None), "host", "0.0.0.0")
-        port = getattr(source, "port", None)
-        if not isinstance(port, int):
-            given = request.host.rpartition(":")[2]
-            port = int(given) if given.isdigit() else 80
-        return jsonify(urls=qr.page_urls(host, port))
+        given = request.host.rpartition(":")[2]  # the port the page reached us on
+        port = int(given) if given.isdigit() else 80
+        return jsonify(urls=qr.page_urls(source.host, port))
 
     @bp.get("/api/qr.svg")
     def qr_svg() -> Response:

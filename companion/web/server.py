@@ -38,7 +38,7 @@ from urllib.parse import unquote_to_bytes
 
 from companion.web.connection import APP, Connection, Request
 from companion.web.errors import ErrorLog
-from companion.web.limits import DEFAULT_LIMITS, Limits
+from companion.web.limits import DEFAULT_LIMITS, Limits, TokenBucket
 from companion.web.stream import EventStream, Hub
 
 __all__ = ["DEFAULT_LIMITS", "EVENTS_PATH", "Limits", "WebServer", "bind"]
@@ -114,7 +114,7 @@ class Turns:
         self.start = start
         self.waiting: dict[str, deque[tuple[Connection, Request, bytes]]] = {}
         self.running: dict[str, int] = {}
-        self.tokens: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
+        self.tokens: dict[str, TokenBucket] = {}  # by address
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self.delayed = 0  # requests that waited for their turn (for tests and the bench)
 
@@ -148,17 +148,16 @@ class Turns:
             if self.running.get(key, 0) >= limits.app_per_address:
                 return False
             now = self.loop.time()
-            tokens, at = self.tokens.get(key, (float(limits.requests_burst), now))
-            tokens = min(float(limits.requests_burst), tokens + (now - at) * limits.requests_rate)
-            if key in THIS_MACHINE:  # its own scripts (a watchdog, the benches): no rate
-                tokens = float(limits.requests_burst)
-            if tokens < 1.0:
-                self.tokens[key] = (tokens, now)
+            bucket = self.tokens.get(key)
+            if bucket is None or key in THIS_MACHINE:  # (its own scripts, a watchdog, the
+                # benches: no rate)
+                bucket = self.tokens[key] = TokenBucket.full(
+                    float(limits.requests_burst), limits.requests_rate, now)
+            if bucket.refill(now) < 1.0:
                 if key not in self._timers:
-                    wait = (1.0 - tokens) / limits.requests_rate
-                    self._timers[key] = self.loop.call_later(wait, self._timer, key)
+                    self._timers[key] = self.loop.call_later(bucket.wait(1.0), self._timer, key)
                 return False
-            self.tokens[key] = (tokens - 1.0, now)
+            bucket.take(1.0)
             queue.popleft()
             self.running[key] = self.running.get(key, 0) + 1
             self.start(conn, req, body)
@@ -174,9 +173,8 @@ class Turns:
     def _forget_full(self) -> None:
         """Drop the buckets that have refilled (a device that comes back starts full anyway)."""
         now = self.loop.time()
-        limits = self.limits
-        for key, (tokens, at) in list(self.tokens.items()):
-            if tokens + (now - at) * limits.requests_rate >= limits.requests_burst:
+        for key, bucket in list(self.tokens.items()):
+            if bucket.is_full(now):
                 del self.tokens[key]
 
 

@@ -129,6 +129,8 @@
     $("houserules").hidden = !house;
     $("houserules").textContent = house;
     renderDrawBanner(over);
+    renderDispute();
+    renderChat();
     renderYou();
     renderHelp(over);
     if (noteKey && noteKey !== stateKey()) hideNote();
@@ -150,6 +152,7 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.loadSmall("explorer")).then(() => T.explorer.render(S));
     $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
     renderClub();
   }
@@ -224,6 +227,34 @@
     }
   }
 
+  /* The game's chat at a distance where the game is (its history is in the online panel). */
+  function renderChat() {
+    const chat = (S.remote && S.remote.chat) || [], el = $("chatline");
+    const c = chat.length ? chat[chat.length - 1] : null;
+    el.hidden = !c;
+    if (c) el.textContent = _("{by} says: {text}", { by: c.by, text: c.text });
+  }
+
+  /* The other end's record would drop moves of this board's: the board keeps them until the
+     owner takes the other end's record (never on its word alone). */
+  function renderDispute() {
+    const d = S.remote && S.remote.dispute, box = $("disputebox");
+    box.hidden = !d;
+    if (!d) return;
+    const words = { from: d.from };
+    const text = S.remote.kind === "online"
+      ? _("The server's record of this game disagrees with the board's from move {from} on. The board keeps its moves until you take the server's record.", words)
+      : _("The other board's record of this game disagrees with this board's from move {from} on. This board keeps its moves until you take the other board's record.", words);
+    $("disputetext").textContent = text;
+    const btn = $("disputebtn");
+    btn.hidden = !isOwner();
+    btn.textContent = _("Take the other end's record");
+  }
+  $("disputebtn").addEventListener("click", () => {
+    if (!confirm(_("Take the other end's record? The board's moves it lacks are taken back."))) return;
+    api("/api/remote/take-record", {}).catch(refused);
+  });
+
   /* ---- the computer's help: its thinking, hints ---- */
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
   function canHint() {
@@ -259,6 +290,7 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("explorer").addEventListener("toggle", () => { if (S) render(); });
   $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
     const b = ev.target.closest("button[data-voice]");
     if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
@@ -370,7 +402,14 @@
     if (moved && state.accepted_at) window.taflLatency.push(Date.now() - state.accepted_at * 1000);
     A.onState(prev, S, message(), illegalNow());
     if (ended && !(T.review && T.review.active())) $("over").scrollIntoView({ block: "nearest", behavior: "smooth" });
-    if (prev && prev.game !== S.game && me.role === "player") whoami();   // a link may end with its game
+    // who a link stands for follows its player: ask again when the seating changes (a new
+    // game, the match's next game, a swap of sides or other players), not only with the game
+    if (prev && me.role === "player" && seating(prev) !== seating(S)) whoami();
+  }
+
+  function seating(s) {
+    const p = s.players || {}, name = (side) => (p[side] || {}).name + "/" + (p[side] || {}).kind;
+    return [s.game, s.match ? s.match.game : 0, name("attackers"), name("defenders")].join("|");
   }
 
   /* ---- live connection ---- */

@@ -7,7 +7,7 @@
 "use strict";
 (function () {
   const T = window.T;
-  const { _, esc } = T;
+  const { _, esc, other } = T;
   const $ = (id) => document.getElementById(id);
   const box = $("onlinepanel");
   let O = null, timer = null, lastKey = "";
@@ -33,14 +33,47 @@
     watch_bad_record: _("The server sent a record of the game that breaks the rules: ignored, the board keeps the game as it stands."),
     watch_own_game: _("That is a game of your account: it is played on the board, not watched."),
     game_gone: _("The server no longer has the game: it ended without a result the board can show (a draw the players agreed on is not shown to watchers)."),
+    link_lost: _("The link to the server broke: reconnecting."),
+    unreachable: _("The server cannot be reached: trying again."),
+    line_too_long: _("The server sent a line too long to read: dropped, the link goes on."),
+    busy: _("Finish or stop the game on the board first."),
+    record_contradicts: _("The server's record of the game lacks moves it had accepted: the board keeps them until you decide (above the board)."),
+  };
+  /* the server's refusals of the login (error_code), in the page's words */
+  const ERRORS = {
+    wrong_version: _("The server speaks another protocol version: set version in the [online] section of the board's configuration."),
+    wrong_password: _("The server refused the password."),
+    account_not_in_database: _("The server has no such account: tick “Create this account” to create it."),
+    logged_in_already: _("The server still holds this account's previous connection (after a crash it keeps it for up to 15 minutes): the board tries again."),
+    already_exists: _("An account of that name exists already."),
+    profane_or_sexual: _("The server refused that user name."),
+    is_not_alphanumeric: _("A user name may have letters, digits and single - or _ only."),
+    retried_too_soon: _("The server asks to wait before the next login: the board tries again."),
   };
 
   const isOwner = () => T.live.me().role === "owner";
   const say = (text, bad) => { const m = $("onlinemsg"); if (m) { m.textContent = text; m.classList.toggle("bad", !!bad); } };
 
+  /* a span of seconds in the largest units that fit (two at most): "3 d 6 h", "15 min", "8 s" */
+  const UNITS = [[86400, (n) => _("{n} d", { n })], [3600, (n) => _("{n} h", { n })],
+    [60, (n) => _("{n} min", { n })], [1, (n) => _("{n} s", { n })]];
+  function span(sec) {
+    const parts = [];
+    let left = Math.round(sec);
+    UNITS.forEach(([size, words]) => {
+      const n = Math.floor(left / size);
+      if (n && parts.length < 2) { parts.push(words(n)); left -= n * size; }
+    });
+    return parts.length ? parts.join(" ") : UNITS[3][1](0);
+  }
+
+  /* the API's time control ("15+10": minutes + seconds, "8s+2", "none") in words */
   function tcText(tc) {
     if (tc === "none") return _("no clock");
-    return tc;
+    const m = /^(\d+(?:\.\d+)?)(s?)\+(\d+)$/.exec(tc || "");
+    if (!m) return tc;
+    const main = m[2] ? Number(m[1]) : Number(m[1]) * 60;
+    return span(main) + " + " + span(Number(m[3]));
   }
 
   function loginForm() {
@@ -65,7 +98,8 @@
     const rows = games.map((g) => {
       const who = g.rating ? `${g.by} (${Math.round(g.rating)})` : g.by;
       const rated = g.rated ? _("rated") : _("unrated");
-      const seat = _("you play the {side}", { side: SIDE[g.side] || g.side });
+      const mine = other(g.side), free = g.side;
+      const seat = g.mine ? _("your game: you play the {side}", { side: SIDE[mine] || mine }) : _("you play the {side}", { side: SIDE[free] || free });
       const btn = g.mine || !isOwner() ? "" : `<button type="button" data-join="${g.id}">${esc(join)}</button>`;
       return `<li data-game="${g.id}"><b>${esc(who)}</b> · ${esc(BOARD[g.variant] || g.variant)} · ${esc(tcText(g.time_control))} · ${esc(rated)} · ${esc(seat)} ${btn}</li>`;
     });
@@ -169,7 +203,7 @@
         const live = _("Games in progress");
         html += `<h3>${esc(live)}</h3><div id="onlinelive"></div>`;
       }
-      const about = _("Moves, clocks and results of an online game are the server's; the board stores every move first. See docs/online.md.");
+      const about = _("Moves, clocks and results of an online game are the server's; the board stores every move first.");
       const how = _("How online play works");
       const help = [
         _("Join an open game, or open one of your own: when the game starts on the server it starts on the board, and you play the board's side with the real pieces."),
@@ -195,9 +229,11 @@
     if (!el) return;
     let text = STATUS[O.status] || O.status;
     if (O.user) text += " " + _("Account: {user} on {server}.", { user: O.user, server: O.server });
-    const said = (O.code && CODES[O.code]) || O.message;
-    if (O.error) text += " " + O.error;
-    else if (said && (O.status !== "lobby" || CODES[O.code])) text += " " + said;
+    // only what the page words itself: the client's own sentences (English, for the log) would
+    // repeat the status or leave English in another language's page
+    const said = O.code && CODES[O.code];
+    if (O.error) text += " " + (ERRORS[O.error_code] || O.error);
+    else if (said) text += " " + said;
     if (O.retry_in) text += " " + _("Next try in {n} s.", { n: Math.ceil(O.retry_in) });
     el.textContent = text;
     el.classList.toggle("bad", O.status === "error");

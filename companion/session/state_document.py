@@ -8,12 +8,34 @@ part rebuilt at each publication; the document is both merged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
-from companion.session.announcer import BoardStatus
+from companion.session.clock import ClockJSON
 from companion.session.computer import PlayerFailure, Thinking
-from companion.session.outbox import StorageJSON
+from companion.session.match import MatchJSON
 from companion.session.remote_play import RemoteJSON
+from companion.session.results import PlayerJSON
+from companion.session.settings import SettingsJSON
+from companion.session.storage import StorageJSON
+
+#: One entry of ``events`` in the page state: ``id``, ``t``, ``kind``, ``by``, the stamp
+#: (``game``; ``name`` and ``by_kind`` for a side) and the fields of its kind (docs/http-api.md:
+#: they differ per kind, hence a plain mapping).
+SessionEvent = dict[str, object]
+
+
+class DisplayJSON(TypedDict):
+    """``display`` of the page state: the board display's text lines (companion.panel)."""
+
+    lines: list[str]
+
+
+class BoardStatus(TypedDict, total=False):
+    kind: str
+    connected: bool
+    detail: str | None
+
 
 LastMove = TypedDict("LastMove", {"from": str, "to": str, "captured": list[str], "side": str,
                                   "text": str})
@@ -41,14 +63,14 @@ class GameState(TypedDict):
     position: str
     last: LastMove | None
     captures: dict[str, int]
-    players: dict[str, dict[str, Any]]
-    next_players: dict[str, dict[str, Any]] | None
+    players: dict[str, PlayerJSON]
+    next_players: dict[str, PlayerJSON] | None
     draw_offer: str | None
     throne: str | None
     corners: list[str]
-    settings: dict[str, Any]
-    clock: dict[str, Any] | None
-    match: dict[str, Any] | None
+    settings: SettingsJSON
+    clock: ClockJSON | None
+    match: MatchJSON | None
     times: list[dict[str, float] | None]
     accepted_at: float | None
     threat: Any
@@ -60,12 +82,12 @@ class LiveState(TypedDict):
     leds: dict[str, str]
     message: str
     tracking: str
-    guidance: dict[str, Any]
-    move_to_make: dict[str, Any] | None
+    guidance: Mapping[str, object]  # the tracker's (docs/events.md)
+    move_to_make: MoveToMake | None
     occupied: list[str]
     board: BoardStatus
     storage: StorageJSON
-    events: list[dict[str, Any]]
+    events: list[SessionEvent]
     player_error: PlayerFailure | None
     thinking: Thinking | None
     hint: dict[str, object] | None
@@ -73,5 +95,9 @@ class LiveState(TypedDict):
     hints: dict[str, int]
     remote: RemoteJSON | None
     note: str
-    display: dict[str, Any] | None  # the board display's text (companion.panel)
+    display: DisplayJSON | None  # the board display's text (companion.panel)
     voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)
+
+
+class StateDocument(GameState, LiveState):
+    """The whole ``/api/state`` document: both parts merged."""

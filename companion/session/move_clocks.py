@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TypedDict, cast
 
 from companion.rules import other
-from companion.session.clock import SIDES, GameClock, TimeControl
+from companion.session.clock import SIDES, ClockJSON, ClockSnapshot, GameClock, TimeControl
 
 #: A clock as it stood before a ply: its snapshot and when its running side started.
-Before = tuple[dict[str, Any] | None, float | None]
+Before = tuple[ClockSnapshot | None, float | None]
 
 #: The clock button, among the captures a switch waits for (a square no board has): with
 #: ``press_to_end`` a move at the board ends (the clocks switch) with the board's clock button,
@@ -47,15 +47,15 @@ class ClockRecord(TypedDict, total=False):
     wall: float
     placed: float
     left: dict[str, float]
-    state: dict[str, Any]
+    state: ClockSnapshot
     switched: float
 
 
 class ChoiceClocks(TypedDict):
     """The choice's clocks as stored with the move to make (``games.pending``)."""
 
-    before: dict[str, Any] | None
-    after: dict[str, Any]
+    before: ClockSnapshot | None
+    after: ClockSnapshot
     held: bool
 
 
@@ -117,7 +117,7 @@ class Clocks:
         self._choice, self._held = saved.choice, saved.held
 
     # -- reading -------------------------------------------------------------------------------
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> ClockSnapshot | None:
         """The clock as stored with the game."""
         return self.clock.snapshot() if self.clock else None
 
@@ -125,7 +125,7 @@ class Clocks:
         """Seconds left per side at ``t`` (None without a clock)."""
         return {s: self.clock.left(s, t) for s in SIDES} if self.clock else None
 
-    def to_json(self, t: float, wall: float) -> dict[str, Any] | None:
+    def to_json(self, t: float, wall: float) -> ClockJSON | None:
         """``clock`` in the page state: as read at ``t``, wall time ``at``."""
         if self.clock is None:
             return None
@@ -237,7 +237,7 @@ class Clocks:
         """``plies`` moves were taken back: both clocks as before them, the side to move's
         running from ``t`` (none when the game is back before its first move: ``moved`` is
         False)."""
-        before: dict[str, Any] | None = None
+        before: ClockSnapshot | None = None
         for _ in range(plies):
             if self.records:
                 self.records.pop()
@@ -372,5 +372,5 @@ class Clocks:
         clock = GameClock.restore(after)
         clock.running, clock.since, clock.paused = None, None, paused
         self.clock = clock
-        self._choice = (before, None)
+        self._choice = (cast(ClockSnapshot, before), None)  # as stored_choice stored it
         self._held = bool(data.get("held"))

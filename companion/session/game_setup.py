@@ -8,7 +8,6 @@ While a game at a distance goes on, none of these is allowed: the game is the ot
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from companion.rules.board import Position
 from companion.rules.otn import PositionError
@@ -24,6 +23,7 @@ from companion.session.lineup import BAD_PLAYERS, player_from
 from companion.session.match import MatchError, check_tie_break
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote import RemoteKind
+from companion.session.results import GameStarted, ReadingResult
 from companion.session.settings import GameSettings, SettingsError
 
 # the fields of POST /api/new (and /api/match); anything else is refused, not ignored
@@ -82,7 +82,7 @@ class GameSetup:
         self._check_no_remote_game()
 
     # -- games and matches ---------------------------------------------------------------------
-    def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
+    def new_game(self, actor: Actor, request: Mapping[str, object]) -> GameStarted:
         """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
         ``time_control``, ``players`` and ``tie_break`` as optional fields; ``position`` (OTN)
         and ``turn`` start it from a position of one's own (a study, an endgame, a game from a
@@ -122,7 +122,10 @@ class GameSetup:
         start = _start_position(rules, request)
         # an online game starts on the server only: its seats do not carry over to a game
         # started here (after a game played or watched online, the board plays both sides)
-        players = {side: PlayerSpec() if p.kind is PlayerKind.ONLINE else p
+        # (the person at the board keeps its name; a seat of the server's gets the side's own)
+        players = {side: PlayerSpec(PlayerKind.BOARD,
+                                    "Player 1" if side == "attackers" else "Player 2")
+                   if p.kind is PlayerKind.ONLINE else p
                    for side, p in (ctx.next_players or ctx.players).items()}
         wanted = request.get("players")
         if isinstance(wanted, Mapping):
@@ -166,7 +169,7 @@ class GameSetup:
             raise ControlError(409, f"no_{kind}", f"playing {kind} needs the [{kind}] "
                                                   "settings in the config")
 
-    def next_game(self, actor: Actor) -> dict[str, Any]:
+    def next_game(self, actor: Actor) -> GameStarted:
         """Game 2 of the match: the same settings, sides swapped."""
         check(actor, Action.NEXT_GAME)
         ctx = self.ctx
@@ -181,7 +184,7 @@ class GameSetup:
         return {"game": ctx.gid, "match": m.id}
 
     # -- a position of one's own, set up on the board ----------------------------------------
-    def read_board(self, actor: Actor, on: bool) -> dict[str, Any]:
+    def read_board(self, actor: Actor, on: bool) -> ReadingResult:
         """While ``on``, the board defines the next game's position (a study, an endgame): the
         tracker neither guides the pieces back to the game nor judges them, and the state's
         guidance (``reading``) has the occupied squares and, where the sensors tell them, their

@@ -26,6 +26,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from companion.session.results import AnalysisStatus
 from companion.store import StoreError, StoreReader
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ class AnalysisWorker:
         self.timings: list[tuple[int, int, float]] = []  # (game, positions, seconds) done
 
     # -- asking --------------------------------------------------------------------------------
-    def status(self, gid: int, moves: list[str] | None = None) -> dict[str, Any]:
+    def status(self, gid: int, moves: list[str] | None = None) -> AnalysisStatus:
         """``{"game", "status", "done", "total", "review", "error"?, "seconds"?}``; status
         ``none``, ``queued`` (a background analysis waiting for its time), ``running``,
         ``done`` or ``failed``."""
@@ -94,7 +95,8 @@ class AnalysisWorker:
         return {"game": gid, "status": "none", "done": 0, "total": len(moves) + 1,
                 "review": None}
 
-    def start(self, gid: int, seconds: float, delay: float = 0.0) -> tuple[int, dict[str, Any]]:
+    def start(self, gid: int, seconds: float,
+              delay: float = 0.0) -> tuple[int, AnalysisStatus]:
         """Queue ``gid`` (202), or (200) its stored analysis or the one already running. With
         ``delay`` (a background analysis) it starts no sooner than that; asked for without one,
         a background analysis still waiting starts at once, as asked."""

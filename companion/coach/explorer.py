@@ -1,0 +1,133 @@
+"""The opening explorer: for a position, the moves played there in real games, with how often and
+how those games ended for each side (as chess explorers show them).
+
+Positions are keyed by the placement and the side to move (``"<OTN> <turn>"``), so two move
+orders that reach the same position meet. The book shipped with the project
+(``companion/coach/book/<variant>.json.gz``, made by ``tools/build_book.py`` from the corpus of
+real games) covers the first :data:`BOOK_PLIES` plies; the board's own finished games are added
+at the time of asking.
+
+>>> book = Book.build("brandubh", [(["d2-b2", "d3-b3"], "attackers"), (["d2-b2"], "draw")])
+>>> [(m.move, m.games, m.attackers, m.draws) for m in book.moves(start_key("brandubh"))]
+[('d2-b2', 2, 1, 1)]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+
+from companion.rules import get_variant
+from companion.rules.game import Game
+
+#: How deep the shipped book goes (plies from the start).
+BOOK_PLIES = 20
+#: Results as the book counts them; an unfinished game counts as a game only.
+RESULTS = ("attackers", "defenders", "draw")
+#: Where each shipped book comes from (the explorer's page says it).
+SOURCES = {"copenhagen": "1,752 games played on aagenielsen.dk (CC0-1.0)",
+           "brandubh": "525 games played on aagenielsen.dk (MIT, via hnefatafl-rs)"}
+
+Counts = list[int]  # [games, attackers won, defenders won, draws]
+Table = dict[str, dict[str, Counts]]
+
+
+@dataclass(frozen=True)
+class BookMove:
+    """A move played in a position: in how many games, and how they ended."""
+
+    move: str
+    games: int
+    attackers: int
+    defenders: int
+    draws: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"move": self.move, "games": self.games, "attackers": self.attackers,
+                "defenders": self.defenders, "draws": self.draws}
+
+
+def key_of(game: Game) -> str:
+    """The position's key: placement and side to move."""
+    return f"{game.board.otn()} {game.turn}"
+
+
+def start_key(variant: str) -> str:
+    return key_of(Game(get_variant(variant)))
+
+
+class Book:
+    """Moves by position for one variant (see the module docstring)."""
+
+    def __init__(self, variant: str, table: Table, games: int = 0) -> None:
+        self.variant = variant
+        self.table = table
+        self.games = games
+
+    @classmethod
+    def build(cls, variant: str, games: Iterable[tuple[Sequence[str], str]],
+              plies: int = BOOK_PLIES) -> Book:
+        """From ``(record texts, result)`` pairs (result: attackers, defenders, draw or anything
+        else for an unfinished game); a game stops counting at its first move the rules
+        refuse."""
+        rules = get_variant(variant)
+        table: Table = {}
+        n = 0
+        for moves, result in games:
+            n += 1
+            game = Game(rules)
+            for text in list(moves)[:plies]:
+                key = key_of(game)
+                try:
+                    played = game.play_text(text)
+                except ValueError:
+                    break
+                move = played.move.text(game.board.size)
+                counts = table.setdefault(key, {}).setdefault(move, [0, 0, 0, 0])
+                counts[0] += 1
+                if result in RESULTS:
+                    counts[1 + RESULTS.index(result)] += 1
+        return cls(variant, table, n)
+
+    @classmethod
+    def shipped(cls, variant: str) -> Book | None:
+        """The book the project ships for ``variant`` (None where it has none)."""
+        try:
+            data = resources.files("companion.coach").joinpath(f"book/{variant}.json.gz")
+            raw = json.loads(gzip.decompress(data.read_bytes()))
+        except (FileNotFoundError, OSError):
+            return None
+        return cls(variant, raw["positions"], int(raw["games"]))
+
+    def to_json(self) -> dict[str, object]:
+        return {"variant": self.variant, "games": self.games, "positions": self.table}
+
+    def moves(self, key: str) -> list[BookMove]:
+        """The moves of the position ``key``, most played first."""
+        return sorted((BookMove(m, *c) for m, c in self.table.get(key, {}).items()),
+                      key=lambda b: (-b.games, b.move))
+
+
+def merged(*lists: Iterable[BookMove]) -> list[BookMove]:
+    """Several sources' moves of one position added up, most played first."""
+    total: dict[str, Counts] = {}
+    for moves in lists:
+        for m in moves:
+            c = total.setdefault(m.move, [0, 0, 0, 0])
+            for i, v in enumerate((m.games, m.attackers, m.defenders, m.draws)):
+                c[i] += v
+    return sorted((BookMove(m, *c) for m, c in total.items()), key=lambda b: (-b.games, b.move))
+
+
+def position_after(variant: str, moves: Sequence[str]) -> Game:
+    """The game after ``moves`` from the variant's start (ValueError naming the bad move)."""
+    game = Game(get_variant(variant))
+    for i, text in enumerate(moves, 1):
+        try:
+            game.play_text(text)
+        except ValueError as exc:
+            raise ValueError(f"move {i} ({text}): {exc}") from None
+    return game

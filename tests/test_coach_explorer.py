@@ -1,0 +1,90 @@
+"""The opening explorer (docs/coach.md): moves by position from the shipped book of real games
+(built by tools/build_book.py from tests/data/*.csv) and from the board's own games."""
+
+from __future__ import annotations
+
+import csv
+import doctest
+from pathlib import Path
+
+from test_daemon_support import control, http, running_daemon
+
+import companion.coach.explorer
+from companion.coach.explorer import Book, key_of, position_after, start_key
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_the_doctests_pass() -> None:
+    assert doctest.testmod(companion.coach.explorer).failed == 0
+
+
+def first_moves(variant: str) -> dict[str, int]:
+    """How often each first move opens the corpus's games (counted straight from the CSV)."""
+    out: dict[str, int] = {}
+    with (DATA / f"{variant}.csv").open(newline="") as fh:
+        for row in csv.reader(fh):
+            moves = [m for m in (row[0].split() if row else []) if m != "timeout"]
+            if moves:
+                m = moves[0].split("x")[0]
+                out[m] = out.get(m, 0) + 1
+    return out
+
+
+def test_the_shipped_books_count_every_game_of_the_corpus() -> None:
+    for variant, games in (("copenhagen", 1752), ("brandubh", 525)):
+        book = Book.shipped(variant)
+        assert book is not None and book.games == games
+        start = {m.move: m.games for m in book.moves(start_key(variant))}
+        assert start == first_moves(variant)
+        top = book.moves(start_key(variant))[0]
+        assert top.attackers + top.defenders + top.draws <= top.games
+    assert Book.shipped("tablut") is None
+    size = sum(p.stat().st_size for p in
+               (Path(companion.coach.explorer.__file__).parent / "book").glob("*.json.gz"))
+    assert size < 1_000_000  # shipped small
+
+
+def test_transpositions_meet_in_one_position() -> None:
+    a = position_after("copenhagen", ["d1-d3", "h6-h9", "h1-h3"])
+    b = position_after("copenhagen", ["h1-h3", "h6-h9", "d1-d3"])
+    assert key_of(a) == key_of(b)
+    book = Book.build("copenhagen", [(["d1-d3", "h6-h9", "h1-h3", "e5-e3"], "attackers"),
+                                     (["h1-h3", "h6-h9", "d1-d3", "e5-e3"], "defenders")])
+    (only,) = book.moves(key_of(a))
+    assert (only.move, only.games, only.attackers, only.defenders) == ("e5-e3", 2, 1, 1)
+
+
+def test_the_explorer_answers_with_the_book_and_the_boards_own_games(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        base = f"http://127.0.0.1:{d.port}/"
+        status, _, body = http(base + "api/explorer?variant=copenhagen")
+        import json
+
+        j = json.loads(body)
+        assert status == 200 and j["ply"] == 0 and j["turn"] == "attackers"
+        assert j["games"] == 1752 and j["sources"][0].startswith("1,752 games")
+        assert j["moves"][0]["games"] == max(first_moves("copenhagen").values())
+        assert sum(1 for _ in j["moves"]) <= 12
+        # a game of the board's own, played and resigned: it counts at once
+        before = {m["move"]: m["games"] for m in j["moves"]}
+        top = j["moves"][0]["move"]  # the most played first move, played here once more
+        for square in top.split("-"):
+            control(base, "api/click", {"square": square})
+        from test_daemon_support import state, wait_for
+
+        wait_for(lambda: state(base)["moves"] == [top], what="the move")
+        assert control(base, "api/resign", {"side": "defenders"})[0] == 200
+        wait_for(lambda: state(base)["result"] == "attackers", what="the end")
+        j = json.loads(http(base + "api/explorer?variant=copenhagen")[2])
+        after = {m["move"]: m for m in j["moves"]}
+        assert after[top]["games"] == before[top] + 1
+        assert "this board's games" in j["sources"]
+        # the position after a move, and bad requests
+        j = json.loads(http(base + "api/explorer?variant=copenhagen&moves=d1-d3")[2])
+        assert j["ply"] == 1 and j["turn"] == "defenders"
+        status, _, body = http(base + "api/explorer?variant=copenhagen&moves=d1-d9")
+        assert status == 400 and json.loads(body)["code"] == "bad_move"
+        assert http(base + "api/explorer?variant=chess")[0] == 400
+        j = json.loads(http(base + "api/explorer?variant=tablut")[2])
+        assert j["moves"] == [] and "no games of this variant" in j["note"]
