@@ -100,6 +100,27 @@ class Inbox:
             return [e for e in self.events if isinstance(e, kind)]
 
 
+def settle(service) -> None:
+    """Two whole turns of the online client's network thread: what it had to do when this was
+    called (its commands, whatever fell due on its clock) is done."""
+    for _ in range(2):
+        turned = threading.Event()
+        service.call(turned.set)
+        assert turned.wait(PATIENCE), "the online client's thread did not turn"
+
+
+_syncs = iter(range(1, 1 << 30))
+
+
+def flushed(service, server, user: str = "alice") -> None:
+    """Every line the client was asked to send before this call has reached ``server`` (or was
+    never sent): a ``ping`` queued behind them, on the same connection and so in order, is in
+    the server's log. A test proves a line NOT sent by looking after this, never by sleeping."""
+    mark = f"ping sync-{next(_syncs)}"
+    service.call(lambda: service.send(mark))
+    wait_until(lambda: mark in server.received(user), what=f"{mark!r} at the server")
+
+
 def wait_until(pred: Callable[[], object], timeout: float = PATIENCE, what: str = "") -> object:
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import time
+import threading
 
 import pytest
+from fake_clock import FakeClock
 from hnefatafl_double import HnefataflDouble
-from online_helpers import Inbox, Opponent, wait_until
+from online_helpers import Inbox, Opponent, flushed, settle, wait_until
+from test_daemon_support import PATIENCE
 
 from companion.online.account import OnlineConfig
 from companion.online.player import OnlinePlayer
@@ -167,7 +169,7 @@ def test_the_house_rule_is_checked_before_sending(server, client):
     player.send_move(3, mv(11, "c4", "f4"))
     refused = inbox.wait_for(RemoteRefused)
     assert refused.ply == 3 and "earlier position" in refused.reason
-    time.sleep(0.3)
+    flushed(service, server)
     assert not any("c4 f4" in line for line in server.received("alice"))
 
 
@@ -190,7 +192,7 @@ def test_draw_offer_accept_and_never_decline(server, client):
     bob.send(f"request_draw {game_id} attacker")
     assert inbox.wait_for(RemoteDraw) == RemoteDraw("attackers", "offer")
     player.send_draw("defenders", "decline")       # declining: play on, never the command
-    time.sleep(0.3)
+    flushed(service, server)
     assert not any(line.startswith("draw ") for line in server.received("alice"))
     bob.send(f"request_draw {game_id} attacker")
     inbox.wait_for(RemoteDraw)
@@ -206,7 +208,7 @@ def test_our_offer_and_our_resignation(server, client):
     player.send_move(0, mv(11, "d1", "d2"))
     bob.expect(lambda line: line == f"game {game_id} play attacker d1 d2")
     player.send_resign("attackers")     # not the board's turn: held until it is
-    time.sleep(0.3)
+    flushed(service, server)
     assert not any("resigns" in line for line in server.received("alice"))
     bob.send(f"game {game_id} play defender h6 h9")
     bob.expect(lambda line: line.startswith(f"game {game_id} play attacker resigns"))
@@ -315,11 +317,15 @@ def test_logged_in_already_waits_on_the_servers_schedule(server, client):
 
 
 def test_wrong_version_is_a_clear_error_and_not_a_loop(server, tmp_path):
-    service, _player, inbox = start_client(server, tmp_path, version="ad746a65")
+    clock = FakeClock()
+    service, _player, inbox = start_client(server, tmp_path, version="ad746a65", clock=clock,
+                                           wall=clock.time)
     try:
         status = inbox.wait_for(RemoteStatus, lambda e: e.state == "error")
         assert "version" in status.message and status.code == "wrong_version"
-        time.sleep(2.5)
+        clock.advance(3 * 3600)  # past every wait of the server's schedule (30 min the longest)
+        settle(service)
+        assert service.server_login.attempts == 1  # never tried again
         assert len([t for _w, t in server.log if "login alice" in t]) == 1
         assert service.status()["status"] == "error"
     finally:
@@ -327,15 +333,25 @@ def test_wrong_version_is_a_clear_error_and_not_a_loop(server, tmp_path):
 
 
 def test_wrong_password_is_not_retried(server, tmp_path):
-    service, _player, inbox = start_client(server, tmp_path, password="nope")
+    clock = FakeClock()
+    service, _player, inbox = start_client(server, tmp_path, password="nope", clock=clock,
+                                           wall=clock.time)
     try:
         inbox.wait_for(RemoteStatus, lambda e: e.code == "wrong_password")
-        time.sleep(2.0)
+        clock.advance(3 * 3600)
+        settle(service)
+        assert service.server_login.attempts == 1  # never tried again
         assert len([t for _w, t in server.log if "login alice" in t]) == 1
         assert not (tmp_path / "online-account.json").exists()
-        # the owner logs in again with the right password: after the server's wait
+        # the owner logs in again with the right password: after the server's wait (its own,
+        # real, second; the client's clock is moved on while it lasts)
         service.login("alice", "secret pw")
-        wait_until(lambda: service.status()["status"] == "lobby")
+
+        def logged_in() -> bool:
+            clock.advance(0.5)
+            return service.status()["status"] == "lobby"
+
+        wait_until(logged_in, what="the login after the server's wait")
     finally:
         service.close()
 
@@ -373,19 +389,33 @@ def test_hostile_lines_are_dropped_and_lose_nothing(server, client):
     bob.expect(lambda line: line == f"game {game_id} play defender h6 h9")
 
 
-def test_a_silent_server_never_blocks_the_caller_and_is_noticed(server, client):
-    service, player, inbox = client
-    bob, game_id, _start = start_game(server, service, inbox, side="defenders")
-    server.freeze()
-    t0 = time.perf_counter()
-    for _i in range(200):       # what the session's loop thread calls: each only enqueues
-        player.send_move(0, mv(11, "d1", "d2"))
-        service.status()
-    assert time.perf_counter() - t0 < 0.5
-    status = inbox.wait_for(RemoteStatus, lambda e: e.code == "link_lost")
-    assert "stopped answering" in status.message
-    server.freeze(False)
-    wait_until(lambda: service.status()["status"] == "playing", what="resumed")
+def test_a_silent_server_never_blocks_the_caller_and_is_noticed(server, tmp_path):
+    clock = FakeClock()  # the keepalive's ping and silence (0.5 s, 2 s) on a clock we move
+    service, player, inbox = start_client(server, tmp_path, clock=clock, wall=clock.time)
+    try:
+        bob, game_id, _start = start_game(server, service, inbox, side="defenders")
+        server.freeze()
+
+        def the_loop_thread() -> None:  # what the session's loop calls: each only enqueues
+            for _i in range(200):
+                player.send_move(0, mv(11, "d1", "d2"))
+                service.status()
+
+        caller = threading.Thread(target=the_loop_thread)
+        caller.start()
+        caller.join(PATIENCE)  # the server answers nothing: a call that waited on it would hang
+        assert not caller.is_alive()
+        clock.advance(0.6)  # the ping is due: sent, never answered
+        settle(service)
+        assert service.status()["status"] == "playing"
+        clock.advance(2.1)  # no answer for longer than ``silence``
+        status = inbox.wait_for(RemoteStatus, lambda e: e.code == "link_lost")
+        assert "stopped answering" in status.message
+        server.freeze(False)
+        clock.advance(2.0)  # the reconnection's wait
+        wait_until(lambda: service.status()["status"] == "playing", what="resumed")
+    finally:
+        service.close()
 
 
 def test_the_133rd_move_draws(server, client):

@@ -122,6 +122,9 @@ class ClubLink:
         self.state = "connecting"
         self.error: str | None = None
         self.received = 0
+        # attempts to connect that ended without a connection (refused, cut, unreachable): a
+        # test proves "never connected" by waiting for one, not by sleeping
+        self.failed_attempts = 0
         #: called (on paho's thread: quickly) with a topic of this link's own board on which
         #: a message was refused: a forgery may have replaced the board's retained document
         self.on_forged: Callable[[str], None] | None = None
@@ -146,6 +149,7 @@ class ClubLink:
         client.on_message = self._message
         client.on_publish = self._published
         client.on_subscribe = None
+        client.on_connect_fail = self._connect_failed
         self._client = client
         self._started = False
 
@@ -264,6 +268,7 @@ class ClubLink:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
                    reason: ReasonCode, properties: Any) -> None:
         if reason.is_failure:
+            self.failed_attempts += 1
             client.reconnect_delay_set(*REFUSED_S)  # it answers: no need to ask every second
             self._set_state("error", f"the broker refused the connection: {reason}")
             return
@@ -284,10 +289,15 @@ class ClubLink:
                       reason: ReasonCode, properties: Any) -> None:
         was_connected = self.connected.is_set()
         self.connected.clear()
+        if not was_connected:
+            self.failed_attempts += 1
         self.drops += was_connected
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
             self._set_state("reconnecting", f"the broker link dropped ({reason}); "
                             f"reconnecting")
+
+    def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
+        self.failed_attempts += 1
 
     def _set_state(self, state: str, error: str | None) -> None:
         changed = state != self.state or error != self.error

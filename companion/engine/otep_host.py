@@ -47,7 +47,7 @@ from .otep_answers import parse_status as parse_status
 from .otep_answers import read_analysis, read_move
 from .otep_mirror import GameMirror, copy_board
 from .otep_process import EngineError as EngineError
-from .otep_process import EngineProcess, ProcessOwner
+from .otep_process import EngineProcess, ProcessOwner, Schedule, thread_timer
 
 T = TypeVar("T")
 
@@ -69,12 +69,15 @@ class OtepHost:
     """Drives one OTEP engine command, e.g. ``["tafl-companion", "engine", "--level", "6"]``.
 
     ``on_status(text)`` receives the engine's ``status`` texts (on a host thread: keep it
-    short). The process starts with the first request (or :meth:`start`)."""
+    short). The process starts with the first request (or :meth:`start`). ``schedule`` and
+    ``clock`` are the host's timers and the clock they and the answers' ``seconds`` read (a
+    fake clock's in the tests)."""
 
     def __init__(
         self, argv: Sequence[str], *, name: str | None = None, cwd: str | None = None,
         hello_timeout: float = 10.0, grace: float = 3.0,
         on_status: Callable[[str], None] | None = None,
+        schedule: Schedule = thread_timer, clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not argv:
             raise ValueError("an engine command is needed")
@@ -84,6 +87,7 @@ class OtepHost:
         self.hello_timeout = hello_timeout
         self.grace = grace
         self.on_status = on_status
+        self.schedule, self.clock = schedule, clock
         self.thinking: Thinking | None = None
         self._lock = threading.RLock()
         self._proc: EngineProcess | None = None
@@ -108,7 +112,7 @@ class OtepHost:
         if self._proc is None or self._proc.dead.is_set() or self._proc.killed:
             self._proc = EngineProcess(ProcessOwner(
                 self.argv, self.name, self.cwd, self.hello_timeout, self._on_line,
-                self._on_exit, self._fail))
+                self._on_exit, self._fail, self.schedule, self.clock))
             self._game.forget()
         return self._proc
 
@@ -117,6 +121,12 @@ class OtepHost:
         """Whether an engine process is running."""
         proc = self._proc
         return proc is not None and not proc.dead.is_set() and not proc.killed
+
+    @property
+    def ready(self) -> bool:
+        """Whether the running engine has said ``hello``."""
+        proc = self._proc
+        return proc is not None and proc.hello.is_set()
 
     def cancel(self) -> None:
         """Stop whatever the engine is doing at once (it is killed; the next request starts a
@@ -146,10 +156,10 @@ class OtepHost:
         proc.send("goodbye")
 
         def reap() -> None:
-            if not proc.dead.wait(1.0):
+            if not proc.dead.is_set():
                 proc.kill()
 
-        threading.Thread(target=reap, name="otep-reap", daemon=True).start()
+        self.schedule(1.0, reap)
 
     # -- requests -----------------------------------------------------------------------------
     def request_move(
@@ -203,7 +213,7 @@ class OtepHost:
                 _settle(pending, error=exc)
                 return
             self._pending = pending
-            self._started = time.monotonic()
+            self._started = self.clock()
             self._kind = kind
             self._request_board = copy_board(board)
             self._last_status = None
@@ -212,9 +222,7 @@ class OtepHost:
             for line in lines:
                 proc.send(line)
         pending.add_done_callback(self._on_done)
-        timer = threading.Timer(deadline, self._deadline, args=(proc, pending, deadline))
-        timer.daemon = True
-        timer.start()
+        self.schedule(deadline, lambda: self._deadline(proc, pending, deadline))
 
     def _on_done(self, pending: Future[Any]) -> None:
         """A request cancelled by its caller stops the engine at once."""
@@ -273,7 +281,7 @@ class OtepHost:
                 with self._lock:
                     self._pending = None
                 _settle(pending, EngineMove(None, resigned=True, message=text.strip(),
-                                            seconds=time.monotonic() - self._started))
+                                            seconds=self.clock() - self._started))
             elif self.on_status is not None and text:
                 self.on_status(text.strip())
         elif word in ("rules", "position", "side", "clock", "simple-moves"):
@@ -311,7 +319,7 @@ class OtepHost:
             f"{board.name(move.frm)}-{board.name(move.to)}",
             sorted(board.geo.names[s] for s in captured),
             outcome.result if outcome else "ongoing",
-            seconds=time.monotonic() - self._started,
+            seconds=self.clock() - self._started,
         )
         if status is not None:
             answer.score, answer.mate = status.get("cp"), status.get("mate")

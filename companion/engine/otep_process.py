@@ -18,7 +18,20 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+#: ``schedule(delay, fn)`` runs ``fn()`` once after ``delay`` seconds (on some other thread) and
+#: returns a function that cancels it: the host's timers (a hello, a request's deadline, the
+#: reaping of a closed engine). Tests pass one driven by a fake clock.
+Schedule = Callable[[float, Callable[[], None]], Callable[[], None]]
+
+
+def thread_timer(delay: float, fn: Callable[[], None]) -> Callable[[], None]:
+    """The real :data:`Schedule`: a daemon ``threading.Timer``."""
+    timer = threading.Timer(delay, fn)
+    timer.daemon = True
+    timer.start()
+    return timer.cancel
 
 
 class EngineError(Exception):
@@ -42,6 +55,8 @@ class ProcessOwner:
     on_line: Callable[[EngineProcess, str], None]
     on_exit: Callable[[EngineProcess], None]
     on_fail: Callable[[EngineProcess, EngineError], None]
+    schedule: Schedule = field(default=thread_timer)
+    clock: Callable[[], float] = field(default=time.monotonic)
 
 
 class EngineProcess:
@@ -57,7 +72,7 @@ class EngineProcess:
         self.exit_code: int | None = None
         self.proc: subprocess.Popen[str] | None = None
         self.killed = False
-        self.started = time.monotonic()
+        self.started = host.clock()
         try:
             self.proc = subprocess.Popen(
                 list(host.argv), cwd=host.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -73,9 +88,7 @@ class EngineProcess:
         self._drainer.start()
         for target, name in ((self._read, "out"), (self._write, "in")):
             threading.Thread(target=target, name=f"otep-{name}", daemon=True).start()
-        timer = threading.Timer(host.hello_timeout, self._hello_timeout)
-        timer.daemon = True
-        timer.start()
+        host.schedule(host.hello_timeout, self._hello_timeout)
 
     def send(self, line: str) -> None:
         self.outbox.put(line)

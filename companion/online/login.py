@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -50,7 +51,12 @@ class ServerLogin:
 
     def __init__(self, config: OnlineConfig, data_dir: Path | None, client: LoginClient, *,
                  login_waits: tuple[float, ...], connect_waits: tuple[float, ...],
-                 ping_every: float, silence: float, answer_timeout: float) -> None:
+                 ping_every: float, silence: float, answer_timeout: float,
+                 clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
+        # every wait here (back-off, ping, silence, the login's answer) reads these clocks
+        # (a fake one in the tests, which then count ``attempts`` to prove a login NOT retried)
+        self.clock, self.wall = clock, wall
         self.config = config
         self.server = config.server
         self.host, self.port = split_address(config.server)
@@ -69,7 +75,8 @@ class ServerLogin:
         self.error_code: str | None = None
         self.failures = 0           # failed logins since the last success
         self.unreachable = 0        # failed connects in a row
-        self.next_try: float | None = time.monotonic() if stored else None
+        self.attempts = 0           # connections opened (or tried), ever
+        self.next_try: float | None = clock() if stored else None
         self.lag = 0.0
         self._ping_sent: float | None = None
         self._last_ping = 0.0
@@ -84,7 +91,7 @@ class ServerLogin:
         self.account, self._create = account, create
         self.error = self.error_code = None
         self.drop(None)
-        self.next_try = max(time.monotonic(), self.next_try or 0.0)
+        self.next_try = max(self.clock(), self.next_try or 0.0)
 
     def due(self, now: float) -> bool:
         """Whether a connection is to be opened now."""
@@ -99,6 +106,7 @@ class ServerLogin:
         client.state = "connecting" if self.failures == 0 else "reconnecting"
         client.message, client.code = f"connecting to {self.server}", "connecting"
         client.publish()
+        self.attempts += 1
         try:
             self.conn = LineConnection(self.host, self.port, timeout=10.0)
         except LinkError as exc:
@@ -109,7 +117,7 @@ class ServerLogin:
         self.unreachable = 0
         self.logged_in = False
         self._ping_sent = None
-        self._login_sent = time.monotonic()
+        self._login_sent = self.clock()
         self.conn.send(login_line(self.config.version, self.account.user, self.account.password,
                                   self._create))
 
@@ -140,13 +148,13 @@ class ServerLogin:
     def pong(self) -> None:
         """``= ping``: the round trip updates the link's lag (half of it, smoothed)."""
         if self._ping_sent is not None:
-            rtt = time.monotonic() - self._ping_sent
+            rtt = self.clock() - self._ping_sent
             self.lag = rtt / 2 if self.lag == 0.0 else 0.7 * self.lag + 0.3 * rtt / 2
             self._ping_sent = None
 
     def retry_in(self, wait: float, message: str, code: str) -> None:
         """Open the connection again in ``wait`` seconds (said on the page and to the session)."""
-        self.next_try = time.monotonic() + wait
+        self.next_try = self.clock() + wait
         client = self.client
         client.state = "reconnecting"
         client.message, client.code = message, code
@@ -176,7 +184,7 @@ class ServerLogin:
             client.publish()
             return
         if until is not None:  # retried_too_soon: wait until then; this attempt did not count
-            wait = max(0.0, until - time.time()) + MARGIN
+            wait = max(0.0, until - self.wall()) + MARGIN
         else:
             wait = self.login_waits[min(self.failures, len(self.login_waits) - 1)] + MARGIN
             self.failures += 1
@@ -188,7 +196,7 @@ class ServerLogin:
         self.failures = 0
         self.error = self.error_code = None
         self._login_sent = None
-        self._last_ping = time.monotonic()
+        self._last_ping = self.clock()
         if self.account is not None:
             try:
                 self.accounts.save(self.account)

@@ -47,7 +47,11 @@ class OnlineService:
                  login_waits: tuple[float, ...] = LOGIN_WAITS,
                  connect_waits: tuple[float, ...] = CONNECT_WAITS,
                  ping_every: float = 10.0, silence: float = 30.0,
-                 answer_timeout: float = 15.0) -> None:
+                 answer_timeout: float = 15.0, clock: Callable[[], float] = time.monotonic,
+                 wall: Callable[[], float] = time.time) -> None:
+        # the login's waits run on ``clock``/``wall`` (a fake clock in the tests); the games'
+        # clocks (companion.online.game) read the real ones
+        self.clock = clock
         self.config = config
         self.server = config.server
         self.state = "connecting"
@@ -55,7 +59,8 @@ class OnlineService:
         self.code: str | None = None        # the message's id (the page's words for it)
         self.server_login = ServerLogin(
             config, data_dir, self, login_waits=login_waits, connect_waits=connect_waits,
-            ping_every=ping_every, silence=silence, answer_timeout=answer_timeout)
+            ping_every=ping_every, silence=silence, answer_timeout=answer_timeout,
+            clock=clock, wall=wall)
         if self.server_login.account is None:
             self.state = "off"
         self.lobby = Lobby()
@@ -194,14 +199,16 @@ class OnlineService:
             except queue.Empty:
                 break
         login = self.server_login
-        if login.due(time.monotonic()):
+        if login.due(self.clock()):
             login.open()
-        now = time.monotonic()
+        now = self.clock()
         if login.conn is not None and login.keepalive(now):
             self.table.timers(now)
         readers: list[socket.socket | LineConnection] = [self._wake_r]
         writers: list[LineConnection] = []
-        resting = now < self._rest_until
+        # the parse budget's rest is real time (a share of the CPU), never the login's clock
+        real_now = time.monotonic()
+        resting = real_now < self._rest_until
         timeout = 0.25
         if login.conn is not None:
             if login.conn.wants_read and not resting:
@@ -209,11 +216,11 @@ class OnlineService:
             if login.conn.wants_write:
                 writers.append(login.conn)
             if resting:
-                timeout = min(timeout, self._rest_until - now)
+                timeout = min(timeout, self._rest_until - real_now)
             elif not login.conn.wants_read:
                 timeout = 0.0          # lines read and not handled yet: handle them first
         if login.conn is None and login.next_try is not None:
-            timeout = min(timeout, max(0.0, login.next_try - time.monotonic()))
+            timeout = min(timeout, max(0.0, login.next_try - self.clock()))
         readable, writable, _ = select.select(readers, writers, [], timeout)
         if self._wake_r in readable:
             try:
@@ -311,7 +318,7 @@ class OnlineService:
             "live_games": self.lobby.live_games(self.user) if self.logged_in else [],
             "game": self.table.game_status(), "error": login.error, "message": self.message,
             "code": self.code, "error_code": login.error_code,
-            "retry_in": (round(max(0.0, login.next_try - time.monotonic()), 1)
+            "retry_in": (round(max(0.0, login.next_try - self.clock()), 1)
                          if login.next_try is not None and login.conn is None else None),
             "lag_ms": round(self.lag * 1000), "unencrypted": True,
         }
