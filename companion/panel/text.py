@@ -52,6 +52,21 @@ def _squares(squares: list[str], limit: int = 3) -> str:
     return " ".join(squares[:limit]) + (" …" if len(squares) > limit else "")
 
 
+def setup_lines(guidance: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
+    """The board does not match the game: after a takeback, the pieces to carry home as
+    moves (``h9 → h7``, the LEDs show them as a move to make) and what else is left; else how
+    many squares to fix."""
+    back = list(guidance.get("back") or [])
+    fill, clear = guidance.get("fill") or {}, guidance.get("clear") or []
+    if back:
+        moves = " ".join(move_words(b["from"], b["to"]) for b in back[:2])
+        homes, stands = {b["to"] for b in back}, {b["from"] for b in back}
+        rest = [s for s in fill if s not in homes] + [s for s in clear if s not in stands]
+        return w["carry_back"], moves + (f" +{len(rest)}" if rest or len(back) > 2 else "")
+    n = len(fill) + len(clear)
+    return w["setup"], (w["setup_1"] if n == 1 else w["setup_n"].format(n=n))
+
+
 def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     """Line 1 and the detail line that goes with it."""
     side_word = {"attackers": w["attackers"], "defenders": w["defenders"]}
@@ -76,8 +91,7 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     if kind == "warning":
         return w["warning"], str(guidance.get("from") or "")
     if kind == "setup":
-        fill, clear = guidance.get("fill") or {}, guidance.get("clear") or []
-        return w["setup"], w["setup_n"].format(n=len(fill) + len(clear))
+        return setup_lines(guidance, w)
     if kind == "lift_captured":
         return w["lift"].format(squares=_squares(list(guidance.get("squares") or []))), ""
     if kind == "reading":  # a position of one's own is set up (the page's editor)

@@ -52,7 +52,7 @@
     }
     const far = T.club && T.club.message(S);   // a game with another board of the club
     if (far) return far;
-    const said = T.guidanceText(S.guidance, gameEvents());
+    const said = T.guidanceText(S.guidance);
     if (said) return said;
     const over = S.result !== "ongoing";
     const m = S.message || "";
@@ -73,7 +73,7 @@
     T.drawBoard($("board"), {
       size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
       pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
-      last: S.last, threat: show, pick: choice, back: T.carryBack(S.guidance, gameEvents()),
+      last: S.last, threat: show, pick: choice, back: T.carryBack(S.guidance),
       clear: S.guidance && S.guidance.kind === "setup" ? S.guidance.clear : [],
       taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });

@@ -1,0 +1,73 @@
+"""The board's display and LEDs as a new user found them (issue 26): a takeback from the board's
+button guided as well as from the page, why a game ended, the frame the hardware gets, short
+variant names. Real sessions (tests/session_helpers.Harness) and luma's capture device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_panel import make_panel, press, ready, wait
+
+from companion.panel.words import WORDS
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_takeback_from_the_boards_button_says_which_piece_goes_where(tmp_path: Path,
+                                                                       lang: str) -> None:
+    """Issue 26, 4: the display said "Set up the board / 4 squares to fix" and all four LEDs
+    had the same ``setup`` role; now the display, the LEDs, the English message and the page's
+    data all carry each piece home as a move (from where it stands to where it goes)."""
+    h = ready(tmp_path)  # Brandubh, the person (attackers) against the computer: d1-c1, reply
+    try:
+        reply = h.state["moves"][-1]  # the computer's reply, made on the board
+        r_from, r_to = reply.split("x")[0].split("-")
+        panel = make_panel(h, lang=lang)
+        shown = press(h, panel, "takeback")
+        assert h.state["moves"] == []
+        g = h.state["guidance"]
+        assert g["kind"] == "setup"
+        board = h.session.game.board
+        piece = board.piece_at(list(board.geo.names).index(r_from))
+        assert g["back"] == [{"piece": piece, "from": r_to, "to": r_from},
+                             {"piece": "t", "from": "c1", "to": "d1"}]  # the latest first
+        leds = h.state["leds"]
+        assert leds["c1"] == "make_from" and leds["d1"] == "make_to"
+        assert leds[r_to] == "make_from" and leds[r_from] == "make_to"
+        assert "setup" not in leds.values()
+        word = {"t": "attacker", "T": "defender", "K": "king"}[piece]
+        assert h.state["message"] == (f"Takeback: move the {word} from {r_to} back to {r_from}; "
+                                      "move the attacker from c1 back to d1")
+        lines = panel.refresh()
+        assert lines[0] == WORDS[lang]["carry_back"], lines
+        assert lines[2] == f"{r_to} → {r_from} c1 → d1", lines
+        assert shown[-1] == WORDS[lang]["taken_back"]
+        # following it: the board is set up again, nothing to fix
+        h.click(r_to, 0.1)  # in the hand, still on its way home
+        assert len(h.state["guidance"]["back"]) == 2 and h.state["leds"][r_from] == "make_to"
+        h.click(r_from, 0.1)
+        assert h.state["guidance"]["back"] == [{"piece": "t", "from": "c1", "to": "d1"}]
+        h.click("c1", 0.1)
+        h.click("d1", 1.0)
+        assert h.state["tracking"] == "ready", h.state["message"]
+    finally:
+        h.session.close()
+
+
+def test_two_takebacks_before_the_board_follows_carry_each_piece_to_its_first_home(
+        tmp_path: Path) -> None:
+    """Two presses before any piece is moved back: the guidance still starts from the board as
+    it stands (the first takeback's pieces are not forgotten)."""
+    h = ready(tmp_path)
+    try:
+        h.move("c1", "b1")
+        m = wait(h, lambda: h.session.move_to_make, "the computer's move")
+        h.move(m["from"], m["to"])
+        panel = make_panel(h)
+        press(h, panel, "takeback")
+        press(h, panel, "takeback")
+        assert h.state["moves"] == []
+        back = {(b["from"], b["to"]) for b in h.state["guidance"]["back"]}
+        assert ("b1", "d1") in back  # d1-c1 then c1-b1: the attacker goes straight home
+    finally:
+        h.session.close()
