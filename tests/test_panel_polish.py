@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_panel import make_panel, press, ready, wait
+from test_panel import make_panel, over, press, ready, wait
 
+from companion.drivers.display import capture_display
+from companion.panel.text import game_lines
 from companion.panel.words import WORDS
 
 
@@ -69,5 +71,48 @@ def test_two_takebacks_before_the_board_follows_carry_each_piece_to_its_first_ho
         assert h.state["moves"] == []
         back = {(b["from"], b["to"]) for b in h.state["guidance"]["back"]}
         assert ("b1", "d1") in back  # d1-c1 then c1-b1: the attacker goes straight home
+    finally:
+        h.session.close()
+
+
+ENDINGS = {  # reason, result -> line 3 in English and German
+    ("escape", "defenders"): ("King escaped", "König entkommen"),
+    ("king_captured", "attackers"): ("King captured", "König gefangen"),
+    ("encirclement", "attackers"): ("Encircled", "Eingekesselt"),
+    ("exit_fort", "defenders"): ("King's exit fort", "Randfestung"),
+    ("repetition", "draw"): ("Repetition", "Wiederholung"),
+    ("repetition", "attackers"): ("Repetition", "Wiederholung"),
+    ("no_moves", "defenders"): ("No legal move", "Kein Zug möglich"),
+    ("agreement", "draw"): ("Draw agreed", "Remis vereinbart"),
+    ("resignation", "defenders"): ("Attackers resigned", "Angreifer gaben auf"),
+    ("time", "attackers"): ("Defenders: time up", "Verteidiger: Zeit um"),
+}
+
+
+@pytest.mark.parametrize(("reason", "result"), list(ENDINGS))
+def test_the_display_says_why_the_game_ended(reason: str, result: str) -> None:
+    """Issue 26, 6: the display said "Defenders win" and never why; the reason is line 3, in
+    both languages, whole in the 128×64 frame luma draws."""
+    from companion.drivers.display import WIDTH, _fit
+
+    st = {"turn": "attackers", "moves": ["d1-c1"], "result": result, "reason": reason,
+          "clock": None}
+    for lang, want in zip(("en", "de"), ENDINGS[(reason, result)]):
+        lines = game_lines(st, lang, now=0.0)
+        assert lines[2] == want, (lang, lines)
+        assert not _fit(lines[2], WIDTH - 2)[0].endswith("…")
+        display = capture_display()
+        display.show(lines)
+        assert display.image().getbbox() is not None
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_resignation_is_named_on_the_boards_display(tmp_path: Path, lang: str) -> None:
+    h = over(tmp_path)  # the person (attackers) resigned against the computer
+    try:
+        lines = make_panel(h, lang=lang).refresh()
+        assert lines[:1] + lines[2:3] == {
+            "en": ["Defenders win", "Attackers resigned"],
+            "de": ["Verteidiger siegen", "Angreifer gaben auf"]}[lang], lines
     finally:
         h.session.close()

@@ -52,6 +52,23 @@ def _squares(squares: list[str], limit: int = 3) -> str:
     return " ".join(squares[:limit]) + (" …" if len(squares) > limit else "")
 
 
+#: Why a game ended (the state's ``reason``) -> the key of its words; ``{side}`` is the loser.
+ENDING = {"king_captured": "end_king_captured", "escape": "escaped", "exit_fort": "exit_fort",
+          "encirclement": "encircled", "repetition": "end_repetition", "no_moves": "no_move",
+          "agreement": "end_agreement", "resignation": "end_resignation", "time": "end_time"}
+
+
+def ending_words(st: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """Why the game ended, in a few words (``King escaped``, ``Defenders resigned``); "" for a
+    reason without words."""
+    key = ENDING.get(str(st.get("reason")))
+    if key is None:
+        return ""
+    result = st.get("result")
+    loser = {"attackers": "defenders", "defenders": "attackers"}.get(str(result))
+    return w[key].format(side=w[loser] if loser else "")
+
+
 def setup_lines(guidance: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     """The board does not match the game: after a takeback, the pieces to carry home as
     moves (``h9 → h7``, the LEDs show them as a move to make) and what else is left; else how
@@ -74,9 +91,9 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return w["storage"], w["not_saving"]
     result = st.get("result", "ongoing")
     if result == "draw":
-        return w["draw"], ""
+        return w["draw"], ending_words(st, w)
     if result in side_word:
-        return w["win"].format(side=side_word[result]), ""
+        return w["win"].format(side=side_word[result]), ending_words(st, w)
     m = st.get("move_to_make")
     if m:
         who = w.get(str(m.get("by")), str(m.get("by")))
