@@ -51,3 +51,43 @@ def test_a_takeback_from_the_boards_button_is_guided_like_one_from_the_page(
         assert page.errors == []
     finally:
         proc.stop()
+
+
+MIRROR = {"en": ("Attackers to move", "The board's buttons:"),
+          "de": ("Angreifer am Zug", "Die Tasten am Brett:")}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_mirror_shows_the_displays_own_frame_in_the_pages_language(
+        browser, tmp_path: Path, lang: str) -> None:
+    """Issue 26, 5, 14, 15: the mirror drew the lines as page text (whole, where the OLED cuts
+    them: "Copenhagen Hnefa…"), in English on a German page; the board's buttons had no
+    caption; a friend's page showed the display meant for the person at the board. Now the
+    mirror is the 128×64 frame luma draws (in the page's language on the simulated board),
+    captioned buttons for the owner, and no mirror on a player's link."""
+    import json
+    from urllib.request import urlopen
+
+    proc, base = start(tmp_path, "--defenders", "page")
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.wait_for_selector("#boardpanel .oled img[src^='data:image/png']")
+        size = page.eval_on_selector("#boardpanel .oled img",
+                                     "i => [i.naturalWidth, i.naturalHeight]")
+        assert size == [128, 64]
+        head, caption = MIRROR[lang]
+        page.wait_for_function("t => document.querySelector('#boardpanel .oled div')"
+                               ".textContent === t", arg=head)
+        with urlopen(base + f"api/display?lang={lang}") as r:
+            frame = json.load(r)
+        assert frame["lines"][0] == head and frame["lang"] == lang
+        assert page.eval_on_selector("#boardpanel .oled img", "i => i.src") == frame["image"]
+        assert page.inner_text("#boardpanel .panelcaption") == caption
+        page.screenshot(path=str(SHOTS / f"tafl-polish2-mirror-{lang}.png"))
+        _, links = control(base, "api/links")
+        friend = phone(browser, base.rstrip("/") + links["links"]["defenders"]["path"], lang)
+        friend.wait_for_selector("#boardpanel", state="attached")
+        assert friend.is_hidden("#boardpanel")
+        assert page.errors == [] and friend.errors == []
+    finally:
+        proc.stop()

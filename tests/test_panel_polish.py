@@ -116,3 +116,62 @@ def test_a_resignation_is_named_on_the_boards_display(tmp_path: Path, lang: str)
             "de": ["Verteidiger siegen", "Angreifer gaben auf"]}[lang], lines
     finally:
         h.session.close()
+
+
+def every_variant() -> list[tuple[str, str, int]]:
+    from companion.rules import PRESETS
+    from companion.rules.hnefatafl_org import SERVER_RULESETS
+
+    return [(r.id, r.name, r.size) for r in (*PRESETS.values(), *SERVER_RULESETS.values())]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_every_variant_has_a_display_name_that_fits(lang: str) -> None:
+    """Issue 26, 5: the menu showed "◀ Copenhagen Hnefa…" and "Computer 1, Copenh…" (the
+    rule set's long name, cut by the real OLED). Each variant has a short name that the 128×64
+    frame shows whole, in the menu's value and on its start line."""
+    from companion.drivers.display import WIDTH, _fit
+    from companion.panel.menu import Menu
+    from companion.panel.words import SHORT_NAMES, short_name
+
+    for vid, name, _size in every_variant():
+        assert vid in SHORT_NAMES["en"], vid
+        menu = Menu(((vid, name),), opponent="computer", level=10, variant=vid)
+        while menu.current != "variant":
+            menu = menu.ok()
+        value = menu.lines(lang)[2]
+        assert value == f"◀ {short_name(vid, lang)} ▶"
+        while menu.current != "start":
+            menu = menu.ok()
+        for line in (value, *menu.lines(lang)):
+            assert not _fit(line, WIDTH - 2)[0].endswith("…"), (vid, line)
+
+
+def test_no_development_labels_in_the_variants_names() -> None:
+    """"Tablut (Linnaeus, as in seed 002)", "Hnefatafl (Königszabel rule sheet)", "Tawlbwrdd
+    (Bell layout)" reached the page and exports; a user reads these names."""
+    for vid, name, _size in every_variant():
+        for label in ("seed", "rule sheet", "layout", "as in", "/", "museum"):
+            assert label not in name.lower(), (vid, name)
+
+
+def test_the_mirror_is_the_frame_the_hardware_gets(tmp_path: Path) -> None:
+    """Issue 26, 5: the page's mirror drew the lines as text, whole, where the OLED cuts them:
+    Panel.frame (GET /api/display) is the very image luma was given; a simulated display draws
+    another language for a page in it."""
+    from companion.drivers.display import render
+
+    h = ready(tmp_path)
+    try:
+        panel = make_panel(h)
+        press(h, panel, "new")  # the menu
+        lines, image = panel.frame()
+        assert panel.display is not None
+        assert image is panel.display.image()  # type: ignore[attr-defined]
+        assert lines == panel.lines and image.size == (128, 64)
+        assert image.tobytes() == render(lines).tobytes()
+        de_lines, de_image = panel.frame("de")
+        assert de_lines[:2] == ["Menü", "Gegner"] and de_image.size == (128, 64)
+        assert panel.frame()[0][:2] == ["Menu", "Opponent"]  # the display itself stays English
+    finally:
+        h.session.close()

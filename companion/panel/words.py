@@ -192,6 +192,29 @@ WORDS: dict[str, dict[str, str]] = {
 }
 
 
+#: The display's names of the variants (a menu line holds "◀ name ▶"), English and German
+#: where they differ; a variant not listed shows its rule set's name.
+SHORT_NAMES: dict[str, dict[str, str]] = {
+    "en": {
+        "copenhagen": "Copenhagen", "fetlar": "Fetlar", "koenigszabel": "Königszabel",
+        "helmfrid-11": "Helmfrid 11×11", "helmfrid-9": "Helmfrid 9×9", "tablut": "Tablut",
+        "tablut-linnaeus": "Tablut, weak king", "brandubh": "Brandubh", "ard-ri": "Ard Rí",
+        "tawlbwrdd": "Tawlbwrdd", "copenhagen-13": "Hnefatafl 13×13",
+        "alea-evangelii": "Alea Evangelii", "hnefatafl-org": "Copenhagen .org",
+        "hnefatafl-org-13": "13×13 .org", "hnefatafl-org-7": "Brandubh .org",
+    },
+    "de": {"copenhagen": "Kopenhagen", "tablut-linnaeus": "Tablut, schw. K.",
+           "hnefatafl-org": "Kopenhagen .org"},
+}
+
+
+def short_name(variant: str, lang: str = "en", name: str = "") -> str:
+    """The display's name of ``variant`` in ``lang`` (its rule set's ``name`` when it has
+    none)."""
+    return (SHORT_NAMES.get(lang, {}).get(variant) or SHORT_NAMES["en"].get(variant)
+            or name or variant)
+
+
 def words(lang: str) -> dict[str, str]:
     """The table of ``lang`` (English for a language the display does not speak)."""
     return WORDS.get(lang, WORDS["en"])
