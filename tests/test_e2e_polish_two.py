@@ -91,3 +91,111 @@ def test_the_mirror_shows_the_displays_own_frame_in_the_pages_language(
         assert page.errors == [] and friend.errors == []
     finally:
         proc.stop()
+
+
+DRAW = {"en": {"accept": "Defenders accept the draw", "decline": "Decline the draw",
+               "you": "Accept the draw", "started": "New game started."},
+        "de": {"accept": "Verteidiger nehmen das Remis an", "decline": "Remis ablehnen",
+               "you": "Remis annehmen", "started": "Neue Partie begonnen."}}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_draw_offer_is_answered_where_it_is_asked(browser, tmp_path: Path, lang: str) -> None:
+    """Issue 26, 8: the banner asked "The attackers offer a draw. The defenders may accept or
+    decline." while Accept/Decline sat under Controls, a long scroll down on a phone. The
+    answer is in the banner, in view, for the owner and for the answering side's player."""
+    proc, base = start(tmp_path, "--defenders", "page")
+    try:
+        w = DRAW[lang]
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        _, links = control(base, "api/links")
+        friend = phone(browser, base.rstrip("/") + links["links"]["defenders"]["path"], lang)
+        watcher = phone(browser, base, lang)
+        control(base, "api/draw", {"action": "offer", "side": "attackers"})
+        for p in (page, friend, watcher):
+            p.wait_for_selector("#drawbanner:not([hidden])")
+        accept = page.locator("#drawbanner button[data-draw=accept]")
+        assert accept.inner_text() == w["accept"]
+        assert page.locator("#drawbanner button[data-draw=decline]").inner_text() == w["decline"]
+        box = accept.bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844, box  # no scrolling for it
+        assert friend.locator("#drawbanner button[data-draw=accept]").inner_text() == w["you"]
+        assert watcher.locator("#drawbanner button").count() == 0  # a spectator only reads it
+        page.screenshot(path=str(SHOTS / f"tafl-polish2-draw-{lang}.png"))
+        page.click("#drawbanner button[data-draw=decline]")
+        wait_for(lambda: state(base)["draw_offer"] is None, what="the offer declined")
+        for p in (page, friend, watcher):
+            p.wait_for_selector("#drawbanner", state="hidden")
+        control(base, "api/draw", {"action": "offer", "side": "attackers"})
+        friend.wait_for_selector("#drawbanner button[data-draw=accept]")
+        friend.click("#drawbanner button[data-draw=accept]")
+        wait_for(lambda: state(base)["result"] == "draw", what="the draw agreed on the phone")
+        assert page.errors == [] and friend.errors == [] and watcher.errors == []
+    finally:
+        proc.stop()
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_after_new_game_the_board_is_in_view(browser, tmp_path: Path, lang: str) -> None:
+    """Issue 26, 9: after New game the page stayed on the form (scrolled to 2085 px), the
+    computer's first move and "New game started." out of sight: the form is put away and the
+    board is back in view."""
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-mode", state="visible")
+        page.select_option("#nf-mode", "computer")
+        page.select_option("#nf-you", "defenders")   # the computer moves first
+        page.select_option("#nf-level", "1")
+        page.locator("button[data-act=new]").scroll_into_view_if_needed()
+        assert page.evaluate("scrollY") > 400
+        before = state(base)["game"]
+        page.click("button[data-act=new]")
+        wait_for(lambda: state(base)["game"] != before, what="the new game")
+        page.wait_for_function("scrollY === 0")
+        assert page.is_hidden("#nf-mode")                       # the form put away
+        board = page.locator("#board").bounding_box()
+        assert board["y"] >= 0 and board["y"] + board["height"] <= 844
+        wait_text(page, "#ctlmsg", DRAW[lang]["started"])
+        assert page.errors == []
+    finally:
+        proc.stop()
+
+
+WHERE = {"en": "at the board", "de": "am Brett"}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_computer_form_takes_the_chosen_sides_place(browser, tmp_path: Path,
+                                                        lang: str) -> None:
+    """Issue 26, 3: from a phone game the computer form said "Where you play: on a phone" and
+    kept it when the person chose the other side, so he was made a phone player. The place
+    (and the name) follow the chosen side's player; a side played at the board is "at the
+    board"."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--attackers", "page")
+    try:
+        control(base, "api/players", {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-mode", state="visible")
+        page.select_option("#nf-mode", "computer")
+        assert page.input_value("#nf-you") == "attackers"
+        assert page.input_value("#nf-you-kind") == "page"      # Ann plays on her phone
+        page.select_option("#nf-you", "defenders")
+        assert page.input_value("#nf-you-kind") == "board"     # Bo plays at the board
+        assert page.input_value("#nf-you-name") == "Bo"
+        assert page.eval_on_selector("#nf-you-kind", "s => s.selectedOptions[0].textContent") \
+            == WHERE[lang]
+        before = state(base)["game"]
+        page.click("button[data-act=new]")
+        wait_for(lambda: state(base)["game"] != before, what="the new game")
+        s = state(base)
+        assert s["players"]["defenders"]["kind"] == "board"
+        assert s["players"]["defenders"]["name"] == "Bo"
+        assert s["players"]["attackers"]["kind"] == "computer"
+        assert page.errors == []
+    finally:
+        proc.stop()

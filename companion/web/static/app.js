@@ -213,15 +213,39 @@
   }
   function stopTicker() { if (ticker) { clearInterval(ticker); ticker = null; } }
 
+  /* A draw offer, and its answer right where the question is: for the player of the side that
+     answers on a link, and for the owner when that side plays here (at the board or on a phone;
+     the computer and a player at a distance answer for themselves). */
+  function drawAnswerer() {
+    const foe = other(S.draw_offer);
+    if (me.role === "player") return me.side === foe ? "player" : null;
+    return isOwner() && !/^(computer|engine|online|club)$/.test(playerOf(foe).kind || "") ? "owner" : null;
+  }
+
   function renderDrawBanner(over) {
     const b = $("drawbanner");
     b.hidden = over || !S.draw_offer;
-    if (!b.hidden) {
-      b.textContent = S.draw_offer === "attackers"
-        ? _("The attackers offer a draw. The defenders may accept or decline.")
-        : _("The defenders offer a draw. The attackers may accept or decline.");
-    }
+    if (b.hidden) { b.dataset.key = ""; return; }
+    const foe = other(S.draw_offer), who = drawAnswerer(), key = S.draw_offer + ":" + who;
+    if (b.dataset.key === key) return;
+    b.dataset.key = key;
+    const text = S.draw_offer === "attackers"
+      ? _("The attackers offer a draw. The defenders may accept or decline.")
+      : _("The defenders offer a draw. The attackers may accept or decline.");
+    const accept = who === "player" ? _("Accept the draw")
+      : foe === "attackers" ? _("Attackers accept the draw") : _("Defenders accept the draw");
+    const btn = (action, words) => `<button type="button" data-draw="${action}">${esc(words)}</button>`;
+    b.innerHTML = `<p>${esc(text)}</p>` +
+      (who ? `<div class="drawanswer">${btn("accept", accept)}${btn("decline", _("Decline the draw"))}</div>` : "");
   }
+
+  $("drawbanner").addEventListener("click", (ev) => {
+    const bt = ev.target.closest("button[data-draw]");
+    if (!bt || !S || !S.draw_offer) return;
+    const who = drawAnswerer(), body = { action: bt.dataset.draw };
+    if (who === "owner") body.side = other(S.draw_offer);
+    if (who) T.api("/api/draw", body).catch(T.refused);
+  });
 
   /* ---- the computer's help: its thinking, hints ---- */
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");

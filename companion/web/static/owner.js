@@ -69,6 +69,15 @@
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
   }
 
+  /* The person's side changed: where he plays and his name are that side's player's (a person
+     at the board or on a phone), else at the board, unnamed; never kept from the other side
+     (a phone game's "on a phone" made the person a phone player against the computer). */
+  function youAs(S, you) {
+    const p = (S && S.players && S.players[you]) || {}, person = !isComputer(p) && p.kind !== "club" && p.kind !== "online";
+    $("nf-you-kind").value = person && p.kind === "page" ? "page" : "board";
+    $("nf-you-name").value = person ? p.name || "" : "";
+  }
+
   /* A board of a club may play another board of the club (club.js adds the form's rows). */
   const inClub = (S) => !!(S && S.remote && S.remote.kind === "club");
   const clubRows = (S) => (T.club ? T.club.formRows(S) : "");
@@ -118,6 +127,7 @@
       fillOptions();
       box.addEventListener("change", (ev) => {
         if (ev.target.id === "variant") fillOptions();
+        if (ev.target.id === "nf-you") youAs(T.live.state(), ev.target.value);
         if (ev.target.id === "variant" || ev.target.id === "nf-start") setupBox();
         showFields();
       });
@@ -217,10 +227,21 @@
     const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
     if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
+    // a board of the club plays a side: the game is only proposed until that board agrees
+    const club = Object.values(body.players || {}).find((p) => p && p.kind === "club");
     return T.api("/api/new", body).then(() => {
       if (from) { $("nf-start").value = "start"; setupBox(); }   // played from it now: put away
+      backToBoard();
+      if (club) return _("Proposed to {board}: the game starts when {board} agrees.", { board: club.board || "?" });
       return match ? _("A new match has started.") : _("New game started.");
     });
+  }
+
+  /* The game has started: the form is put away and the board comes back into view (the
+     computer's first move, the set-up guidance, the "Game N started" note are there). */
+  function backToBoard() {
+    $("newgame").open = false;
+    window.scrollTo({ top: 0, behavior: "instant" });
   }
 
   /* ---- players ---- */
