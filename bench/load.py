@@ -203,8 +203,9 @@ class Daemon:
     def __init__(self, work: Path, root: Path = ROOT) -> None:
         self.stats = work / "stats.json"
         config = work / "config.toml"
+        # idle_after = 0: the full rate throughout (the loop's rate is what is measured)
         config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[board]\nkind = "sim"\n'
-                          "scan_hz = 100\n")
+                          "scan_hz = 100\nidle_after = 0\n")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(root), str(self.stats), "run", "--config",
              str(config), "--data-dir", str(work / "data"), "--pin", PIN],

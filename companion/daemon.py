@@ -152,6 +152,7 @@ class Daemon:
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
+        self.resting = False  #: scanning at the rest rate (board.idle_hz), nobody playing
 
     # -- start and stop ------------------------------------------------------------------------
     def start(self) -> None:
@@ -328,9 +329,16 @@ class Daemon:
     def _loop(self) -> None:
         session = self.session
         assert session is not None and self.leds is not None
-        period = 1.0 / (session.caps.scan_hz or self.cfg.board.scan_hz)
+        board_cfg = self.cfg.board
+        period = 1.0 / (session.caps.scan_hz or board_cfg.scan_hz)
+        # At rest the board is scanned more slowly (issue 31): after ``idle_after`` seconds in
+        # which no scan changed anything and no command came. A replayed trace keeps its rate.
+        rest_period = max(period, 1.0 / board_cfg.idle_hz)
+        rest_after = board_cfg.idle_after if not isinstance(self.board, ReplayBoard) else 0.0
         next_t = time.monotonic()
         last_error = -1e9
+        active_at = next_t
+        version = -1
         while not self._stop.is_set():
             now = time.monotonic()
             try:
@@ -345,12 +353,25 @@ class Daemon:
                 self.iterations += 1
                 self._first_scan.set()
                 self.notifier.ping(now)  # only a completed iteration feeds the watchdog
+            published = session.snapshot.version
+            if published != version:  # a scan or a command changed the state
+                version, active_at = published, now
             if backlog:
                 continue
-            next_t += period
+            resting = rest_after > 0 and now - active_at >= rest_after
+            self.resting = resting
+            next_t += rest_period if resting else period
             if next_t < now - period:  # fell behind (slow SD card, suspend): do not race
                 next_t = now + period
-            time.sleep(max(0.0, next_t - time.monotonic()))  # one wakeup per scan, no more
+            # one wakeup per scan, no more, unless a command comes first: it is applied at
+            # once, but the board is never read at more than twice its rate (a flood of
+            # controls does not shorten the sensors' debounce)
+            if session.commands.wait(next_t - time.monotonic()):
+                soonest = now + period / 2
+                woken = time.monotonic()
+                if woken < soonest:
+                    time.sleep(soonest - woken)
+                active_at = next_t = max(woken, soonest)
 
     def step(self, now: float | None = None) -> bool:
         """One loop iteration; True if the board has more scans already due."""

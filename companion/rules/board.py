@@ -141,6 +141,7 @@ class Board:
         self._win: Termination | None = None
         self._winner: str | None = None
         self.history: list[_Key] = [self._key()]
+        self._mobility: tuple[_Key, bool] | None = None  # (position, has a legal move): outcome()
         if self.king < 0:
             self._win, self._winner = core.KING_CAPTURED, ATTACKERS
 
@@ -166,6 +167,7 @@ class Board:
         twin.capture_stack = list(self.capture_stack)
         twin._undo = list(self._undo)  # entries are immutable (histories are never mutated)
         twin.history = list(self.history)
+        twin._mobility = self._mobility
         return twin
 
     def _key(self) -> _Key:
@@ -411,7 +413,13 @@ class Board:
         """How the game stands decided by the rules: None while it goes on."""
         if self._win:
             return Outcome(self._winner, self._win)
-        if not self.has_legal_move():
+        # Whether the side to move can move is the costly part, and the same position is asked
+        # many times between two moves (the session's every scan): it is kept for the position.
+        key = self._key()
+        mobility = self._mobility
+        if mobility is None or mobility[0] != key:
+            mobility = self._mobility = (key, self.has_legal_move())
+        if not mobility[1]:
             winner = other(self.turn) if self.rules.no_moves == "loss" else None
             return Outcome(winner, Termination.NO_MOVES)
         return None
