@@ -10,7 +10,7 @@ import pytest
 from test_panel import make_panel, over, press, ready, wait
 
 from companion.drivers.display import capture_display
-from companion.panel.text import game_lines
+from companion.panel.text import clock_text, game_lines
 from companion.panel.words import WORDS
 
 
@@ -175,3 +175,43 @@ def test_the_mirror_is_the_frame_the_hardware_gets(tmp_path: Path) -> None:
         assert panel.frame()[0][:2] == ["Menu", "Opponent"]  # the display itself stays English
     finally:
         h.session.close()
+
+
+@pytest.mark.parametrize("ending", ["resign", "draw"])
+def test_the_exported_time_left_is_the_time_at_the_end(tmp_path: Path, ending: str) -> None:
+    """Issue 26, 12: "time left at the end" was the time after the side's last own move (4:07.6)
+    where the page and the display showed 4:00.8: the clocks stopped at the ending were never
+    stored. The export, the state and the display now agree."""
+    from test_panel import Harness
+
+    from companion.session import OWNER
+    from companion.session.export import _clock_text, game_csv, game_otg
+    from companion.store import Store
+
+    h = Harness(tmp_path, variant="brandubh", tc="5+3")
+    try:
+        h.move("d1", "c1")        # the attackers: 5:00 + 3 s, the defenders' clock runs
+        h.run(7.0)
+        if ending == "resign":
+            h.session.resign(OWNER, "defenders")
+        else:
+            h.session.draw(OWNER, "offer", "defenders")
+            h.session.draw(OWNER, "accept", "attackers")
+        h.run(0.1)
+        clock = h.state["clock"]
+        assert clock["running"] is None and clock["defenders"] < 300 - 7
+        gid = h.state["game"]
+        lines = make_panel(h).refresh()
+        a, d = (clock_text(clock[s]) for s in ("attackers", "defenders"))
+        assert lines[1] == f" {a}   {d}", lines
+    finally:
+        h.session.close()
+        h.store.close()
+    store = Store(tmp_path / "games.sqlite3")
+    try:
+        csv = game_csv(store, gid)
+        a, d = (_clock_text(clock[s]) for s in ("attackers", "defenders"))
+        assert f"# time left at the end: attackers {a}, defenders {d}" in csv, csv
+        assert f"{a} {d}" in game_otg(store, gid)
+    finally:
+        store.close()
