@@ -199,3 +199,92 @@ def test_the_computer_form_takes_the_chosen_sides_place(browser, tmp_path: Path,
         assert page.errors == []
     finally:
         proc.stop()
+
+
+NUMBERS = {"en": {"move": r"^Move (\d+), (Attackers|Defenders): ", "ampm": r"AM|PM",
+                  "note": "full strength at 0.1 s a move"},
+           "de": {"move": r"^Zug (\d+), (Angreifer|Verteidiger): ", "ampm": r"AM|PM",
+                  "note": "0,1 s pro Zug"}}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_numbers_agree_with_each_other_and_the_browsers_locale(browser, tmp_path: Path,
+                                                               lang: str) -> None:
+    """Issue 26, 12: the analysis said "Move 9, Attackers: b6-b2" where the move list numbers
+    it "5."; the moves' heading read "Moves 12 moves"; the events' times were "09:56 PM" on an
+    en-GB browser; the levels' note said "level 1 = 1000" beside ≈ 1353, and levels 4 and 5
+    showed the same rating."""
+    import json
+    import re
+
+    from test_daemon_support import http
+    from test_e2e_polish import brandubh_otg
+
+    w = NUMBERS[lang]
+    proc, base = start(tmp_path, "--variant", "brandubh")
+    try:
+        path = brandubh_otg(tmp_path)
+        status, j = control(base, "api/import", {"name": path.name, "text": path.read_text()})
+        assert status == 200, j
+        (gid,) = j["games"]
+        control(base, f"api/games/{gid}/analysis", {"seconds": 0.05})
+        wait_for(lambda: json.loads(http(base + f"api/games/{gid}/analysis")[2])["status"]
+                 == "done", timeout=60, every=0.2, what="the analysis")
+        page = phone(browser, base + f"review/{gid}", lang, ready="#rvboard .hit")
+        page.wait_for_selector("#rvswings [data-swing]")
+        assert page.inner_text("#rvcount") == "(6)"
+        rows = page.eval_on_selector_all(
+            "#rvmoves li", "ls => ls.map(l => [...l.querySelectorAll('[data-ply]')]"
+            ".map(b => +b.dataset.ply))")
+        number = {ply: i + 1 for i, plies in enumerate(rows) for ply in plies}
+        swings = page.eval_on_selector_all("#rvswings [data-swing]",
+                                           "bs => bs.map(b => [+b.dataset.swing, b.textContent])")
+        assert swings
+        for ply, text in swings:
+            m = re.match(w["move"], text)
+            assert m and int(m[1]) == number[ply], (ply, text, rows)
+        # the live page: the events' times as the browser's locale writes them (en-GB, de-DE)
+        live = phone(browser, base + f"#pin={PIN}", lang)
+        control(base, "api/new", {"variant": "brandubh"})
+        live.wait_for_selector("#events li .small")
+        times = live.eval_on_selector_all("#events li .small", "ss => ss.map(s => s.textContent)")
+        assert times and all(re.fullmatch(r"\d\d:\d\d", t) for t in times), times
+        # the computer's levels: strictly rising ratings, and the note says what they are
+        live.click("#controls summary")
+        live.click("#newgame summary")
+        live.wait_for_selector("#nf-mode", state="visible")
+        live.select_option("#nf-mode", "computer")
+        labels = live.eval_on_selector_all("#nf-level option", "os => os.map(o => o.textContent)")
+        assert len(labels) == 10
+        note = live.inner_text("#newform p.small >> nth=0")
+        assert w["note"] in live.inner_text("#newform") and "1000" not in note
+        assert page.errors == [] and live.errors == []
+    finally:
+        proc.stop()
+
+
+WORDS13 = {"en": "Then lift the captured piece on d3.",
+           "de": "Nimm dann den geschlagenen Stein auf d3 vom Brett."}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_one_captured_piece_is_one_piece(browser, tmp_path: Path, lang: str) -> None:
+    """Issue 26, 13: "Then lift the captured pieces on h10." for one piece; and review's
+    "they fit Fetlar Hnefatafl and hnefatafl-org" (an internal id) is a variant's name."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        status, out = control(base, "api/new", {"variant": "brandubh",
+                                                "position": "/4T2/7/2Tt3/3K3/7/7/1t5/",
+                                                "turn": "defenders"})
+        assert status == 200, out
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the position set up")
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        status, out = control(base, "api/move", {"move": "e1-e3"})  # the phone's move
+        assert status == 200, out
+        wait_text(page, "#tomake", WORDS13[lang])
+        names = page.evaluate("['hnefatafl-org', 'hnefatafl-org-7', 'hnefatafl-org-13']"
+                              ".map(v => window.T.variantName(v))")
+        assert not any(n.startswith("hnefatafl-org") for n in names), names
+        assert page.errors == []
+    finally:
+        proc.stop()

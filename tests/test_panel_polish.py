@@ -215,3 +215,25 @@ def test_the_exported_time_left_is_the_time_at_the_end(tmp_path: Path, ending: s
         assert f"{a} {d}" in game_otg(store, gid)
     finally:
         store.close()
+
+
+def test_a_dropped_club_link_says_so_in_words() -> None:
+    """Issue 26, 13: a lost broker connection read "the broker link dropped (Unspecified
+    error)": paho's name for a lost socket, or a code it has no name for."""
+    from paho.mqtt.client import MQTTErrorCode, convert_disconnect_error_code_to_reason_code
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.reasoncodes import ReasonCode
+
+    from companion.club.link import dropped_words, reason_words
+
+    lost = convert_disconnect_error_code_to_reason_code(MQTTErrorCode.MQTT_ERR_CONN_LOST)
+    assert dropped_words(lost) == "the connection to the broker was lost; reconnecting"
+    keepalive = convert_disconnect_error_code_to_reason_code(MQTTErrorCode.MQTT_ERR_KEEPALIVE)
+    assert dropped_words(keepalive) == ("the broker closed the link (keep alive timeout); "
+                                        "reconnecting")
+    refused = ReasonCode(PacketTypes.CONNACK, "Not authorized")
+    assert reason_words(refused) == "not authorized"
+    odd = ReasonCode(PacketTypes.CONNACK, "Unspecified error")
+    assert reason_words(odd) == "no reason given (code 128)"
+    for words in (dropped_words(lost), reason_words(odd)):
+        assert "Unspecified" not in words

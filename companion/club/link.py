@@ -147,7 +147,7 @@ class ClubLink:
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
                    reason: ReasonCode, properties: Any) -> None:
         if reason.is_failure:
-            self._set_state("error", f"the broker refused the connection: {reason}")
+            self._set_state("error", f"the broker refused the connection: {reason_words(reason)}")
             return
         with self._lock:
             subs = list(self._subs.items())
@@ -166,8 +166,7 @@ class ClubLink:
         was_connected = self.connected.is_set()
         self.connected.clear()
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
-            self._set_state("reconnecting", f"the broker link dropped ({reason}); "
-                            f"reconnecting")
+            self._set_state("reconnecting", dropped_words(reason))
 
     def _set_state(self, state: str, error: str | None) -> None:
         changed = state != self.state or error != self.error
@@ -202,3 +201,20 @@ class ClubLink:
                 acked()
             except Exception:
                 log.exception("club: recording an acknowledged message failed")
+
+
+def reason_words(reason: ReasonCode) -> str:
+    """An MQTT reason in words a person reads: paho's "Unspecified error" (a code it has no
+    name for, a lost socket) says nothing, so the code is given instead."""
+    name = str(reason)
+    if name == "Unspecified error":
+        return f"no reason given (code {int(reason.value)})"
+    return name[:1].lower() + name[1:]
+
+
+def dropped_words(reason: ReasonCode) -> str:
+    """Why the link is reconnecting: a lost connection (what paho reports as "Unspecified
+    error") or the broker's own reason."""
+    if str(reason) in ("Unspecified error", "Success"):
+        return "the connection to the broker was lost; reconnecting"
+    return f"the broker closed the link ({reason_words(reason)}); reconnecting"

@@ -172,7 +172,10 @@
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
-    if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });
+    if (m.captures && m.captures.length) {
+      text += " " + T.ngettext("Then lift the captured piece on {squares}.", "Then lift the captured pieces on {squares}.",
+        m.captures.length, { squares: T.listText(m.captures) });
+    }
     el.textContent = text;
   }
 
@@ -358,7 +361,7 @@
   }
 
   function timeText(t) {
-    try { return new Date(t * 1000).toLocaleTimeString(T.I.lang, { hour: "2-digit", minute: "2-digit" }); } catch (e) { return ""; }
+    try { return new Date(t * 1000).toLocaleTimeString(T.LOCALE, { hour: "2-digit", minute: "2-digit" }); } catch (e) { return ""; }
   }
 
   function renderMoves() {

@@ -36,7 +36,7 @@
     ? _("level {n}: {name} (≈ {rating})", { n: i + 1, name: P.levelName(i + 1), rating: rating(i + 1) })
     : _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
   const ratingNote = () => (variants && (variants.levels || []).some((x) => x.rating)
-    ? `<p class="small">${esc(_("≈: an approximate rating (Elo), from games between the levels (level 1 = 1000)."))}</p>` : "");
+    ? `<p class="small">${esc(_("≈: an approximate rating (Elo) in Copenhagen, from games against the computer's full strength at 0.1 s a move (rated 2000)."))}</p>` : "");
 
   /* Each side: a name, and who plays it (at the board, on a phone, the computer at a level). */
   function playerRows(prefix, S) {
