@@ -288,3 +288,39 @@ def test_one_captured_piece_is_one_piece(browser, tmp_path: Path, lang: str) -> 
         assert page.errors == []
     finally:
         proc.stop()
+
+
+EDITOR = {"en": ("This board is 11×11 and Brandubh is played on 7×7", "8 attackers"),
+          "de": ("Dieses Brett ist 11×11 groß und Brandubh wird auf 7×7 gespielt", "8 Angreifer")}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_set_up_editor_on_a_board_of_another_size(browser, tmp_path: Path,
+                                                      lang: str) -> None:
+    """Issue 26, 14: Brandubh chosen in the set-up editor on an 11×11 board drew the 7×7 start
+    while the board was read and "37 pieces on the board" said: the editor says the board is of
+    another size, does not read it, and its count is its own drawing's."""
+    proc, base = start(tmp_path)
+    try:
+        note, count = EDITOR[lang]
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls summary")
+        page.click("#newgame summary")
+        page.wait_for_selector("#variant option[value=brandubh]", state="attached")
+        page.select_option("#variant", "brandubh")
+        page.select_option("#nf-start", "setup")
+        page.wait_for_selector("#nf-setup .setupsize")
+        assert note in page.inner_text("#nf-setup .setupsize")
+        assert page.locator("#nf-setup svg circle.p").count() == 13
+        assert count in page.inner_text("#nf-setup .setupcount")
+        assert page.is_hidden("#nf-setup button[data-setup=read]")
+        page.screenshot(path=str(SHOTS / f"tafl-polish2-editor-size-{lang}.png"))
+        assert state(base)["tracking"] != "reading"
+        assert "37" not in page.inner_text("#msg")
+        before = state(base)["game"]
+        page.click("button[data-act=new]")
+        wait_for(lambda: state(base)["game"] != before, what="the game from the editor")
+        assert state(base)["variant"] == "brandubh" and state(base)["size"] == 7
+        assert page.errors == []
+    finally:
+        proc.stop()
