@@ -255,7 +255,8 @@ def test_numbers_agree_with_each_other_and_the_browsers_locale(browser, tmp_path
         live.wait_for_selector("#nf-mode", state="visible")
         live.select_option("#nf-mode", "computer")
         labels = live.eval_on_selector_all("#nf-level option", "os => os.map(o => o.textContent)")
-        assert len(labels) == 10
+        ratings = [int(m[1]) for x in labels if (m := re.search(r"≈ (\d+)", x))]
+        assert len(ratings) == 10 and ratings == sorted(set(ratings)), labels
         note = live.inner_text("#newform p.small >> nth=0")
         assert w["note"] in live.inner_text("#newform") and "1000" not in note
         assert page.errors == [] and live.errors == []
