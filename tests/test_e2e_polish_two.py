@@ -325,3 +325,26 @@ def test_the_set_up_editor_on_a_board_of_another_size(browser, tmp_path: Path,
         assert page.errors == []
     finally:
         proc.stop()
+
+
+def test_the_german_page_reads_as_german(browser, tmp_path: Path) -> None:
+    """Issue 26, 15 on the page itself (Chromium 390×844, de-DE): sides are Parteien, the
+    connection badge is German, sudden death is not "feste Bedenkzeit", a computer player is
+    not "Computer Computer", the hnefatafl.org rule sets have German names."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "computer:2")
+    try:
+        page = phone(browser, base + f"#pin={PIN}", "de")
+        wait_text(page, "#conn", "verbunden")
+        wait_text(page, "#side-defenders", "Stufe 2")
+        assert "Computer Computer" not in page.inner_text("#side-defenders")
+        page.click("#controls summary")
+        assert page.inner_text("button[data-act=swap]") == "Parteien tauschen"
+        page.click("#newgame summary")
+        page.wait_for_selector("#nf-tc", state="visible")
+        options = page.eval_on_selector_all("#nf-tc option", "os => os.map(o => o.textContent)")
+        assert "ohne Zeitzuschlag (Sudden Death)" in options
+        assert page.evaluate("window.T.variantName('hnefatafl-org')") == \
+            "Kopenhagener Hnefatafl (hnefatafl.org)"
+        assert page.errors == []
+    finally:
+        proc.stop()

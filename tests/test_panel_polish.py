@@ -113,7 +113,7 @@ def test_a_resignation_is_named_on_the_boards_display(tmp_path: Path, lang: str)
         lines = make_panel(h, lang=lang).refresh()
         assert lines[:1] + lines[2:3] == {
             "en": ["Defenders win", "Attackers resigned"],
-            "de": ["Verteidiger siegen", "Angreifer gaben auf"]}[lang], lines
+            "de": ["Verteidiger gewinnen", "Angreifer gaben auf"]}[lang], lines
     finally:
         h.session.close()
 
