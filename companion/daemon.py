@@ -54,6 +54,7 @@ from companion.web.hub import StateHub
 if TYPE_CHECKING:
     from companion.club.service import ClubService
     from companion.panel import Panel
+    from companion.voice import Voice
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -149,6 +150,7 @@ class Daemon:
         self.session: GameSession | None = None
         self.online: OnlineService | None = None
         self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
+        self.voice: Voice | None = None  # the talking board (companion.voice)
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
@@ -208,6 +210,11 @@ class Daemon:
             from companion.panel.web import blueprint
 
             flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        self.voice = self._voice()
+        if self.voice is not None:
+            from companion.voice.web import blueprint as voice_routes
+
+            flask_app.register_blueprint(voice_routes(self.voice))  # POST /api/voice
         app.app = flask_app
         self._start_club(app)
         try:
@@ -223,8 +230,24 @@ class Daemon:
         self._threads.append(t)
         if self.panel is not None:
             self.panel.start()  # its presses and text go through the loop thread
+        if self.voice is not None:
+            self.voice.start()  # it follows the published state on its own threads
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
+
+    def _voice(self) -> Voice | None:
+        """The voice of ``[voice]`` / ``--voice`` (None when it is off), fed by the hub."""
+        cfg, session = self.cfg, self.session
+        if not cfg.voice.on or session is None:
+            return None
+        from companion.panel import page_address
+        from companion.voice import Voice, engine_for
+
+        voice = Voice(engine_for(cfg.voice.engine), session.state, session.set_voice,
+                      lang=cfg.voice.language or cfg.display.language,
+                      url=page_address(cfg.host, self.port))
+        self.hub.subscribe(voice.wake)
+        return voice
 
     def _start_club(self, app: _LateApp) -> None:
         """Publish this board's game on the club's broker ([club] in the config)."""
@@ -299,6 +322,8 @@ class Daemon:
         """Stop the loop and the web server, turn the LEDs off, close the store."""
         if self.panel is not None:  # first: its thread may be waiting for the loop to answer
             self.panel.close()
+        if self.voice is not None:  # likewise (it tells the loop what it said)
+            self.voice.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
@@ -424,7 +449,8 @@ def build(args: argparse.Namespace) -> Daemon:
                          attackers=args.attackers, defenders=args.defenders,
                          time_control=args.time_control, rules=args.rule,
                          match=True if args.match else None,
-                         reset_store=True if args.reset_store else None)
+                         reset_store=True if args.reset_store else None,
+                         voice=args.voice)
     if replay is not None:
         size = PRESETS[cfg.variant].size
         if replay.size != size:
@@ -501,6 +527,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a house rule, e.g. chain_capture=true, escape=edge (repeatable)")
     p.add_argument("--match", action="store_true",
                    help="start with a two-game match (sides swap for game 2)")
+    p.add_argument("--voice", metavar="ENGINE",
+                   help="espeak-ng (the board speaks) | page (the page speaks) | none "
+                        "(default: [voice] engine, else none); docs/voice.md")
     p.add_argument("--reset-store", action="store_true",
                    help="if the store is damaged, move it aside (kept) and start a fresh one")
     p.set_defaults(func=cmd_run)
