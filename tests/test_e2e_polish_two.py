@@ -348,3 +348,30 @@ def test_the_german_page_reads_as_german(browser, tmp_path: Path) -> None:
         assert page.errors == []
     finally:
         proc.stop()
+
+
+FRIEND = {"en": ("Waiting for the move to be made at the board.", "Move the defender"),
+          "de": ("Es wird gewartet, bis der Zug am Brett ausgeführt ist.", "Zieh den Verteidiger")}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_friends_page_is_not_told_to_move_the_pieces(browser, tmp_path: Path,
+                                                       lang: str) -> None:
+    """Issue 26, 14: the friend's page said "Move the defender from f4 to i4", meant for the
+    person at the board (and showed the board's display): it says it waits for the board."""
+    proc, base = start(tmp_path, "--variant", "brandubh", "--defenders", "page")
+    try:
+        waiting, board_words = FRIEND[lang]
+        _, links = control(base, "api/links")
+        friend = phone(browser, base.rstrip("/") + links["links"]["defenders"]["path"], lang)
+        owner = phone(browser, base + f"#pin={PIN}", lang)
+        move(owner, "d1", "e1")
+        status, out = control(base, "api/move", {"move": "d3-e3"})  # the friend's choice
+        assert status == 200, out
+        wait_text(owner, "#msg", board_words)             # the board's hands are told
+        wait_text(friend, "#msg", waiting)
+        assert board_words not in friend.inner_text("#msg")
+        assert friend.is_hidden("#boardpanel")
+        assert friend.errors == [] and owner.errors == []
+    finally:
+        proc.stop()

@@ -52,6 +52,8 @@
     }
     const far = T.club && T.club.message(S);   // a game with another board of the club
     if (far) return far;
+    // "Move the defender from f4 to i4" is for the hands at the board, not a player's phone
+    if (me.role === "player" && S.guidance && S.guidance.kind === "make_move") return _("Waiting for the move to be made at the board.");
     const said = T.guidanceText(S.guidance);
     if (said) return said;
     const over = S.result !== "ongoing";
