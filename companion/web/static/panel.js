@@ -23,6 +23,8 @@
     frame.width = 256;
     frame.height = 128;
     frame.alt = "";
+    // a dark frame until the first answer: the panel keeps its height (nothing below it moves)
+    frame.src = "data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///ywAAAAAAQABAAACAUwAOw==";
     frame.setAttribute("aria-hidden", "true");
     screen.appendChild(frame);
     for (let i = 0; i < 4; i++) screen.appendChild(document.createElement("div"));
@@ -41,7 +43,7 @@
       row.appendChild(b);
     }
     root.append(screen, row);
-    document.getElementById("boardwrap").after(root);
+    document.getElementById("threat").after(root);   // under the result, the move to make and the guidance
   }
 
   function hold(b) {
@@ -73,7 +75,6 @@
       rows.forEach((row, i) => { row.textContent = (d.lines || [])[i] || "\u00a0"; });
       const img = root.querySelector(".oled img");
       if (d.image) img.src = d.image;
-      img.hidden = !d.image;
     }).catch(() => { /* the next state asks again */ });
   }
 
