@@ -71,12 +71,17 @@ def _pairs(data: Mapping[str, Any]) -> dict[str, str]:
 
 
 def setup_message(fill: Mapping[str, str], clear: Iterable[str],
-                  recolour: Mapping[str, str]) -> str:
+                  recolour: Mapping[str, str],
+                  back: Iterable[Mapping[str, str]] = ()) -> str:
     """Guidance to make the board match a position: ``fill`` maps squares to the piece letter to
     place there, ``clear`` squares to empty, ``recolour`` squares holding the wrong kind of piece
-    (square -> the piece letter that belongs there)."""
-    clear = sorted(clear)
-    parts = []
+    (square -> the piece letter that belongs there); ``back``: pieces a takeback carries home
+    (``piece``, ``from``, ``to``), said first as moves (their squares are not repeated)."""
+    carried = list(back)
+    parts = [f"move the {PIECE_WORD[b['piece']]} from {b['from']} back to {b['to']}"
+             for b in carried]
+    fill = {s: p for s, p in fill.items() if not any(b["to"] == s for b in carried)}
+    clear = sorted(s for s in clear if not any(b["from"] == s for b in carried))
     if len(fill) > 6:
         counts: dict[str, int] = {}
         for p in fill.values():
@@ -100,7 +105,7 @@ def setup_message(fill: Mapping[str, str], clear: Iterable[str],
         parts.append(f"clear {join(clear) if len(clear) <= 6 else f'{len(clear)} lit squares'}")
     for sq, p in sorted(recolour.items()):
         parts.append(f"{sq} should hold {article(PIECE_WORD[p])}")
-    return "Setup: " + "; ".join(parts)
+    return ("Takeback: " if carried else "Setup: ") + "; ".join(parts)
 
 
 def termination_text(reason: str) -> str:
@@ -200,7 +205,7 @@ def guidance_text(guidance: Any) -> str:
     if kind == "waiting":
         return "Waiting for the board"
     if kind == "setup":
-        return setup_message(g["fill"], g["clear"], g["recolour"])
+        return setup_message(g["fill"], g["clear"], g["recolour"], g.get("back") or ())
     if kind == "setup_complete":
         return "Setup complete"
     if kind == "to_move":

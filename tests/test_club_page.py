@@ -36,9 +36,10 @@ WORDS = {
            "tomake": "table-1 (Angreifer, an einem anderen Brett) zieht von d1 nach e1.",
            "kind": "an einem anderen Brett des Vereins (table-1)", "mode": "ein Brett des Vereins",
            "seen": "Bretter am Broker: table-1 (online)",
-           "offering": "table-1 vorgeschlagen: die Partie beginnt, sobald table-1 zustimmt.",
-           "waiting": "Warte, bis table-1 der Partie zustimmt: bis dahin zählt kein Zug.",
-           "far": "Die Angreifer (table-1) spielen aus der Ferne: warte auf ihren Zug."},
+           "offering": "An table-1 vorgeschlagen: Die Partie beginnt, sobald table-1 zustimmt.",
+           "waiting": "Es wird gewartet, bis table-1 der Partie zustimmt: Bis dahin zählt kein "
+                      "Zug.",
+           "far": "Die Angreifer (table-1) spielen aus der Ferne: Ihr Zug wird erwartet."},
 }
 
 

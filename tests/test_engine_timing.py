@@ -59,15 +59,15 @@ def test_without_a_level_a_clock_gives_full_strength_for_the_period():
 def test_a_chosen_level_keeps_its_limits_under_a_clock():
     lines = play(5, "clock 30000* 30000* 30 99 99", "play attackers")
     status = final_status(lines)
-    assert int(status["nodes"]) <= 8_000 + 256  # level 5 stops at 8,000 nodes
+    assert int(status["nodes"]) <= 12_000 + 256  # level 5 stops at 12,000 nodes
     assert float(status["time"]) < 25
 
 
 def test_every_level_has_a_rating_for_the_page_never_falling_with_the_level():
-    """Measured ratings (bench/ladder.py): levels the ladder could not tell apart may share one,
-    but a higher level is never rated below a lower one, and the ends are far apart."""
+    """Measured ratings (bench/ladder.py): strictly rising with the level (issue 26: levels 4 and
+    5 shared one, so the page offered two levels of one strength), the ends far apart."""
     from companion.engine.levels import LEVELS
 
     ratings = [LEVELS[n].to_json()["rating"] for n in range(1, 11)]
     assert all(isinstance(r, int) for r in ratings)
-    assert ratings == sorted(ratings) and ratings[-1] - ratings[0] >= 500
+    assert ratings == sorted(set(ratings)) and ratings[-1] - ratings[0] >= 500

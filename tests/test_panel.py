@@ -219,10 +219,10 @@ def test_the_menu_chooses_the_next_game(tmp_path: Path) -> None:
         assert press(h, panel, "clock")[1:3] == ["Computer spielt", "◀ Verteidiger ▶"]
         press(h, panel, "hint")  # the computer takes the attackers
         assert press(h, panel, "clock")[1] == "Variante"
-        assert press(h, panel, "clock")[1:3] == ["Stellung", "◀ Grundstellung ▶"]
+        assert press(h, panel, "clock")[1:3] == ["Stellung", "◀ Ausgangsstellung ▶"]
         assert press(h, panel, "clock")[1:3] == ["Uhr", "◀ keine ▶"]
         press(h, panel, "hint")
-        assert press(h, panel, "clock")[1:3] == ["Partie starten", "Computer 5, Brandubh"]
+        assert press(h, panel, "clock")[:3] == ["Computer 5", "Partie starten", "Brandubh"]
         game = h.state["game"]
         press(h, panel, "clock")
         s = h.state
@@ -346,7 +346,7 @@ def test_game_lines_from_a_snapshot() -> None:
     assert game_lines(st, "en", now=1004.5) == [
         "Computer: e7 → c7", " 4:57  ▶4:55", "then lift c6", "Match 1-0"]
     assert game_lines({**st, "move_to_make": None, "result": "attackers", "match": None},
-                      "de", now=1000.0)[0] == "Angreifer siegen"
+                      "de", now=1000.0)[0] == "Angreifer gewinnen"
     assert clock_text(3725) == "1:02:05" and clock_text(9.44) == "0:09.4"
     # a reed board asks for a check of the pieces; a paused clock says so first
     check = {"turn": "attackers", "moves": [], "guidance": {"kind": "check_pieces"}}

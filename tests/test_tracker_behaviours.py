@@ -233,8 +233,10 @@ def test_reset_after_a_takeback_from_the_page_guides_the_board_back():
     events = rig.reset()
     assert rig.tracker.state == "setup"
     assert [e.kind for e in events if e.kind != "leds"] == ["setup"]
-    assert rig.tracker.message == "Setup: place defenders on c3 and e3; place an attacker on d1; " \
-        "clear d3"
+    # the piece goes home as a move (issue 26, 4), the captured ones are put back
+    assert rig.tracker.message == "Takeback: move the attacker from d3 back to d1; place " \
+        "defenders on c3 and e3"
+    assert rig.tracker.leds["d3"] == "make_from" and rig.tracker.leds["d1"] == "make_to"
     rig.lift("d3").place("d1").place("c3").place("e3").wait(1)
     assert rig.tracker.state == "ready"
 

@@ -270,7 +270,7 @@ class ClubLink:
         if reason.is_failure:
             self.failed_attempts += 1
             client.reconnect_delay_set(*REFUSED_S)  # it answers: no need to ask every second
-            self._set_state("error", f"the broker refused the connection: {reason}")
+            self._set_state("error", f"the broker refused the connection: {reason_words(reason)}")
             return
         client.reconnect_delay_set(RETRY_S, RETRY_S)
         with self._lock:
@@ -293,8 +293,7 @@ class ClubLink:
             self.failed_attempts += 1
         self.drops += was_connected
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
-            self._set_state("reconnecting", f"the broker link dropped ({reason}); "
-                            f"reconnecting")
+            self._set_state("reconnecting", dropped_words(reason))
 
     def _connect_failed(self, client: mqtt.Client, userdata: Any) -> None:
         self.failed_attempts += 1
@@ -382,3 +381,20 @@ class ClubLink:
                 acked()
             except Exception:
                 log.exception("club: recording an acknowledged message failed")
+
+
+def reason_words(reason: ReasonCode) -> str:
+    """An MQTT reason in words a person reads: paho's "Unspecified error" (a code it has no
+    name for, a lost socket) says nothing, so the code is given instead."""
+    name = str(reason)
+    if name == "Unspecified error":
+        return f"no reason given (code {int(reason.value)})"
+    return name[:1].lower() + name[1:]
+
+
+def dropped_words(reason: ReasonCode) -> str:
+    """Why the link is reconnecting: a lost connection (what paho reports as "Unspecified
+    error") or the broker's own reason."""
+    if str(reason) in ("Unspecified error", "Success"):
+        return "the connection to the broker was lost; reconnecting"
+    return f"the broker closed the link ({reason_words(reason)}); reconnecting"

@@ -48,7 +48,7 @@ LEVELS: dict[int, Level] = {
         Level(2, "novice", depth=1, nodes=None, seconds=1.0, noise=120, blunder=0.15),
         Level(3, "casual", depth=2, nodes=None, seconds=1.5, noise=80, blunder=0.05),
         Level(4, "club", depth=2, nodes=None, seconds=1.5, noise=40),
-        Level(5, "keen", depth=None, nodes=8_000, seconds=2.0, noise=10),
+        Level(5, "keen", depth=None, nodes=12_000, seconds=2.0),
         Level(6, "strong", depth=None, nodes=20_000, seconds=5.0),
         Level(7, "expert", depth=None, nodes=60_000, seconds=6.0),
         Level(8, "master", depth=None, nodes=200_000, seconds=8.0),
@@ -73,8 +73,12 @@ def with_ratings(levels: dict[int, Level], ratings: dict[int, int]) -> dict[int,
 # Short matches (12-18 games each, intervals of +-150 to +-400 Elo): read them as an order and
 # rough distances. The anchors outside: full strength at 2 s a move scores 42.5 % against
 # TaflZero-NNUE (20 games); OpenTafl's AI has not beaten it.
+# Level 5 was level 4's equal (7-4-7, one shared rating); it now searches 12,000 nodes without
+# noise (2026-12-02, 18 games each): it scored 3-5-10 against the anchor (-143, -244 .. -60) and
+# beat level 4 13-3-2 (+247, +123 .. +483), and levels 1-4 are chained down from it again by
+# their unchanged steps (4 over 3: +143, 3 over 2: +120, 2 over 1: +166).
 RATINGS: dict[int, int] = {
-    1: 1353, 2: 1519, 3: 1640, 4: 1782, 5: 1782, 6: 1880, 7: 1942, 8: 2000, 9: 2029, 10: 2232,
+    1: 1181, 2: 1347, 3: 1467, 4: 1610, 5: 1857, 6: 1880, 7: 1942, 8: 2000, 9: 2029, 10: 2232,
 }
 LEVELS = with_ratings(LEVELS, RATINGS)
 

@@ -38,6 +38,7 @@ def build_panel(cfg: DaemonConfig, session: PanelSession, hub: StateHub, board: 
     wired to the session and the state hub; not started. ConfigError when a configured
     button or display cannot be opened."""
     from companion.hardware_drivers import open_buttons, open_display
+    from companion.panel.words import short_name
     from companion.rules import PRESETS
 
     buttons = open_buttons(cfg.buttons, board, pin_factory=pin_factory)
@@ -50,7 +51,9 @@ def build_panel(cfg: DaemonConfig, session: PanelSession, hub: StateHub, board: 
     if buttons is None and display is None:
         return None
     sim = board.kind == "sim"
-    variants = [(r.id, r.name) for r in PRESETS.values() if sim or r.size == board.size]
+    # a real board plays the variants of its own size; the simulated one resizes to any
+    variants = [(r.id, short_name(r.id, cfg.display.language, r.name)) for r in PRESETS.values()
+                if sim or r.size == board.size]
     panel = Panel(session, session.state, buttons=buttons,
                   display=display, action=cfg.buttons.action, variants=variants,
                   lang=cfg.display.language, url=page_address(cfg.host, port),

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from companion.panel.words import words
+from companion.panel.words import short_name, words
 from companion.rules import PRESETS
 
 LEVELS = tuple(range(1, 11))
@@ -114,6 +114,9 @@ class Menu:
             out.update(position=position, turn=self.turn)
         return out
 
+    def _variant_name(self, lang: str) -> str:
+        return short_name(self.variant, lang, dict(self.variants).get(self.variant, ""))
+
     def lines(self, lang: str = "en") -> list[str]:
         """The display's four lines: the menu, the item, its value, what OK does."""
         w = words(lang)
@@ -123,9 +126,8 @@ class Menu:
         if name == "start":
             who = w["person"] if self.opponent == "person" else (
                 f"{w['computer']} {self.level}")
-            names = dict(self.variants)
-            return [w["menu"], w["start"], f"{who}, {names.get(self.variant, self.variant)}",
-                    w["start_hint"]]
+            # the opponent, then the variant on a line of its own
+            return [who, w["start"], self._variant_name(lang), w["start_hint"]]
         value: str
         if name == "opponent":
             value = w["person"] if self.opponent == "person" else w["computer"]
@@ -134,7 +136,7 @@ class Menu:
         elif name == "plays":
             value = w[self.computer_side]
         elif name == "variant":
-            value = dict(self.variants).get(self.variant, self.variant)
+            value = self._variant_name(lang)
         elif name == "from":
             value = w["from_" + self.origin]
         elif name == "turn":

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from companion.drivers.buttons import ButtonEvent, ButtonSource
-from companion.drivers.display import TextDisplay
+from companion.drivers.display import LumaDisplay, TextDisplay, render
 from companion.panel.menu import Menu
 from companion.panel.position import board_position, reading_squares, refusal
 from companion.panel.text import address_lines, game_lines
@@ -96,9 +96,10 @@ class Panel:
         self._min_gap = 1.0 / max_hz
         self.menu: Menu | None = None
         self._read_at: float | None = None  # when the board's reading was last asked for
-        self._note = ""
+        self._note = ""  # the key of its words
         self._note_until = 0.0
         self._stuck: set[str] = set()
+        self._url = url
         self._address: list[str] | None = address_lines(url, lang) if url else None
         self._address_until = wall() + address_seconds
         self._lines: list[str] = []
@@ -302,7 +303,8 @@ class Panel:
     def note(self, key: str) -> None:
         """Show the word ``key`` on the last line for a few seconds."""
         with self._lock:
-            self._note = words(self.lang)[key]
+            words(self.lang)[key]  # KeyError for a word neither language has
+            self._note = key
             self._note_until = self._wall() + NOTE_SECONDS
 
     # -- the display -----------------------------------------------------------------------
@@ -314,25 +316,28 @@ class Panel:
         with self._lock:
             return list(self._lines)
 
-    def compose(self, st: Mapping[str, Any]) -> list[str]:
-        """The lines to show for snapshot ``st`` now."""
+    def compose(self, st: Mapping[str, Any], lang: str | None = None) -> list[str]:
+        """The lines to show for snapshot ``st`` now (in ``lang``: the display's language by
+        default; another one for the simulated display's mirror on a page in it)."""
         now = self._wall()
-        w = words(self.lang)
+        lang = lang or self.lang
+        w = words(lang)
         with self._lock:
             if self._address is not None:
                 if now < self._address_until and self._last_state in (None, _key(st)):
-                    self._last_state = _key(st)
-                    return list(self._address)
+                    if lang == self.lang:
+                        self._last_state = _key(st)
+                    return address_lines(self._url, lang) if self._url else list(self._address)
                 self._address = None
             if self.menu is not None:
-                lines = self.menu.lines(self.lang)
+                lines = self.menu.lines(lang)
                 if self.menu.current == "from" and self.menu.origin == "board":
                     lines[3] = w["n_read"].format(n=len(reading_squares(st)[0]))
                 return lines
-            note = self._note if now < self._note_until else ""
+            note = w[self._note] if self._note and now < self._note_until else ""
             if self._stuck:
                 note = w["stuck"].format(button=w["b_" + sorted(self._stuck)[0]])
-            lines = game_lines(st, self.lang, note, now)
+            lines = game_lines(st, lang, note, now)
             if self.press_to_end and waits_for_press(st) and not lines[2]:
                 lines[2] = w["press_clock"]
             return lines
@@ -358,6 +363,19 @@ class Panel:
                 with self._lock:
                     self._published = lines
         return lines
+
+
+    def frame(self, lang: str | None = None) -> tuple[list[str], Any]:
+        """The display's lines and its 128×64 image (PIL, 1 bit; None before the first):
+        exactly the frame the hardware was given. Only a simulated display (luma's capture
+        device) draws another ``lang`` for a page in it (nothing else sees that frame)."""
+        display = self.display
+        if not isinstance(display, LumaDisplay):
+            return self.lines, None
+        if lang and lang != self.lang and display.kind == "capture":
+            lines = self.compose(self._state(), lang)
+            return lines, render(lines, display.device.width, display.device.height)
+        return display.lines or [], display.image()
 
 
 def waits_for_press(st: Mapping[str, Any]) -> bool:

@@ -52,6 +52,38 @@ def _squares(squares: list[str], limit: int = 3) -> str:
     return " ".join(squares[:limit]) + (" …" if len(squares) > limit else "")
 
 
+#: Why a game ended (the state's ``reason``) -> the key of its words; ``{side}`` is the loser.
+ENDING = {"king_captured": "end_king_captured", "escape": "escaped", "exit_fort": "exit_fort",
+          "encirclement": "encircled", "repetition": "end_repetition", "no_moves": "no_move",
+          "agreement": "end_agreement", "resignation": "end_resignation", "time": "end_time"}
+
+
+def ending_words(st: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """Why the game ended, in a few words (``King escaped``, ``Defenders resigned``); "" for a
+    reason without words."""
+    key = ENDING.get(str(st.get("reason")))
+    if key is None:
+        return ""
+    result = st.get("result")
+    loser = {"attackers": "defenders", "defenders": "attackers"}.get(str(result))
+    return w[key].format(side=w[loser] if loser else "")
+
+
+def setup_lines(guidance: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
+    """The board does not match the game: after a takeback, the pieces to carry home as
+    moves (``h9 → h7``, the LEDs show them as a move to make) and what else is left; else how
+    many squares to fix."""
+    back = list(guidance.get("back") or [])
+    fill, clear = guidance.get("fill") or {}, guidance.get("clear") or []
+    if back:
+        moves = " ".join(move_words(b["from"], b["to"]) for b in back[:2])
+        homes, stands = {b["to"] for b in back}, {b["from"] for b in back}
+        rest = [s for s in fill if s not in homes] + [s for s in clear if s not in stands]
+        return w["carry_back"], moves + (f" +{len(rest)}" if rest or len(back) > 2 else "")
+    n = len(fill) + len(clear)
+    return w["setup"], (w["setup_1"] if n == 1 else w["setup_n"].format(n=n))
+
+
 def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     """Line 1 and the detail line that goes with it."""
     side_word = {"attackers": w["attackers"], "defenders": w["defenders"]}
@@ -59,9 +91,9 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return w["storage"], w["not_saving"]
     result = st.get("result", "ongoing")
     if result == "draw":
-        return w["draw"], ""
+        return w["draw"], ending_words(st, w)
     if result in side_word:
-        return w["win"].format(side=side_word[result]), ""
+        return w["win"].format(side=side_word[result]), ending_words(st, w)
     m = st.get("move_to_make")
     if m:
         who = w.get(str(m.get("by")), str(m.get("by")))
@@ -76,8 +108,7 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     if kind == "warning":
         return w["warning"], str(guidance.get("from") or "")
     if kind == "setup":
-        fill, clear = guidance.get("fill") or {}, guidance.get("clear") or []
-        return w["setup"], w["setup_n"].format(n=len(fill) + len(clear))
+        return setup_lines(guidance, w)
     if kind == "lift_captured":
         return w["lift"].format(squares=_squares(list(guidance.get("squares") or []))), ""
     if kind == "reading":  # a position of one's own is set up (the page's editor)

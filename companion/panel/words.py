@@ -34,6 +34,8 @@ WORDS: dict[str, dict[str, str]] = {
         "warning": "Check the board",
         "setup": "Set up the board",
         "setup_n": "{n} squares to fix",
+        "setup_1": "1 square to fix",
+        "carry_back": "Move back:",
         "lift": "Lift {squares}",
         "takeback_put": "Put back {squares}",
         "storage": "NOT SAVING",
@@ -81,6 +83,11 @@ WORDS: dict[str, dict[str, str]] = {
         "n_defenders": "{n} defenders",
         "at_most": "at most {m}",
         "escaped": "King escaped",
+        "end_king_captured": "King captured",
+        "end_repetition": "Repetition",
+        "end_agreement": "Draw agreed",
+        "end_resignation": "{side} resigned",
+        "end_time": "{side}: time up",
         "encircled": "Encircled",
         "exit_fort": "King's exit fort",
         "no_move": "No legal move",
@@ -108,7 +115,7 @@ WORDS: dict[str, dict[str, str]] = {
         "captures": "dann {squares} weg",
         "hint": "Tipp {move}",
         "hint_wait": "Tipp: denkt…",
-        "win": "{side} siegen",
+        "win": "{side} gewinnen",
         "draw": "Remis",
         "move_n": "Zug {n}",
         "paused": "Uhr angehalten",
@@ -116,24 +123,26 @@ WORDS: dict[str, dict[str, str]] = {
         "back_to": "Zurück auf {square}",
         "warning": "Brett prüfen",
         "setup": "Brett aufbauen",
-        "setup_n": "{n} Felder richten",
+        "setup_n": "{n} Felder falsch",
+        "setup_1": "1 Feld falsch",
+        "carry_back": "Zurückziehen:",
         "lift": "{squares} entfernen",
         "takeback_put": "{squares} zurück",
         "storage": "SPEICHERT NICHT",
         "match": "Match {a}-{b}",
         "game_n": "Partie {n} von {of}",
-        "next_game": "NEU halten: P. 2",
-        "new_game": "NEU halten: neu",
+        "next_game": "NEU lang: Partie 2",
+        "new_game": "NEU lang: neue Partie",
         "no_clock": "Keine Uhr",
         "taken_back": "Zurückgenommen",
         "nothing_back": "Nichts zurück",
         "no_hint": "Kein Tipp jetzt",
         "game_over": "Partie aus",
         "time_loss": "Zeit um: endgültig",
-        "not_saving": "Speicher fehlt",
+        "not_saving": "Speicherfehler",
         "cannot": "Nicht jetzt",
         "stuck": "{button} klemmt?",
-        "page_at": "Seite:",
+        "page_at": "Webseite:",
         "menu": "Menü",
         "opponent": "Gegner",
         "level": "Stufe",
@@ -151,7 +160,7 @@ WORDS: dict[str, dict[str, str]] = {
         "b_takeback": "Zurück",
         "b_new": "Neu",
         "from": "Stellung",
-        "from_start": "Grundstellung",
+        "from_start": "Ausgangsstellung",
         "from_board": "vom Brett",
         "turn": "Am Zug",
         "n_read": "Steine: {n}",
@@ -164,6 +173,11 @@ WORDS: dict[str, dict[str, str]] = {
         "n_defenders": "{n} Verteidiger",
         "at_most": "höchstens {m}",
         "escaped": "König entkommen",
+        "end_king_captured": "König gefangen",
+        "end_repetition": "Wiederholung",
+        "end_agreement": "Remis vereinbart",
+        "end_resignation": "{side} gaben auf",
+        "end_time": "{side}: Zeit um",
         "encircled": "Eingekesselt",
         "exit_fort": "Randfestung",
         "no_move": "Kein Zug möglich",
@@ -172,10 +186,33 @@ WORDS: dict[str, dict[str, str]] = {
         "soldier_on": "Stein auf {square}",
         "other_size": "Falsche Brettgröße",
         "cannot_start": "Geht nicht",
-        "see_page": "siehe Seite",
+        "see_page": "siehe Webseite",
         "check_pieces": "Steine prüfen",
     },
 }
+
+
+#: The display's names of the variants (a menu line holds "◀ name ▶"), English and German
+#: where they differ; a variant not listed shows its rule set's name.
+SHORT_NAMES: dict[str, dict[str, str]] = {
+    "en": {
+        "copenhagen": "Copenhagen", "fetlar": "Fetlar", "koenigszabel": "Königszabel",
+        "helmfrid-11": "Helmfrid 11×11", "helmfrid-9": "Helmfrid 9×9", "tablut": "Tablut",
+        "tablut-linnaeus": "Tablut, weak king", "brandubh": "Brandubh", "ard-ri": "Ard Rí",
+        "tawlbwrdd": "Tawlbwrdd", "copenhagen-13": "Hnefatafl 13×13",
+        "alea-evangelii": "Alea Evangelii", "hnefatafl-org": "Copenhagen .org",
+        "hnefatafl-org-13": "13×13 .org", "hnefatafl-org-7": "Brandubh .org",
+    },
+    "de": {"copenhagen": "Kopenhagen", "tablut-linnaeus": "Tablut, schw. K.",
+           "hnefatafl-org": "Kopenhagen .org"},
+}
+
+
+def short_name(variant: str, lang: str = "en", name: str = "") -> str:
+    """The display's name of ``variant`` in ``lang`` (its rule set's ``name`` when it has
+    none)."""
+    return (SHORT_NAMES.get(lang, {}).get(variant) or SHORT_NAMES["en"].get(variant)
+            or name or variant)
 
 
 def words(lang: str) -> dict[str, str]:

@@ -246,27 +246,27 @@ _BUILT_IN = (
             repetition="draw", no_moves="draw", source="seed 000/004 §Fetlar",
         ),
         RuleSet(
-            id="koenigszabel", name="Hnefatafl (Königszabel rule sheet)", size=11,
+            id="koenigszabel", name="Königszabel Hnefatafl", size=11,
             start=_COPENHAGEN_START, hostile_throne_empty=KING_ONLY, repetition="draw",
             no_moves="draw", source="seed 001",
         ),
         RuleSet(
-            id="helmfrid-11", name="Hnefatafl 11×11 (Helmfrid / Danish museums)", size=11,
+            id="helmfrid-11", name="Helmfrid Hnefatafl 11×11", size=11,
             start=_COPENHAGEN_START, king_strength="strong_by_throne", repetition="off",
             no_moves="loss", source="seed 003",
         ),
         RuleSet(
-            id="helmfrid-9", name="Hnefatafl 9×9 (Helmfrid / Danish museums)", size=9,
+            id="helmfrid-9", name="Helmfrid Hnefatafl 9×9", size=9,
             start=_NINE_START, king_strength="strong_by_throne", repetition="off",
             no_moves="loss", source="seed 003",
         ),
         RuleSet(
-            id="tablut", name="Tablut (Linnaeus, as in seed 002)", size=9, start=_NINE_START,
+            id="tablut", name="Tablut", size=9, start=_NINE_START,
             escape="edge", throne_stop="king_once", hostile_throne_empty=KING_ONLY,
             repetition="off", no_moves="loss", source="seed 002, seed 000 §Tablut",
         ),
         RuleSet(
-            id="tablut-linnaeus", name="Tablut, king captured by two away from the throne",
+            id="tablut-linnaeus", name="Tablut, weak king",
             size=9, start=_NINE_START, escape="edge", king_strength="strong_by_throne",
             throne_stop="nobody", corners="none", hostile_corners=NONE_HOSTILE,
             linnaean_capture=True, repetition="draw", no_moves="draw",
@@ -284,7 +284,7 @@ _BUILT_IN = (
             no_moves="loss", source="seed 000 board list",
         ),
         RuleSet(
-            id="tawlbwrdd", name="Tawlbwrdd (Bell layout)", size=11,
+            id="tawlbwrdd", name="Tawlbwrdd", size=11,
             start="/4ttt4/4t1t4/5t5/5T5/tt2TTT2tt/t1tTTKTTt1t/tt2TTT2tt/5T5/5t5/4t1t4/4ttt4/",
             escape="edge", king_strength="weak", throne_stop="anyone", corners="none",
             hostile_corners=NONE_HOSTILE, hostile_throne_empty=NONE_HOSTILE, repetition="draw",

@@ -284,6 +284,8 @@ class Decisions:
         analysed in the background (``[computer] analyse_finished``)."""
         ctx = self.ctx
         ctx.clocks.ended(t)
+        if ctx.clocks.clock is not None:  # the ending's commit stored them still running
+            self.write(t)
         ctx.record.apply(Change(move_to_make=None))
         ctx.advisor.game_ended()
         ctx.seats.cancel()

@@ -77,7 +77,7 @@ from .model import Candidate, Expected, PieceModel
 from .moves import MoveFinder, Proposer
 from .readings import NEVER, Deadline, Readings, Timing
 from .revisions import RevisionWindow
-from .setup import PieceCheck, Setup
+from .setup import PieceCheck, Setup, undone_moves
 from .squares import grid_for
 
 __all__ = ["NEVER", "BoardReading", "Candidate", "Expected", "Timing", "Tracker"]
@@ -205,9 +205,18 @@ class Tracker:
         board matches it. Clears the move to make (the session sets it again); a suspension
         stays. The caller's game is never changed. A game on a board of another size (a new
         variant) starts the tracker afresh on that size (what the sensors read is kept)."""
+        undone: tuple[tuple[int, int, str], ...] = ()
+        earlier = self._setup.pending_carries  # a takeback the board has not followed yet
         if game.rules.size != self._grid.size:
             self._assemble(game)
+            earlier = ()
+        else:
+            old = self._model.game
+            undone = undone_moves(old, game)
+            if not undone and [p.text for p in old.played] != [p.text for p in game.played]:
+                earlier = ()  # another game, or moves on: the old carries mean nothing now
         self._sync_game(game)
+        self._setup.undone(undone, earlier)
         if not self._readings.seen:
             return []
         return self._run(max(t, self._readings.now))

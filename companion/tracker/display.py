@@ -74,6 +74,9 @@ class Display:
         """The board does not match the game yet (or has just come to match it)."""
         name = self._grid.names.__getitem__
         setup = self._setup
+        # a piece a takeback carries home shows as a move to make: its square and its home
+        spec.make_from = [name(f) for f, _, _ in setup.back if f in setup.clear]
+        spec.make_to = [name(t) for _, t, _ in setup.back]
         spec.setup = [name(s) for s in (*(s for s, _ in setup.fill), *setup.clear,
                                         *(s for s, _ in setup.recolour))]
         if setup.complete:
@@ -81,7 +84,8 @@ class Display:
         return GuidanceKind.SETUP, TrackerState.SETUP, {
             "fill": {name(s): p for s, p in setup.fill},
             "clear": [name(s) for s in setup.clear],
-            "recolour": {name(s): p for s, p in setup.recolour}}
+            "recolour": {name(s): p for s, p in setup.recolour},
+            "back": [{"piece": p, "from": name(f), "to": name(t)} for f, t, p in setup.back]}
 
     def _play_view(self, spec: FrameSpec, expected: Expected | None, suspended: str | None
                    ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:

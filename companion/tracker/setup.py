@@ -4,6 +4,7 @@ place, clear and swap; once it matches and is still, play (judging) starts."""
 from __future__ import annotations
 
 from .. import messages
+from ..rules.game import Game
 from .events import Event, Ready, SetupNeeded
 from .model import COLOUR_OF, PieceModel
 from .readings import Deadline, Readings, Timing
@@ -31,10 +32,33 @@ class PieceCheck:
         self.reason = None
 
 
+#: A piece a takeback carries home: it stands on ``frm`` and goes back to ``to``.
+Carry = tuple[int, int, str]
+
+
+def undone_moves(before: Game, after: Game) -> tuple[Carry, ...]:
+    """What going from ``before`` to ``after`` undid, when ``after`` is ``before`` with its last
+    moves taken back (the same start, its moves a prefix): each undone move as the piece to
+    carry home, latest first; () otherwise."""
+    k = len(after.played)
+    if (before.start_position != after.start_position or before.start_turn != after.start_turn
+            or len(before.played) <= k
+            or [p.text for p in before.played[:k]] != [p.text for p in after.played]):
+        return ()
+    board = after.board
+    out: list[Carry] = []
+    for played in reversed(before.played[k:]):
+        piece = board.piece_at(played.move.frm)
+        if piece is not None:
+            out.append((played.move.to, played.move.frm, piece))
+    return tuple(out)
+
+
 class Setup:
     """Whether play has started (``playing``) and, until then, what the board lacks: squares
     to ``fill`` and to ``recolour`` (with the piece that belongs there) and to ``clear``, each
-    in name order."""
+    in name order, and ``back``: the pieces a takeback carries home (``frm``, ``to``,
+    piece), a fill square and a clear square that are one undone move, latest first."""
 
     def __init__(self, timing: Timing, grid: Grid, readings: Readings, model: PieceModel,
                  deadline: Deadline) -> None:
@@ -49,6 +73,28 @@ class Setup:
         self.fill: tuple[tuple[int, str], ...] = ()
         self.clear: tuple[int, ...] = ()
         self.recolour: tuple[tuple[int, str], ...] = ()
+        self.back: tuple[Carry, ...] = ()
+        self._undone: tuple[Carry, ...] = ()
+
+    def undone(self, moves: tuple[Carry, ...], earlier: tuple[Carry, ...] = ()) -> None:
+        """The moves a takeback undid (latest first, as pieces to carry home): the set-up
+        guides each piece back (``back``) while its home is to be filled and the square it
+        stands on is not. ``earlier``: the carries of a takeback the board has not followed
+        yet (they come first; a piece carried twice goes straight to its first home)."""
+        out: list[Carry] = []
+        for frm, to, piece in (*earlier, *moves):
+            for i, (f, t, p) in enumerate(out):
+                if t == frm and p == piece:  # carried on from where an earlier carry ends
+                    out[i] = (f, to, p)
+                    break
+            else:
+                out.append((frm, to, piece))
+        self._undone = tuple(out)
+
+    @property
+    def pending_carries(self) -> tuple[Carry, ...]:
+        """The carries not followed yet (the board not set up since the takeback)."""
+        return () if self.playing else self._undone
 
     @property
     def complete(self) -> bool:
@@ -66,6 +112,7 @@ class Setup:
         self.recolour = tuple(
             (s, piece(s)) for s in grid.sort(occupied & position)
             if s in colours and colours[s] != COLOUR_OF[piece(s)])
+        self.back = self._carried()
         if not self.complete:
             if self._announced:
                 return []
@@ -73,7 +120,8 @@ class Setup:
             name = grid.name
             message = messages.setup_message(
                 {name(s): p for s, p in self.fill}, [name(s) for s in self.clear],
-                {name(s): p for s, p in self.recolour})
+                {name(s): p for s, p in self.recolour},
+                [{"piece": p, "from": name(f), "to": name(t)} for f, t, p in self.back])
             return [SetupNeeded(now, message, self.fill, self.clear, self.recolour,
                                 grid.size)]
         settled_at = readings.last_change + self._timing.settle
@@ -81,4 +129,16 @@ class Setup:
             self._deadline.want(settled_at)
             return []
         self.playing = True
+        self._undone = ()
         return [Ready(now, model.turn)]
+
+    def _carried(self) -> tuple[Carry, ...]:
+        """The undone moves whose piece is still to go home: its home square is to be filled
+        with it and the square it stands on (or was lifted from) is not to be filled."""
+        fill = dict(self.fill)
+        out: list[Carry] = []
+        for frm, to, piece in self._undone:
+            if fill.get(to) == piece and frm not in fill and not any(
+                    frm == f or to == t for f, t, _ in out):
+                out.append((frm, to, piece))
+        return tuple(out)

@@ -72,7 +72,7 @@ T: dict[str, dict[str, str]] = {
         "win": "Die {side} gewinnen: {why}.", "draw": "Remis: {why}.",
         "match": "Stand im Match: {score}.",
         "to_move": "{side} am Zug.",
-        "page_at": "Die Seite des Bretts ist unter {url}.",
+        "page_at": "Die Webseite des Bretts ist unter {url}.",
         "nothing": "Noch nichts gesagt.",
         "pieces_on": "{what} auf {squares}", "and": "und",
         "king_lines": "Der König auf {square} hat freie Linien nach {ends}.",

@@ -95,7 +95,9 @@
     $("rvanalyse").hidden = true;
     const list = A.swings.map((ply) => A.plies[ply - 1]).filter(Boolean);
     $("rvswings").innerHTML = list.length ? list.map((p) => {
-      const head = _("Move {n}, {side}: {move}", { n: p.ply, side: sideName(p.side), move: p.move });
+      // numbered as the move list numbers it (a move: one of each side's; "5." holds plies 9, 10)
+      const n = Math.floor((p.ply - 1 + (game && game.first === "defenders" ? 1 : 0)) / 2) + 1;
+      const head = _("Move {n}, {side}: {move}", { n: n, side: sideName(p.side), move: p.move });
       const a = { loss: num(p.loss, 1), before: scoreText(p.before), after: scoreText(p.after) };
       const lost = p.loss >= 500 ? _("a decisive mistake ({before} → {after})", a) : _("lost {loss} soldiers ({before} → {after})", a);
       const best = p.best_move ? _("better: {move}", { move: p.best_move }) : "";

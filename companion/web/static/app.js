@@ -52,7 +52,9 @@
     }
     const far = T.club && T.club.message(S);   // a game with another board of the club
     if (far) return far;
-    const said = T.guidanceText(S.guidance, gameEvents());
+    // "Move the defender from f4 to i4" is for the hands at the board, not a player's phone
+    if (me.role === "player" && S.guidance && S.guidance.kind === "make_move") return _("Waiting for the move to be made at the board.");
+    const said = T.guidanceText(S.guidance);
     if (said) return said;
     const over = S.result !== "ongoing";
     const m = S.message || "";
@@ -73,7 +75,7 @@
     T.drawBoard($("board"), {
       size: S.size, throne: S.throne, corners: S.corners || [], flip: T.flip,
       pos: T.parseOtn(S.position, S.size), occ: new Set(S.occupied || []), leds: S.leds || {},
-      last: S.last, threat: show, pick: choice, back: T.carryBack(S.guidance, gameEvents()),
+      last: S.last, threat: show, pick: choice, back: T.carryBack(S.guidance),
       clear: S.guidance && S.guidance.kind === "setup" ? S.guidance.clear : [],
       taken: S.last ? S.last.captured.map((sq) => ({ square: sq, piece: takenPiece(sq) })) : [],
     });
@@ -176,7 +178,10 @@
       : (att ? _("The computer (attackers) plays {from} to {to}.", a) : _("The computer (defenders) plays {from} to {to}.", a));
     text += " " + (me.role === "player" && me.side === m.side ? _("Waiting for the move to be made at the board.")
       : _("Make this move on the board."));
-    if (m.captures && m.captures.length) text += " " + _("Then lift the captured pieces on {squares}.", { squares: T.listText(m.captures) });
+    if (m.captures && m.captures.length) {
+      text += " " + T.ngettext("Then lift the captured piece on {squares}.", "Then lift the captured pieces on {squares}.",
+        m.captures.length, { squares: T.listText(m.captures) });
+    }
     el.textContent = text;
   }
 
@@ -217,14 +222,30 @@
   }
   function stopTicker() { if (ticker) { clearInterval(ticker); ticker = null; } }
 
+  /* A draw offer, and its answer right where the question is: for the player of the side that
+     answers on a link, and for the owner when that side plays here (at the board or on a phone;
+     the computer and a player at a distance answer for themselves). */
+  function drawAnswerer() {
+    const foe = other(S.draw_offer);
+    if (me.role === "player") return me.side === foe ? "player" : null;
+    return isOwner() && !/^(computer|engine|online|club)$/.test(playerOf(foe).kind || "") ? "owner" : null;
+  }
+
   function renderDrawBanner(over) {
     const b = $("drawbanner");
     b.hidden = over || !S.draw_offer;
-    if (!b.hidden) {
-      b.textContent = S.draw_offer === "attackers"
-        ? _("The attackers offer a draw. The defenders may accept or decline.")
-        : _("The defenders offer a draw. The attackers may accept or decline.");
-    }
+    if (b.hidden) { b.dataset.key = ""; return; }
+    const foe = other(S.draw_offer), who = drawAnswerer(), key = S.draw_offer + ":" + who;
+    if (b.dataset.key === key) return;
+    b.dataset.key = key;
+    const text = S.draw_offer === "attackers"
+      ? _("The attackers offer a draw. The defenders may accept or decline.")
+      : _("The defenders offer a draw. The attackers may accept or decline.");
+    const accept = who === "player" ? _("Accept the draw")
+      : foe === "attackers" ? _("Attackers accept the draw") : _("Defenders accept the draw");
+    const btn = (action, words) => `<button type="button" data-draw="${action}">${esc(words)}</button>`;
+    b.innerHTML = `<p>${esc(text)}</p>` +
+      (who ? `<div class="drawanswer">${btn("accept", accept)}${btn("decline", _("Decline the draw"))}</div>` : "");
   }
 
   /* The game's chat at a distance where the game is (its history is in the online panel). */
@@ -253,6 +274,14 @@
   $("disputebtn").addEventListener("click", () => {
     if (!confirm(_("Take the other end's record? The board's moves it lacks are taken back."))) return;
     api("/api/remote/take-record", {}).catch(refused);
+  });
+
+  $("drawbanner").addEventListener("click", (ev) => {
+    const bt = ev.target.closest("button[data-draw]");
+    if (!bt || !S || !S.draw_offer) return;
+    const who = drawAnswerer(), body = { action: bt.dataset.draw };
+    if (who === "owner") body.side = other(S.draw_offer);
+    if (who) T.api("/api/draw", body).catch(T.refused);
   });
 
   /* ---- the computer's help: its thinking, hints ---- */
@@ -371,7 +400,7 @@
   }
 
   function timeText(t) {
-    try { return new Date(t * 1000).toLocaleTimeString(T.I.lang, { hour: "2-digit", minute: "2-digit" }); } catch (e) { return ""; }
+    try { return new Date(t * 1000).toLocaleTimeString(T.LOCALE, { hour: "2-digit", minute: "2-digit" }); } catch (e) { return ""; }
   }
 
   function renderMoves() {

@@ -9,6 +9,10 @@
   const I = window.TAFL_I18N || { lang: "en", plural: { one: 0, other: 1 }, m: {} };
   const M = I.m;
   const PR = window.Intl && Intl.PluralRules ? new Intl.PluralRules(I.lang) : null;
+  /* Dates and times as the browser's own locale writes them, when it speaks the page's language
+     (en-GB: "21:56", not en-US's "09:56 PM"); else the page's language. */
+  const LOCALE = (navigator.languages || [navigator.language || ""]).find((l) =>
+    String(l).toLowerCase().split("-")[0] === I.lang) || I.lang;
   const fmt = (s, a) => (a ? s.replace(/\{(\w+)\}/g, (m, k) => (k in a ? a[k] : m)) : s);
   const H = new Map();
   function hash(k) {
@@ -152,6 +156,8 @@
     "tablut-linnaeus": N_("Tablut, weak king"), brandubh: N_("Brandubh"), "ard-ri": N_("Ard Rí"),
     tawlbwrdd: N_("Tawlbwrdd"), "copenhagen-13": N_("Copenhagen Hnefatafl"),
     "alea-evangelii": N_("Alea Evangelii"),
+    "hnefatafl-org": N_("Copenhagen Hnefatafl (hnefatafl.org)"), "hnefatafl-org-13": N_("Hnefatafl 13×13 (hnefatafl.org)"),
+    "hnefatafl-org-7": N_("Brandubh (hnefatafl.org)"),
   };
   const variantName = (id, fallback) => (VARIANT[id] ? _(VARIANT[id]) : fallback || id);
   const variantLabel = (id, size, fallback) => variantName(id, fallback) + (size ? " · " + size + "×" + size : "");
@@ -346,12 +352,12 @@
   function dateText(t) {
     if (!t) return "";
     try {
-      return new Date(t * 1000).toLocaleString(I.lang, { dateStyle: "medium", timeStyle: "short" });
+      return new Date(t * 1000).toLocaleString(LOCALE, { dateStyle: "medium", timeStyle: "short" });
     } catch (e) { return new Date(t * 1000).toLocaleString(); }
   }
 
   window.T = {
-    I, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
+    I, LOCALE, _, N_, ngettext, pgettext, hash, fmt, esc, num, signed, playerName, sqName, other, sideName, TO_MOVE, WIN, reasonText,
     resultText, pieceCount, piecesText, listText, houseRulesText, HOUSE_RULES: Object.keys(HOUSE), PIECE, variantName, variantLabel, parseOtn,
     drawBoard, getJSON, store, dateText, load, loadSmall, flip: store.get("flip", false),
   };

@@ -28,27 +28,11 @@
   const pieceList = (list) => listText(list.map(([s, p]) => _("{piece} on {square}", { piece: the(p), square: s })));
 
   /* After a takeback, the pieces to carry back: [{piece, from, to}] (the piece stands on `from`
-     and goes back to `to`), for each undone move (latest first) whose squares the set-up asks
-     to clear and to fill. `events`: this game's session events. */
-  function carryBack(g, events) {
-    const fill = (g && g.fill) || {}, clear = (g && g.clear) || [], out = [];
-    if (!g || g.kind !== "setup") return out;
-    for (let i = (events || []).length - 1; i >= 0; i--) {
-      const e = events[i];
-      if (e.kind !== "takeback") continue;
-      (e.moves || (e.move ? [e.move] : [])).forEach((text) => {
-        const [to, rest] = String(text).split("-"), from = (rest || "").split("x")[0];
-        if (fill[to] && clear.includes(from) && !out.some((b) => b.from === from || b.to === to)) {
-          out.push({ piece: fill[to], from: from, to: to });
-        }
-      });
-      break;
-    }
-    return out;
-  }
+     and goes back to `to`), as the tracker guides them (the display and the LEDs show the same). */
+  const carryBack = (g) => (g && g.kind === "setup" && g.back) || [];
 
-  function setup(g, events) {
-    const parts = [], back = carryBack(g, events);
+  function setup(g) {
+    const parts = [], back = carryBack(g);
     const fill = Object.assign({}, g.fill || {});
     back.forEach((b) => {
       parts.push(_("move {piece} from {from} back to {to}", { piece: the(b.piece), from: b.from, to: b.to }));
@@ -165,13 +149,12 @@
   }
 
   /* The sentence for a guidance object; null when this page has no words for it (then the
-     daemon's English message is shown). `events`: this game's session events (a takeback's
-     moves say which piece goes back where). */
-  function guidanceText(g, events) {
+     daemon's English message is shown). */
+  function guidanceText(g) {
     if (!g || !g.kind) return null;
     switch (g.kind) {
       case "waiting": return _("Waiting for the board");
-      case "setup": return setup(g, events);
+      case "setup": return setup(g);
       case "setup_complete": return _("Setup complete");
       case "to_move": return _(TO_MOVE[g.side]);
       case "lifted": return _("{to_move}: {piece} from {square}", { to_move: _(TO_MOVE[g.side]), piece: _(T.PIECE[g.piece]), square: g.square });

@@ -36,7 +36,7 @@
     ? _("level {n}: {name} (≈ {rating})", { n: i + 1, name: P.levelName(i + 1), rating: rating(i + 1) })
     : _("level {n}: {name}", { n: i + 1, name: P.levelName(i + 1) })]);
   const ratingNote = () => (variants && (variants.levels || []).some((x) => x.rating)
-    ? `<p class="small">${esc(_("≈: an approximate rating (Elo), from games between the levels (level 1 = 1000)."))}</p>` : "");
+    ? `<p class="small">${esc(_("≈: an approximate rating (Elo) in Copenhagen, from games against the computer's full strength at 0.1 s a move (rated 2000)."))}</p>` : "");
 
   /* Each side: a name, and who plays it (at the board, on a phone, the computer at a level). */
   function playerRows(prefix, S) {
@@ -67,6 +67,15 @@
       `<div class="row"><label for="nf-level">${esc(_("Strength"))}</label>` + sel("nf-level", levels(), (cpu && ps[cpu].level) || DEFAULT_LEVEL) + "</div>" +
       `<div class="row"><label for="nf-secs">${esc(_("Time per move"))}</label>` + sel("nf-secs", secs, (cpu && ps[cpu].seconds) || "") + "</div>" + ratingNote() +
       `<p class="small">${esc(_("With a game clock (below) the computer keeps to it as well."))}</p>`;
+  }
+
+  /* The person's side changed: where he plays and his name are that side's player's (a person
+     at the board or on a phone), else at the board, unnamed; never kept from the other side
+     (a phone game's "on a phone" made the person a phone player against the computer). */
+  function youAs(S, you) {
+    const p = (S && S.players && S.players[you]) || {}, person = !isComputer(p) && p.kind !== "club" && p.kind !== "online";
+    $("nf-you-kind").value = person && p.kind === "page" ? "page" : "board";
+    $("nf-you-name").value = person ? p.name || "" : "";
   }
 
   /* A board of a club may play another board of the club (club.js adds the form's rows). */
@@ -118,6 +127,7 @@
       fillOptions();
       box.addEventListener("change", (ev) => {
         if (ev.target.id === "variant") fillOptions();
+        if (ev.target.id === "nf-you") youAs(T.live.state(), ev.target.value);
         if (ev.target.id === "variant" || ev.target.id === "nf-start") setupBox();
         showFields();
       });
@@ -217,10 +227,21 @@
     const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
     if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
+    // a board of the club plays a side: the game is only proposed until that board agrees
+    const club = Object.values(body.players || {}).find((p) => p && p.kind === "club");
     return T.api("/api/new", body).then(() => {
       if (from) { $("nf-start").value = "start"; setupBox(); }   // played from it now: put away
+      backToBoard();
+      if (club) return _("Proposed to {board}: the game starts when {board} agrees.", { board: club.board || "?" });
       return match ? _("A new match has started.") : _("New game started.");
     });
+  }
+
+  /* The game has started: the form is put away and the board comes back into view (the
+     computer's first move, the set-up guidance, the "Game N started" note are there). */
+  function backToBoard() {
+    $("newgame").open = false;
+    window.scrollTo({ top: 0, behavior: "instant" });
   }
 
   /* ---- players ---- */

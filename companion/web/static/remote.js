@@ -41,8 +41,8 @@
     const btn = (act, extra, words) => `<button type="button" data-you="${act}"${extra}>${esc(words)}</button>`;
     let html = "";
     if (!over) {
-      if (S.draw_offer === other(side)) html += btn("accept", "", _("Accept the draw")) + btn("decline", "", _("Decline the draw"));
-      else if (S.draw_offer !== side) html += btn("offer", "", _("Offer a draw"));
+      // an offer to this side is answered in the banner above the board (app.js)
+      if (!S.draw_offer) html += btn("offer", "", _("Offer a draw"));
       html += btn("resign", "", _("Resign"));
     }
     row.innerHTML = html;

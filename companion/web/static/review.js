@@ -103,7 +103,7 @@
       o.push(`<li>${cell(plies[i])}${plies[i + 1] ? cell(plies[i + 1]) : ""}</li>`);
     }
     $("rvmoves").innerHTML = o.join("") || `<li class="small">${esc(none)}</li>`;
-    $("rvcount").textContent = ngettext("{n} move", "{n} moves", g.moves.length);
+    $("rvcount").textContent = g.moves.length ? "(" + g.moves.length + ")" : "";   // as the live list
     const link = location.origin + "/review/" + g.id;
     $("rvlink").value = link;
     $("rvcsv").href = `/api/games/${g.id}/record.csv`;
@@ -116,7 +116,7 @@
   /* An ISO day ("2019-03-04") in the page's language, without a time of day. */
   function dayText(iso) {
     const [y, m, d] = iso.split("-").map(Number), day = new Date(y, m - 1, d);
-    try { return day.toLocaleDateString(T.I.lang, { dateStyle: "medium" }); } catch (e) { return day.toLocaleDateString(); }
+    try { return day.toLocaleDateString(T.LOCALE, { dateStyle: "medium" }); } catch (e) { return day.toLocaleDateString(); }
   }
 
   /* When the game was played: date and time for a game played here; for an imported one the

@@ -83,8 +83,12 @@
     return loadRules().then((all) => {
       R = all[variant];
       if (!R) return;
-      reading(true);
-      follow = true;
+      // a board of another size cannot be read as this variant's position: it is set up here
+      // (the daemon is not asked to read the board, whose pieces would be counted instead)
+      const S = T.live.state(), same = !!S && S.size === R.size;
+      if (same) reading(true);
+      else stop();
+      follow = same;
       pos = fromBoard();
       if (!Object.keys(pos).length) pos = T.parseOtn(R.start, R.size);
       const turn = `<select id="setupturn"><option value="attackers">${esc(T.sideName("attackers"))}</option>` +
@@ -100,6 +104,14 @@
         `<button type="button" data-setup="start">${esc(start)}</button></div>` +
         `<div class="row"><label for="setupturn">${esc(who)}</label>${turn}</div>`;
       box.querySelector("#setupturn").value = R.first;
+      if (!same) {
+        box.querySelector("[data-setup=read]").hidden = true;
+        const note = document.createElement("p");
+        note.className = "small setupsize";
+        note.textContent = _("This board is {n}×{n} and {variant} is played on {m}×{m}: the position is set up here, tap by tap, not read from the board.",
+          { n: S ? S.size : "?", m: R.size, variant: T.variantName(variant) });
+        box.querySelector(".setupcount").after(note);
+      }
       draw();
     });
   }
@@ -124,6 +136,7 @@
   function live(S) {
     if (!box || !R) return;
     if (!shown()) { stop(); return; }
+    if (S.size !== R.size) return;   // nothing to read: the position is set up on the page
     if (!timer) reading(true);
     const g = S.guidance || {}, now = JSON.stringify([g.squares, g.colours, S.occupied]);
     if (!follow || now === seen) return;
