@@ -130,11 +130,11 @@ def _register_rules(sub: Subcommands) -> None:
 
 def _registrars() -> list[Callable[[Subcommands], None]]:
     """Subcommands of the other subsystems (each module exposes ``register``)."""
-    from . import daemon, hwtest, replay
+    from . import daemon_run, hwtest, replay
     from .club import room_web
     from .engine import otep
 
-    return [replay.register, daemon.register, hwtest.register, otep.register,
+    return [replay.register, daemon_run.register, hwtest.register, otep.register,
             room_web.register]
 
 
