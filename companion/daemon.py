@@ -62,7 +62,7 @@ FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at m
 STOP_WAIT = 15.0
 
 
-def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefaults:
+def defaults_from(cfg: DaemonConfig) -> SessionDefaults:
     """The session's defaults for new games from the config (and command line)."""
     try:
         settings = GameSettings.make(cfg.variant, dict(cfg.rules), "[rules] ")
@@ -82,8 +82,11 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
     if all(spec.is_remote for spec in players.values()):
         raise ConfigError("--attackers and --defenders: at most one side plays at a distance "
                           "(online, club); the other is played at this board")
+    # (what a new game starts with: a game in progress goes on after a restart whatever they
+    # say, see session/restore.py)
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
-                           cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+                           tie_break=cfg.tie_break, match=cfg.match, raichi=cfg.raichi,
+                           computer=cfg.computer)
 
 
 def checks_pieces(board: BoardSource) -> bool:
@@ -123,7 +126,7 @@ class Daemon:
 
     def __init__(
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
-        leds: LedSink | None = None, keep_variant: bool = False,
+        leds: LedSink | None = None,
         tracker_factory: Callable[[Game], Tracker] | None = None,
         remote_players: Mapping[PlayerKind, RemoteFactory] | None = None,
     ) -> None:
@@ -136,7 +139,7 @@ class Daemon:
         self.hub = StateHub()
         self.board = board
         self.leds = leds
-        self.defaults = defaults_from(cfg, keep_variant)
+        self.defaults = defaults_from(cfg)
         self._tracker_factory = tracker_factory
         self._stop = threading.Event()
         self._first_scan = threading.Event()

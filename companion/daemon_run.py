@@ -73,7 +73,7 @@ def build(args: argparse.Namespace) -> Daemon:
                               f"but {cfg.variant} is played on {size}x{size}")
         cfg = replace(cfg, board=replace(cfg.board, scan_hz=replay.scan_hz))
     try:
-        return Daemon(cfg, board=replay, keep_variant=args.variant is not None)
+        return Daemon(cfg, board=replay)
     except PlayerError as exc:
         raise ConfigError(str(exc)) from None
 
