@@ -29,6 +29,7 @@ from companion.drivers.base import BoardSource, LedSink, capabilities
 from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
 from companion.online.service import OnlineService, open_online
+from companion.parts import PartStatus, PartsWatch, WaitingLeds
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
@@ -147,6 +148,7 @@ class Daemon:
         self._parts = contextlib.ExitStack()  # what start() opened, closed by stop()
         self.stop_wait = STOP_WAIT
         self.lock: DataDirLock | None = None
+        self.parts = PartsWatch(self._publish_parts)  # display, buttons, LEDs found missing
         self.notifier = Notifier()
         self.server: WebServer | None = None
         self.store: Store | None = None
@@ -174,9 +176,7 @@ class Daemon:
                 self.board = open_board(cfg.board)
             parts.enter_context(contextlib.closing(self.board))
             if self.leds is None:
-                from companion.hardware_drivers import open_leds
-
-                self.leds = open_leds(cfg.leds, self.board)
+                self.leds = self._open_leds()
             parts.enter_context(contextlib.closing(self.leds))
             self.store = parts.enter_context(contextlib.closing(
                 Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store, log=log.warning)))
@@ -189,9 +189,11 @@ class Daemon:
             self.session.open()
             from companion.panel import build_panel
 
-            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port,
+                                     parts=self.parts)
             if self.panel is not None:
                 parts.enter_context(contextlib.closing(self.panel))
+            parts.enter_context(contextlib.closing(self.parts))  # (before what it attaches to)
             self._serve(app, parts)
             self.server.start()
             self._loop_thread = threading.Thread(target=self._loop, name="scan-loop",
@@ -199,9 +201,28 @@ class Daemon:
             self._loop_thread.start()
             if self.panel is not None:
                 self.panel.start()  # its presses and text go through the loop thread
+            self.parts.start()  # missing parts: on the page, tried again (companion.parts)
             self._parts = parts.pop_all()  # closed by stop(), once the loop has ended
         # ready once the board was read once: the first state anyone sees shows the board
         self._first_scan.wait(FIRST_SCAN_WAIT)
+
+    def _open_leds(self) -> LedSink:
+        """The configured LEDs; missing ones (SPI not enabled, no spidev) are left to the
+        parts watch: the board plays, the page shows the LED frame, they are tried again."""
+        from companion.hardware_drivers import PartMissing, open_leds
+
+        cfg, board = self.cfg, self.board
+        try:
+            return open_leds(cfg.leds, board)
+        except PartMissing as exc:
+            waiting = WaitingLeds()
+            self.parts.missing(exc, lambda: open_leds(cfg.leds, board), waiting.attach)
+            return waiting
+
+    def _publish_parts(self, parts: list[PartStatus]) -> None:
+        """The missing parts into the page's state (a command of the loop; the watch's thread)."""
+        if self.session is not None:
+            self.session.set_parts(list(parts))
 
     def _lock_data_dir(self) -> DataDirLock:
         """One daemon per data directory (companion.store_lock); ConfigError naming the pid
@@ -319,7 +340,8 @@ class Daemon:
         logged as an error and nothing it uses is closed under it (the store stays consistent:
         SQLite; the process is ending anyway); False then, and calling stop() again once the
         loop has ended closes them."""
-        if self.panel is not None:  # first: its thread may be waiting for the loop to answer
+        self.parts.close()  # first: their threads may be waiting for the loop to answer
+        if self.panel is not None:
             self.panel.close()
         self._stop.set()
         self.hub.close()

@@ -43,6 +43,9 @@ class BoardStatus(TypedDict, total=False):
     kind: str
     connected: bool
     detail: str | None
+    # the parts the board plays without that are missing now (companion.parts: display,
+    # buttons, LEDs), each {"part", "problem", "check", "retry_s"}
+    parts: list[dict[str, Any]]
 
 
 class Announcer:
@@ -57,6 +60,7 @@ class Announcer:
         self.recent: deque[dict[str, Any]] = deque(maxlen=RECENT)
         self._event_id = 0
         self.status: BoardStatus = {}
+        self._parts: list[dict[str, Any]] = []
         self._status_at = -1e9
         self._snapshot = EMPTY
         self._legal: tuple[Mapping[str, Any], LegalMoves] | None = None
@@ -86,10 +90,16 @@ class Announcer:
             raw = dict(board.status())
             self.status = {"kind": str(raw.get("kind", board.kind)),
                            "connected": raw.get("connected") is True,
-                           "detail": raw.get("detail")}
+                           "detail": raw.get("detail"), "parts": list(self._parts)}
         except Exception as exc:  # noqa: BLE001 - a failing driver shows disconnected
             self.status = {"kind": board.kind, "connected": False,
-                           "detail": f"status failed: {exc}"}
+                           "detail": f"status failed: {exc}", "parts": list(self._parts)}
+
+    def set_parts(self, parts: list[dict[str, Any]]) -> None:
+        """The board's missing parts now (``board.parts``; shown with the next publication)."""
+        self._parts = [dict(p) for p in parts]
+        if self.status:
+            self.status = {**self.status, "parts": list(self._parts)}
 
     # -- publication ---------------------------------------------------------------------------
     @contextmanager

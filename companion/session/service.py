@@ -176,6 +176,12 @@ class SessionService:
         self.ctx.display = {"lines": list(lines)} if lines is not None else None
 
     @on_loop
+    def set_parts(self, parts: Sequence[Mapping[str, Any]]) -> None:
+        """The board's parts that are missing now (``board.parts`` of the state; the daemon's
+        companion.parts calls this); published with the command."""
+        self.ctx.announcer.set_parts([dict(p) for p in parts])
+
+    @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
         return self.setup.new_game(actor, request)
 
