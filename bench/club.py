@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import getpass
 import json
+import os
 import random
 import re
 import shutil
@@ -37,6 +38,8 @@ from companion.club.outbox import Outbox  # noqa: E402
 from companion.club.publisher import BoardPublisher  # noqa: E402
 from companion.rules import PRESETS  # noqa: E402
 from companion.rules.game import Game  # noqa: E402
+
+KEY = b"bench-club-key-0123456789abcdef"
 
 
 def free_port() -> int:
@@ -60,7 +63,7 @@ def proc_usage(pid: int) -> tuple[float, int]:
 class SimBoard:
     def __init__(self, url: str, folder: Path, club: str, name: str, seed: int) -> None:
         self.name = name
-        self.link = ClubLink(Broker.parse(url), f"bench-{club}-{name}")
+        self.link = ClubLink(Broker.parse(url), f"bench-{club}-{name}", key=KEY, board=name)
         self.outbox = Outbox(folder / f"{name}.sqlite3")
         self.pub = BoardPublisher(self.link, self.outbox, club, name)
         self.game = Game(PRESETS["copenhagen"])
@@ -138,8 +141,10 @@ def main() -> None:
     time.sleep(0.5)
     url = f"mqtt://127.0.0.1:{port}"
     room = subprocess.Popen([sys.executable, "-m", "companion", "club", "--broker", url,
-                             "--club", "bench", "--host", "127.0.0.1", "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                             "--club", "bench", "--host", "127.0.0.1", "--port", "0",
+                             "--allow-anonymous-broker"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "TAFL_CLUB_KEY": KEY.decode()})
     assert room.stdout is not None
     room_port = 0
     for line in room.stdout:

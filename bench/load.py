@@ -18,6 +18,9 @@ request line and then one header line every 40 s (``--slow-interval``), reconnec
 server cuts them, for 90 s (``--slow-duration``), and reports how fast the page answers
 meanwhile. ``--guess S`` finally guesses PINs for S seconds from 1,000 rotating addresses and
 reports how many guesses the server checked (the rest are refused unchecked).
+``--stuck-writers S`` first runs issue 25's attack 2 for S seconds (bench/stuck_writers.py):
+16 addresses hold 32 connections each, pipelining requests they never read, while a new visitor
+loads the page.
 Run with ``nice -n 10 python3 bench/load.py``; ``--json`` prints the figures as JSON too.
 """
 
@@ -203,8 +206,9 @@ class Daemon:
     def __init__(self, work: Path, root: Path = ROOT) -> None:
         self.stats = work / "stats.json"
         config = work / "config.toml"
+        # idle_after = 0: the full rate throughout (the loop's rate is what is measured)
         config.write_text('[web]\nhost = "127.0.0.1"\nport = 0\n[board]\nkind = "sim"\n'
-                          "scan_hz = 100\n")
+                          "scan_hz = 100\nidle_after = 0\n")
         self.proc = subprocess.Popen(
             [sys.executable, "-c", CHILD, str(root), str(self.stats), "run", "--config",
              str(config), "--data-dir", str(work / "data"), "--pin", PIN],
@@ -460,6 +464,12 @@ def main() -> None:
     p.add_argument("--slow-body", action="store_true",
                    help="trickle request bodies (POST /api/auth, Content-Length 16000, a byte "
                         "per interval) instead of heads")
+    p.add_argument("--stuck-writers", type=float, default=0.0, metavar="SECONDS",
+                   help="run issue 25's attack 2 first for SECONDS: 16 addresses x 32 "
+                        "connections pipelining GET /static/app.js with a tiny window, never "
+                        "reading; a new visitor's page loads meanwhile (bench/stuck_writers.py)")
+    p.add_argument("--stuck-pipeline", type=int, default=8,
+                   help="requests each stuck writer pipelines (default 8)")
     p.add_argument("--guess", type=float, default=0.0,
                    help="seconds of PIN guessing from rotating addresses, run last (e.g. 400)")
     p.add_argument("--root", type=Path, default=ROOT,
@@ -473,6 +483,11 @@ def main() -> None:
         d = Daemon(Path(work), root=a.root.resolve())
         try:
             idle_rss = memory_mb(d.proc.pid)[0]
+            stuck = None
+            if a.stuck_writers:
+                from stuck_writers import stuck_writers
+                stuck = stuck_writers(d, 16, 32, a.stuck_writers, a.stuck_pipeline)
+                stuck["rss_mb"] = memory_mb(d.proc.pid)[0]
             slow = (slowloris(d, a.slowloris, a.slow_interval, a.slow_duration,
                               a.slow_per_address, SLOW_BODY if a.slow_body else SLOW_HEAD)
                     if a.slowloris else None)
@@ -512,6 +527,16 @@ def main() -> None:
               f"{slow['page_failed']} failed, p50 {slow['page_p50_ms']} ms, p95 "
               f"{slow['page_p95_ms']} ms, max {slow['page_max_ms']} ms; RSS {slow['rss_mb']} "
               f"MB; load average {slow['load']}")
+    if stuck:
+        w = stuck
+        print(f"stuck writers: {w['addresses']} addresses x {w['per_address']} connections, "
+              f"each pipelining {w['pipeline']} GET /static/app.js with a 1 KiB receive window "
+              f"and never "
+              f"reading, reopened when closed, for {w['duration_s']:g} s: {w['opened']} opened, "
+              f"{w['closed_by_server']} closed by the server; a new visitor's page loads "
+              f"(GET /, its scripts and styles, /api/state, within 10 s): {w['loads_ok']} of "
+              f"{w['loads']} ({w['first_30s_ok']} of {w['first_30s']} in the first 30 s); scan "
+              f"loop {w['scan_hz']} Hz; RSS {w['rss_mb']} MB")
     if guesses:
         g = guesses
         print(f"PIN guessing: {g['sent']} wrong PINs sent in {g['seconds']} s from "
@@ -522,7 +547,8 @@ def main() -> None:
               f"the default 10-digit code takes ~{g['years_to_find_default_code']:,} years on "
               f"average; load average {g['load']}")
     if a.json:
-        print(json.dumps({"idle_rss_mb": idle_rss, "slowloris": slow, "rows": rows,
+        print(json.dumps({"idle_rss_mb": idle_rss, "slowloris": slow, "stuck_writers": stuck,
+                          "rows": rows,
                           "pin_guessing": guesses}))
 
 

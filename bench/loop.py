@@ -65,6 +65,9 @@ def main() -> None:
 
     data = Path(tempfile.mkdtemp(prefix="tafl-loop-"))
     cfg = with_overrides(DaemonConfig(), data_dir=str(data), port=0, host="127.0.0.1", pin=PIN)
+    from dataclasses import replace
+
+    cfg = replace(cfg, board=replace(cfg.board, idle_after=0.0))  # the full rate: it is measured
     d = Daemon(cfg)
     d.start()
     base = f"http://127.0.0.1:{d.port}/"

@@ -9,17 +9,19 @@ Without a command it prints the commands; ``--version`` prints the version.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from . import __version__
 from .commands import Parser, Subcommands, UsageError, emit
 from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, RuleSet, get_variant, perft
-from .rules.otg import OtgError, replay_otg
-from .rules.records import Record, RecordError, read_records, replay_record
 from .squares import a_board
+
+if TYPE_CHECKING:
+    from .rules.records import Record
 
 
 def _board(args: argparse.Namespace) -> Board:
@@ -69,7 +71,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
     for move in board.legal_moves():
         captured, result = board.preview(move)
         key = f"{board.name(move.frm)}-{board.name(move.to)}"
-        caps = sorted(board.geo.names[s] for s in board.geo.iter_bits(captured))
+        caps = sorted(board.geo.names[s] for s in captured)
         out[key] = {"captures": caps, "result": result or "ongoing"}
     emit({"moves": out})
     return 0
@@ -78,6 +80,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
 def cmd_replay_records(args: argparse.Namespace) -> int:
     """``rules replay``: exit 0 when every game agrees with the rules, 1 when the file was read
     but some disagree (the document says where), 2 when the file cannot be read as records."""
+    from .rules.otg import OtgError, replay_otg  # the record readers: only for this command
+    from .rules.records import RecordError, read_records
+
     rules = get_variant(args.variant)
     try:
         with open(args.file, encoding="utf-8") as fh:
@@ -96,6 +101,8 @@ def cmd_replay_records(args: argparse.Namespace) -> int:
 
 def replay_records(rules: RuleSet, records: list[Record]) -> dict[str, Any]:
     """The ``rules replay`` document of CSV records."""
+    from .rules.records import replay_record
+
     disagree = []
     for i, record in enumerate(records, 1):
         _, problem = replay_record(rules, record)
@@ -128,18 +135,32 @@ def _register_rules(sub: Subcommands) -> None:
     p.set_defaults(func=cmd_replay_records)
 
 
-def _registrars() -> list[Callable[[Subcommands], None]]:
-    """Subcommands of the other subsystems (each module exposes ``register``)."""
-    from . import daemon_run, hwtest, replay
-    from .club import room_web
-    from .engine import otep
+#: The module that registers each command of the other subsystems (its ``register``), in the
+#: order of the help. A command imports only its own module (``rules`` none of them): ``rules
+#: moves`` answers without loading the daemon, the web server or the hardware drivers.
+COMMAND_MODULES = {
+    "replay": "companion.replay", "simulate": "companion.replay", "run": "companion.daemon_run",
+    "hwtest": "companion.hwtest", "engine": "companion.engine.otep",
+    "club": "companion.club.room_web",
+}
 
-    return [replay.register, daemon_run.register, hwtest.register, otep.register,
-            room_web.register]
+
+def _registrars(command: str | None = None) -> list[Callable[[Subcommands], None]]:
+    """The ``register`` functions of the subsystems: only ``command``'s when it is one of
+    theirs, none for ``rules``, every one otherwise (the help, an unknown command)."""
+    if command == "rules":
+        return []
+    if command in COMMAND_MODULES:
+        names = [COMMAND_MODULES[command]]
+    else:
+        names = list(dict.fromkeys(COMMAND_MODULES.values()))
+    return [cast(Callable[[Subcommands], None], importlib.import_module(n).register)
+            for n in names]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: the full one, or (``command``) one that knows only that command,
+    which parses its arguments exactly as the full one does."""
     parser = Parser(
         prog="tafl-companion",
         description="Companion computer for a physical tafl board. Start with `tafl-companion "
@@ -151,16 +172,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = cast(Subcommands, parser.add_subparsers(dest="cmd", required=True,
                                                   parser_class=Parser, metavar="COMMAND"))
     _register_rules(sub)
-    for register in _registrars():
+    for register in _registrars(command):
         register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
+    args_in = sys.argv[1:] if argv is None else argv
     try:
-        parser = build_parser()
-        if not (sys.argv[1:] if argv is None else argv):
+        # a command given first needs only its own module (the help and errors need them all)
+        parser = build_parser(args_in[0] if args_in else None)
+        if not args_in:
             parser.print_help()  # no command: say what there is, exit 0
             return 0
         args = parser.parse_args(argv)

@@ -43,6 +43,9 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     [leds]    ...                   # checked by companion.hardware_config.parse_leds
     [buttons] ...                   # the board's buttons (hardware_config.parse_buttons)
     [display] ...                   # the board's OLED display (hardware_config.parse_display)
+    [voice]                         # the talking board (docs/voice.md)
+    engine = "espeak-ng"            # espeak-ng (the board speaks) | page (the page) | none
+    language = "de"                 # en | de (default: the display's language)
 
 Every problem raises :class:`ConfigError` whose message starts with the file name and names the
 field, e.g. ``config.toml: [web] port must be an integer 1-65535, not 'abc'``.
@@ -70,10 +73,11 @@ from companion.hardware_config import (
     ConfigError as HardwareConfigError,
 )
 from companion.rules import PRESETS
+from companion.voice.config import VoiceConfig, VoiceConfigError, check_engine, parse_voice
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
             "players", "rules", "match", "computer", "club", "online", "buttons",
-            "display")
+            "display", "voice")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
@@ -114,6 +118,7 @@ class DaemonConfig:
     computer: Any = field(default_factory=lambda: _computer_defaults())  # ComputerConfig
     online: Any = field(default_factory=lambda: _online(None))  # online.account.OnlineConfig
     club: Any = None  # companion.club.config.ClubConfig when the board is in a club
+    voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice] (companion.voice)
 
 
 def _computer_defaults() -> Any:
@@ -227,6 +232,11 @@ def parse_config(doc: Mapping[str, Any], source: str = "config.toml") -> DaemonC
         cfg = _session_fields(cfg, doc)
         if "club" in doc:
             cfg = replace(cfg, club=_club(doc["club"]))
+        if "voice" in doc:
+            try:
+                cfg = replace(cfg, voice=parse_voice(doc["voice"]))
+            except VoiceConfigError as exc:
+                raise ConfigError(str(exc)) from None
         try:
             hw = parse_hardware(doc)
         except HardwareConfigError as exc:
@@ -393,6 +403,7 @@ def with_overrides(
     rules: list[str] | None = None,
     match: bool | None = None,
     reset_store: bool | None = None,
+    voice: str | None = None,
 ) -> DaemonConfig:
     """The config with command-line options applied (they win over the file)."""
     from companion.session.players import PlayerError, PlayerSpec
@@ -417,6 +428,11 @@ def with_overrides(
         cfg = replace(cfg, match=match)
     if reset_store is not None:
         cfg = replace(cfg, reset_store=reset_store)
+    if voice is not None:
+        try:
+            cfg = replace(cfg, voice=replace(cfg.voice, engine=check_engine(voice, "--voice")))
+        except VoiceConfigError as exc:
+            raise ConfigError(str(exc)) from None
     if variant is not None:
         cfg = replace(cfg, variant=check_variant(variant, "--variant"))
     if port is not None:

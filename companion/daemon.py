@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion.config import ConfigError, DaemonConfig
 from companion.drivers.base import BoardSource, LedSink, capabilities
+from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
 from companion.online.service import OnlineService, open_online
@@ -50,6 +51,7 @@ from companion.web.hub import StateHub
 if TYPE_CHECKING:
     from companion.club.service import ClubService
     from companion.panel import Panel
+    from companion.voice import Voice
     from companion.web.server import WebServer
 
 log = logging.getLogger("companion.daemon")
@@ -155,9 +157,11 @@ class Daemon:
         self.session: GameSession | None = None
         self.online: OnlineService | None = None
         self.panel: Panel | None = None  # the board's buttons and display (companion.panel)
+        self.voice: Voice | None = None  # the talking board (companion.voice)
         self.club: ClubService | None = None  # the club's broker (companion.club), if any
         self.loop_errors = 0
         self.iterations = 0
+        self.resting = False  #: scanning at the rest rate (board.idle_hz), nobody playing
 
     # -- start and stop ------------------------------------------------------------------------
     def start(self) -> None:
@@ -201,6 +205,8 @@ class Daemon:
             self._loop_thread.start()
             if self.panel is not None:
                 self.panel.start()  # its presses and text go through the loop thread
+            if self.voice is not None:
+                self.voice.start()  # it follows the published state on its own threads
             self.parts.start()  # missing parts: on the page, tried again (companion.parts)
             self._parts = parts.pop_all()  # closed by stop(), once the loop has ended
         # ready once the board was read once: the first state anyone sees shows the board
@@ -258,11 +264,31 @@ class Daemon:
             from companion.panel.web import blueprint
 
             flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
+        self.voice = self._voice()
+        if self.voice is not None:
+            from companion.voice.web import blueprint as voice_routes
+
+            parts.enter_context(contextlib.closing(self.voice))
+            flask_app.register_blueprint(voice_routes(self.voice))  # POST /api/voice
         app.app = flask_app
         self._start_club(app, parts)
         self._attach_remote_players()
         if own:  # always attached: a game opened or joined on the page starts here
             self.session.attach_remote(online_player)
+
+    def _voice(self) -> Voice | None:
+        """The voice of ``[voice]`` / ``--voice`` (None when it is off), fed by the hub."""
+        cfg, session = self.cfg, self.session
+        if not cfg.voice.on or session is None:
+            return None
+        from companion.panel import page_address
+        from companion.voice import Voice, engine_for
+
+        voice = Voice(engine_for(cfg.voice.engine), session.state, session.set_voice,
+                      lang=cfg.voice.language or cfg.display.language,
+                      url=page_address(cfg.host, self.port))
+        self.hub.subscribe(voice.wake)
+        return voice
 
     def _start_club(self, app: _LateApp, parts: contextlib.ExitStack) -> None:
         """Publish this board's game on the club's broker ([club] in the config)."""
@@ -343,6 +369,8 @@ class Daemon:
         self.parts.close()  # first: their threads may be waiting for the loop to answer
         if self.panel is not None:
             self.panel.close()
+        if self.voice is not None:  # likewise (it tells the loop what it said)
+            self.voice.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
@@ -372,9 +400,16 @@ class Daemon:
     def _loop(self) -> None:
         session = self.session
         assert session is not None and self.leds is not None
-        period = 1.0 / (session.caps.scan_hz or self.cfg.board.scan_hz)
+        board_cfg = self.cfg.board
+        period = 1.0 / (session.caps.scan_hz or board_cfg.scan_hz)
+        # At rest the board is scanned more slowly (issue 31): after ``idle_after`` seconds in
+        # which no scan changed anything and no command came. A replayed trace keeps its rate.
+        rest_period = max(period, 1.0 / board_cfg.idle_hz)
+        rest_after = board_cfg.idle_after if not isinstance(self.board, ReplayBoard) else 0.0
         next_t = time.monotonic()
         last_error = -1e9
+        active_at = next_t
+        version = -1
         while not self._stop.is_set():
             now = time.monotonic()
             try:
@@ -389,12 +424,25 @@ class Daemon:
                 self.iterations += 1
                 self._first_scan.set()
                 self.notifier.ping(now)  # only a completed iteration feeds the watchdog
+            published = session.snapshot.version
+            if published != version:  # a scan or a command changed the state
+                version, active_at = published, now
             if backlog:
                 continue
-            next_t += period
+            resting = rest_after > 0 and now - active_at >= rest_after
+            self.resting = resting
+            next_t += rest_period if resting else period
             if next_t < now - period:  # fell behind (slow SD card, suspend): do not race
                 next_t = now + period
-            time.sleep(max(0.0, next_t - time.monotonic()))  # one wakeup per scan, no more
+            # one wakeup per scan, no more, unless a command comes first: it is applied at
+            # once, but the board is never read at more than twice its rate (a flood of
+            # controls does not shorten the sensors' debounce)
+            if session.commands.wait(next_t - time.monotonic()):
+                soonest = now + period / 2
+                woken = time.monotonic()
+                if woken < soonest:
+                    time.sleep(soonest - woken)
+                active_at = next_t = max(woken, soonest)
 
     def step(self, now: float | None = None) -> bool:
         """One loop iteration; True if the board has more scans already due."""

@@ -65,7 +65,8 @@ def build(args: argparse.Namespace) -> Daemon:
                          attackers=args.attackers, defenders=args.defenders,
                          time_control=args.time_control, rules=args.rule,
                          match=True if args.match else None,
-                         reset_store=True if args.reset_store else None)
+                         reset_store=True if args.reset_store else None,
+                         voice=args.voice)
     if replay is not None:
         size = PRESETS[cfg.variant].size
         if replay.size != size:
@@ -143,6 +144,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a house rule, e.g. chain_capture=true, escape=edge (repeatable)")
     p.add_argument("--match", action="store_true",
                    help="start with a two-game match (sides swap for game 2)")
+    p.add_argument("--voice", metavar="ENGINE",
+                   help="espeak-ng (the board speaks) | page (the page speaks) | none "
+                        "(default: [voice] engine, else none); docs/voice.md")
     p.add_argument("--reset-store", action="store_true",
                    help="if the store is damaged, move it aside (kept) and start a fresh one")
     p.set_defaults(func=cmd_run)

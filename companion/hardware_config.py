@@ -50,6 +50,11 @@ class BoardConfig:
     port: str = "auto"
     baud: int = 115200
     sensors: str = "switch"
+    #: At rest (no change on the board, no command for ``idle_after`` seconds) the board is
+    #: scanned at ``idle_hz``; the first change or command brings back ``scan_hz``. A piece is
+    #: lifted for far longer than 1/idle_hz (50 ms), so no lift is lost (docs/raspberry-pi.md).
+    idle_hz: float = 20.0
+    idle_after: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -225,13 +230,16 @@ def parse_board(sec: Mapping[str, Any]) -> BoardConfig:
         raise ConfigError(f'[board] port: expected "auto" or a device path, got {port!r}')
     baud = _int(sec, "board", "baud", 115200, 1200, 4_000_000)
     sensors = _choice(sec, "board", "sensors", SENSORS, "switch")
+    idle_hz = _number(sec, "board", "idle_hz", 20, 1, 1000, " Hz")
+    idle_after = _number(sec, "board", "idle_after", 5, 0, 86400, " s; 0 never slows down")
     if sensors == "polarity" and kind == "gpio":
         raise ConfigError(
             '[board] sensors: "polarity" needs linear Hall sensors on the Pico bridge '
             '(kind = "serial"); a GPIO reed matrix only knows on/off'
         )
     return BoardConfig(
-        kind, size, scan_hz, debounce, backend, rows, cols, gpiochip, port, baud, sensors
+        kind, size, scan_hz, debounce, backend, rows, cols, gpiochip, port, baud, sensors,
+        idle_hz, idle_after,
     )
 
 

@@ -126,8 +126,8 @@ class _Player(Hand):
         board = game.board
         move, _ = board.parse_move(text)
         frm, to = board.name(move.frm), board.name(move.to)
-        captured_bits, result = board.preview(move)
-        caps = [board.geo.names[s] for s in board.geo.iter_bits(captured_bits)]
+        captured, result = board.preview(move)
+        caps = [board.geo.names[s] for s in captured]
         deferred, self.deferred = self.deferred, ()
         if deferred and (to in deferred or not set(deferred).isdisjoint(self.line(frm, to))):
             self.remove(list(deferred), quiet=True)

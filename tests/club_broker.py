@@ -89,3 +89,9 @@ class Mosquitto:
 def shared_broker_url() -> str | None:
     """The broker ``.ci/run`` started, if any."""
     return os.environ.get("TAFL_TEST_BROKER") or None
+
+
+#: the club key of the tests' clubs (every board and room of a test is given it)
+CLUB_KEY = "tests-club-key-0123456789abcdef"
+#: the ``[club]`` lines that go with it (the tests' brokers have no accounts)
+CLUB_TOML = f'key = "{CLUB_KEY}"\nallow_anonymous_broker = true\n'

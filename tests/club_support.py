@@ -5,6 +5,7 @@ boards, the real HTTP API with the PIN headers), moves made as a hand would make
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -13,6 +14,7 @@ import threading
 import urllib.request
 from pathlib import Path
 
+from club_broker import CLUB_KEY, CLUB_TOML
 from test_daemon_support import (
     PATIENCE,
     PIN,
@@ -34,7 +36,7 @@ def board(tmp: Path, broker: str, club: str, name: str, *args: str,
     cfg = tmp / f"{name}.toml"
     cfg.write_text(f'pin = "{PIN}"\nvariant = "brandubh"\n[web]\nhost = "127.0.0.1"\n'
                    f'port = 0\n[club]\nbroker = "{broker}"\nname = "{club}"\n'
-                   f'board = "{name}"\n{extra}')
+                   f'board = "{name}"\n{CLUB_TOML}{extra}')
     return spawn_daemon(["--config", str(cfg), "--data-dir", str(tmp / name), *args])
 
 
@@ -89,8 +91,9 @@ class Room:
     def __init__(self, broker: str, club: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion", "club", "--broker", broker, "--club", club,
-             "--host", "127.0.0.1", "--port", "0"], stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
+             "--host", "127.0.0.1", "--port", "0", "--allow-anonymous-broker"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={**os.environ, "TAFL_CLUB_KEY": CLUB_KEY})
         self.url = ""
         assert self.proc.stdout is not None
         for line in self.proc.stdout:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from club_broker import MOSQUITTO, Mosquitto
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto
 from prerequisites import require
 
 from companion.club.config import Broker, ClubConfigError, parse_club
@@ -109,7 +109,7 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
             scheme = "mqtts" if tls else "mqtt"
             lk = ClubLink(Broker.parse(f"{scheme}://127.0.0.1:{broker.port}", user=user,
                                        password=pw, ca_file=str(ca)), f"c-{user}-{len(links)}",
-                          persistent=False)
+                          key=CLUB_KEY.encode(), board=user, persistent=False)
             links.append(lk)
             lk.start()
             return lk
@@ -121,7 +121,8 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
         writer = link("table-1", "pw1")
         assert writer.connected.wait(10)
         writer.publish("tafl/oslo/table-1/state", json.dumps({"x": 1}).encode())
-        writer.publish("tafl/oslo/table-2/state", json.dumps({"forged": 1}).encode())
+        # (the link signs only its own board's topics: the forgery goes round it)
+        writer._client.publish("tafl/oslo/table-2/state", json.dumps({"forged": 1}).encode())
         deadline = time.monotonic() + 10
         while not got and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -137,3 +138,24 @@ def test_tls_accounts_and_the_acl(tmp_path: Path) -> None:
         for lk in links:
             lk.close()
         broker.stop()
+
+
+def test_a_club_needs_a_key_and_a_broker_login_unless_it_says_so(tmp_path: Path) -> None:
+    base = {"broker": "mqtt://b:1883", "name": "oslo", "board": "table-3"}
+    with pytest.raises(ConfigError, match="without an account.*allow_anonymous_broker = true"):
+        parse_config({"club": base})
+    cfg = parse_club({**base, "allow_anonymous_broker": True})
+    with pytest.raises(ClubConfigError, match="has no key.*club.key.*tafl-companion club-key"):
+        cfg.club_key(tmp_path)
+    (tmp_path / "club.key").write_text("k" * 64 + "\n")
+    assert cfg.club_key(tmp_path) == b"k" * 64  # the key file in the data dir
+    assert parse_club({**base, "broker_user": "t3", "key": "x" * 20}).club_key(tmp_path) == (
+        b"x" * 20)
+    with pytest.raises(ClubConfigError, match="at least 16"):
+        parse_club({**base, "broker_user": "t3", "key": "short"})
+    with pytest.raises(ClubConfigError, match="must be true or false"):
+        parse_club({**base, "allow_anonymous_broker": "yes"})
+    # a TLS client certificate is a login too
+    parse_club({**base, "broker": "mqtts://b", "client_cert": "c.pem", "client_key": "c.key"})
+    with pytest.raises(ClubConfigError, match="go together"):
+        parse_club({**base, "broker": "mqtts://b", "client_cert": "c.pem"})

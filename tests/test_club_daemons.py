@@ -10,7 +10,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from club_broker import MOSQUITTO, Mosquitto
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto
 from club_support import Room, board, equal_to_board, play
 from prerequisites import require
 from test_daemon_support import PIN, control, wait_for
@@ -25,7 +25,8 @@ class Watcher:
 
     def __init__(self, url: str, club: str) -> None:
         self.got: list[dict] = []
-        self.link = ClubLink(Broker.parse(url), f"watcher-{club}")
+        self.link = ClubLink(Broker.parse(url), f"watcher-{club}", key=CLUB_KEY.encode(),
+                             board=None)
         self.link.subscribe(f"tafl/{club}/+/moves",
                             lambda t, p: self.got.append({"topic": t, **json.loads(p)}))
         self.link.start()

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from club_broker import MOSQUITTO, Mosquitto, shared_broker_url
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto, shared_broker_url
 from club_fakes import FakeBoardSession, terms, wait_for
+from club_rogue import Rogue
 from prerequisites import require
 
 from companion.club import opponents as opponents_module
@@ -42,13 +43,16 @@ def broker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     broker.stop()
 
 
+KEY = CLUB_KEY.encode()
+
+
 class Board:
     """One board of the club: its link, outbox, ClubOpponents and the stand-in session."""
 
     def __init__(self, url: str, folder: Path, club: str, me: str,
                  accept: tuple[str, ...] = ()) -> None:
         self.club, self.me = club, me
-        self.link = ClubLink(Broker.parse(url), f"tafl-{club}-{me}",
+        self.link = ClubLink(Broker.parse(url), f"tafl-{club}-{me}", key=KEY, board=me,
                              will=(f"tafl/{club}/{me}/status", b'{"online":false}'))
         self.outbox = Outbox(folder / f"{me}.sqlite3")
         self.player = ClubOpponents(self.link, self.outbox, club, me, accept=accept)
@@ -188,11 +192,10 @@ def test_events_before_the_session_connects_wait_and_a_flood_of_boards_is_bounde
         monkeypatch: pytest.MonkeyPatch) -> None:
     club = club_name(request)
     monkeypatch.setattr(opponents_module, "MAX_PEERS", 5)
-    evil = ClubLink(Broker.parse(broker_url), f"evil-{club}", persistent=False)
-    evil.start()
-    assert evil.connected.wait(10)
+    evil = Rogue(broker_url)  # an insider: it has the club's key
     two = Board(broker_url, tmp_path, club, "table-2")
-    link = ClubLink(Broker.parse(broker_url), f"tafl-{club}-table-1")
+    link = ClubLink(Broker.parse(broker_url), f"tafl-{club}-table-1", key=KEY,
+                    board="table-1")
     outbox = Outbox(tmp_path / "one.sqlite3")
     one = ClubOpponents(link, outbox, club, "table-1")
     link.start()
@@ -205,8 +208,8 @@ def test_events_before_the_session_connects_wait_and_a_flood_of_boards_is_bounde
         for i in range(12):  # boards nobody knows, each with a document for table-1
             doc = {"v": 1, "from": f"x{i}", "to": "table-1", "seq": 1, "offer": None,
                    "game": None}
-            evil.publish(f"tafl/{club}/x{i}/play/table-1", json.dumps(doc).encode())
-        evil.publish(f"tafl/{club}/Bad Name/play/table-1", b"{}")
+            evil.signed(f"tafl/{club}/x{i}/play/table-1", json.dumps(doc).encode())
+        evil.signed(f"tafl/{club}/Bad Name/play/table-1", b"{}")
         wait_for(lambda: len(one.peers) == 5, pumps=(session,))
         assert "table-2" in one.peers
         assert one.accept("table-2")

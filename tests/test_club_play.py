@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from club_broker import MOSQUITTO, Mosquitto, shared_broker_url
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto, shared_broker_url
 from club_fakes import FakeBoardSession, terms, wait_for
+from club_rogue import Rogue
 from prerequisites import require
 
 from companion.club.config import Broker
@@ -40,7 +41,8 @@ class Board:
     def __init__(self, url: str, folder: Path, club: str, me: str, peer: str,
                  accepts: bool = False, carry_out: bool = True) -> None:
         self.url, self.folder, self.club, self.me, self.peer = url, folder, club, me, peer
-        self.link = ClubLink(Broker.parse(url), f"tafl-{club}-{me}")
+        self.link = ClubLink(Broker.parse(url), f"tafl-{club}-{me}", key=CLUB_KEY.encode(),
+                             board=me)
         self.outbox = Outbox(folder / "club.sqlite3")
         self.player = ClubPlayer(self.link, self.outbox, club, me, peer, accepts=accepts)
         self.session = FakeBoardSession(self.player, carry_out)
@@ -187,8 +189,7 @@ def test_hostile_traffic_is_refused_and_changes_nothing(broker_url: str, tmp_pat
                                                         request: pytest.FixtureRequest) -> None:
     club = club_name(request)
     a, b = pair(broker_url, tmp_path, club)
-    evil = ClubLink(Broker.parse(broker_url), "evil", persistent=False)
-    evil.start()
+    evil = Rogue(broker_url)  # an insider: it has the club's key (an outsider: test_club_attacks)
     try:
         agree(a, b)
         texts = random_game(5, 3)
@@ -207,13 +208,17 @@ def test_hostile_traffic_is_refused_and_changes_nothing(broker_url: str, tmp_pat
                         "game": {**good["game"], "moves": [*good["game"]["moves"],
                                                            "d4-d4"]}}).encode(),
         ]
-        for payload in bad:
-            evil.publish(topic, payload, qos=1)
-        wait_for(lambda: b.player.rejected >= len(bad), pumps=(b.session,))
+        def refused() -> int:
+            return b.player.rejected + b.link.dropped["too_big"]
+
+        for payload in bad:  # one by one (a newer message on a topic replaces a queued one)
+            n = refused()
+            evil.signed(topic, payload, qos=1)
+            wait_for(lambda: refused() > n, pumps=(b.session,))  # noqa: B023
         assert b.session.game and b.session.game.moves == before
         # the flood, and an old document again (a QoS 1 resend): nothing changes
         for _ in range(300):
-            evil.publish(topic, json.dumps({**good, "seq": 1}).encode(), qos=0)
+            evil.signed(topic, json.dumps({**good, "seq": 1}).encode(), qos=0)
         play_moves(a, b, [texts[2]])  # the real board still gets through
         assert b.session.game.moves == texts
     finally:

@@ -9,12 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from club_broker import MOSQUITTO, Mosquitto
+from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto
+from club_rogue import Rogue
 from prerequisites import require
 from test_daemon_support import PATIENCE
 
 from companion.club.config import Broker
-from companion.club.link import ClubLink
 from companion.club.room_web import RoomServer
 from companion.rules import PRESETS
 from companion.rules.game import Game
@@ -41,12 +41,11 @@ def board_state(gid: int, moves: list[str]) -> dict:
 
 
 @pytest.fixture()
-def room(tmp_path: Path) -> Iterator[tuple[RoomServer, ClubLink]]:
+def room(tmp_path: Path) -> Iterator[tuple[RoomServer, Rogue]]:
     broker = Mosquitto(tmp_path / "broker")
-    pub = ClubLink(Broker.parse(broker.url), "publisher", persistent=False)
-    pub.start()
-    assert pub.connected.wait(10)
-    server = RoomServer(Broker.parse(broker.url), "hall", "127.0.0.1", 0, interval=0.05)
+    pub = Rogue(broker.url)  # publishes in the boards' names with the club's key
+    server = RoomServer(Broker.parse(broker.url), "hall", "127.0.0.1", 0, interval=0.05,
+                        key=CLUB_KEY.encode())
     server.start()
     assert server.link.connected.wait(10)
     yield server, pub
@@ -74,10 +73,10 @@ def wait(pred, timeout: float = PATIENCE) -> None:  # type: ignore[no-untyped-de
     raise AssertionError("timed out")
 
 
-def test_hostile_states_are_ignored(room: tuple[RoomServer, ClubLink]) -> None:
+def test_hostile_states_are_ignored(room: tuple[RoomServer, Rogue]) -> None:
     server, pub = room
     good = board_state(1, GAME[:2])
-    pub.publish("tafl/hall/table-1/state", json.dumps(good).encode(), retain=True)
+    pub.signed("tafl/hall/table-1/state", json.dumps(good).encode(), retain=True)
     wait(lambda: get(server, "/api/club")[1]["boards"])
     before = get(server, "/api/club")[1]
     for topic, payload in [
@@ -87,9 +86,10 @@ def test_hostile_states_are_ignored(room: tuple[RoomServer, ClubLink]) -> None:
         ("tafl/hall/table-1/state", json.dumps({**good, "moves": "all"}).encode()),
         ("tafl/hall/table-1/state", json.dumps({**good, "result": "mine"}).encode()),
         ("tafl/hall/BAD.Name/state", json.dumps(good).encode()),
-    ]:
-        pub.publish(topic, payload)
-    wait(lambda: server.room.rejected >= 6)
+    ]:  # one by one (a newer message on a topic replaces a queued one)
+        n = server.room.rejected + server.link.dropped["too_big"]
+        pub.signed(topic, payload)
+        wait(lambda: server.room.rejected + server.link.dropped["too_big"] > n)  # noqa: B023
     assert get(server, "/api/club")[1] == before
     assert get(server, "/api/club/table-9")[0] == 404
     assert get(server, "/api/club/..%2f..")[0] == 404
@@ -103,14 +103,14 @@ def test_hostile_states_are_ignored(room: tuple[RoomServer, ClubLink]) -> None:
     assert err.value.code == 405
 
 
-def test_the_room_page_in_a_browser(room: tuple[RoomServer, ClubLink]) -> None:
+def test_the_room_page_in_a_browser(room: tuple[RoomServer, Rogue]) -> None:
     from test_e2e_browser import ARGS, CHROMIUM, PHONE
 
     playwright = pytest.importorskip("playwright.sync_api")
     server, pub = room
-    pub.publish("tafl/hall/table-1/state", json.dumps(board_state(3, GAME[:3])).encode(),
+    pub.signed("tafl/hall/table-1/state", json.dumps(board_state(3, GAME[:3])).encode(),
                 retain=True)
-    pub.publish("tafl/hall/table-2/state", json.dumps(board_state(5, GAME)).encode(),
+    pub.signed("tafl/hall/table-2/state", json.dumps(board_state(5, GAME)).encode(),
                 retain=True)
     wait(lambda: len(get(server, "/api/club")[1]["boards"]) == 2)
     with playwright.sync_playwright() as p:
@@ -127,7 +127,7 @@ def test_the_room_page_in_a_browser(room: tuple[RoomServer, ClubLink]) -> None:
             assert "table-1" in cards and "table-2" in cards and "Verteidiger gewinnen" in cards
             assert page.locator(".card").first.locator(".pc").count() == 13  # 8 + 4 + king
             # live: a move at table-1 shows up without reloading
-            pub.publish("tafl/hall/table-1/state",
+            pub.signed("tafl/hall/table-1/state",
                         json.dumps(board_state(3, GAME[:4])).encode(), retain=True)
             page.locator(".card").filter(has_text="d4-d1").wait_for(timeout=5000)
             # one board in full, and the finished game's review

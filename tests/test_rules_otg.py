@@ -120,8 +120,10 @@ def test_round_trip_of_manual_endings():
 def test_files_on_disk(tmp_path):
     game = random_game("tablut", 4, limit=20)
     path = tmp_path / "game.otg"
-    write_otg(game, str(path), {"event": "Club night", "attackers": "Doe, Jane"})
-    back = read_otg(str(path))
+    with open(path, "w", encoding="utf-8") as fh:  # the caller opens files: rules does no I/O
+        write_otg(game, fh, {"event": "Club night", "attackers": "Doe, Jane"})
+    with open(path, encoding="utf-8") as fh:
+        back = read_otg(fh)
     same_game(game, back.game)
     assert back.tags["event"] == "Club night" and back.tags["attackers"] == "Doe, Jane"
 

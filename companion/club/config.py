@@ -9,8 +9,13 @@ Config (``[club]``, docs/club.md)::
     broker_user = "table-3"                # optional: the broker account of this board
     broker_password = "..."                # optional (kept out of every log and the page)
     ca_file = "/etc/ssl/club-ca.pem"       # optional: the CA of a private broker (mqtts)
+    client_cert = "/etc/tafl/table-3.pem"  # optional: TLS client certificate (mqtts) ...
+    client_key = "/etc/tafl/table-3.key"   # ... and its private key
     accept = ["table-2"]                   # optional: boards whose game proposals are
                                            # accepted without asking the owner
+    key = "..."                            # the club's key (else the file club.key in the
+    key_file = "/etc/tafl/club.key"        # data dir, or key_file): every message is signed
+    allow_anonymous_broker = true          # only for a broker without accounts (refused else)
 
 Names of clubs and boards are 1-32 characters of ``a-z``, ``0-9``, ``-`` and ``_`` (they are
 MQTT topic levels: no ``/``, ``+`` or ``#``).
@@ -21,10 +26,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-CLUB_KEYS = ("broker", "name", "board", "broker_user", "broker_password", "ca_file", "accept")
+from companion.club import seal
+
+CLUB_KEYS = ("broker", "name", "board", "broker_user", "broker_password", "ca_file",
+             "client_cert", "client_key", "accept", "key", "key_file",
+             "allow_anonymous_broker")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 PROTOCOLS = ("5", "3.1.1")
 
@@ -53,10 +63,13 @@ class Broker:
     password: str | None = field(default=None, repr=False)
     protocol: str = "5"
     ca_file: str | None = None
+    client_cert: str | None = None
+    client_key: str | None = None
 
     @classmethod
     def parse(cls, url: object, where: str = "broker", *, user: str | None = None,
-              password: str | None = None, ca_file: str | None = None) -> Broker:
+              password: str | None = None, ca_file: str | None = None,
+              client_cert: str | None = None, client_key: str | None = None) -> Broker:
         if not isinstance(url, str) or not url.strip():
             raise ClubConfigError(f"{where} must be a URL such as mqtt://host:1883")
         text = url.strip()
@@ -87,7 +100,20 @@ class Broker:
                                                    if parts.username else None),
                    password if password is not None else (unquote(parts.password)
                                                           if parts.password else None),
-                   protocol, ca_file)
+                   protocol, ca_file, client_cert, client_key)
+
+    @property
+    def anonymous(self) -> bool:
+        """No account and no TLS client certificate: anybody reaching it may publish."""
+        return self.user is None and not (self.tls and self.client_cert)
+
+    def check_login(self, allowed: bool, where: str) -> None:
+        """ClubConfigError for an anonymous broker unless ``allowed`` says so in words."""
+        if self.anonymous and not allowed:
+            raise ClubConfigError(
+                f"{where}: the broker {self.url} is used without an account (broker_user and "
+                f"broker_password) or a TLS client certificate; give one, or say "
+                f"allow_anonymous_broker = true for a broker open to all (docs/club.md)")
 
     @property
     def url(self) -> str:
@@ -104,6 +130,27 @@ class ClubConfig:
     club: str
     board: str
     accept: tuple[str, ...] = ()
+    key: str | None = field(default=None, repr=False)
+    key_file: str | None = None
+    allow_anonymous_broker: bool = False
+
+    def club_key(self, data_dir: Path) -> bytes:
+        """The club's key: ``key``, else ``key_file``, else ``club.key`` in the data dir
+        (ClubConfigError naming what to do when there is none)."""
+        try:
+            if self.key is not None:
+                return seal.key_bytes(self.key, "[club] key")
+            path = Path(self.key_file) if self.key_file else Path(data_dir) / seal.KEY_FILE
+            if not self.key_file and not path.exists():
+                raise ClubConfigError(
+                    f"[club] has no key: every board of club {self.club} and its room need "
+                    f"the same club key: put it in {path} (or [club] key = \"...\"); make "
+                    f"one with `tafl-companion club-key` (docs/club.md)")
+            return seal.read_key_file(path)
+        except ClubConfigError:
+            raise
+        except ValueError as exc:
+            raise ClubConfigError(str(exc)) from None
 
 
 def parse_club(table: Mapping[str, Any], where: str = "[club] ") -> ClubConfig:
@@ -115,17 +162,33 @@ def parse_club(table: Mapping[str, Any], where: str = "[club] ") -> ClubConfig:
         if key not in table:
             raise ClubConfigError(f"{where}{key} is required (broker, name and board)")
     creds: dict[str, str] = {}
-    for key in ("broker_user", "broker_password", "ca_file"):
+    for key in ("broker_user", "broker_password", "ca_file", "client_cert", "client_key",
+                "key", "key_file"):
         if key in table:
             value = table[key]
             if not isinstance(value, str) or not value or "\n" in value:
                 raise ClubConfigError(f"{where}{key} must be a non-empty string")
             creds[key] = value
     broker = Broker.parse(table["broker"], f"{where}broker", user=creds.get("broker_user"),
-                          password=creds.get("broker_password"), ca_file=creds.get("ca_file"))
+                          password=creds.get("broker_password"), ca_file=creds.get("ca_file"),
+                          client_cert=creds.get("client_cert"),
+                          client_key=creds.get("client_key"))
+    if ("client_cert" in creds) != ("client_key" in creds):
+        raise ClubConfigError(f"{where}client_cert and client_key go together")
     accept = table.get("accept", [])
     if not isinstance(accept, list):
         raise ClubConfigError(f"{where}accept must be a list of board names")
-    return ClubConfig(broker, check_name(table["name"], f"{where}name"),
+    anonymous = table.get("allow_anonymous_broker", False)
+    if not isinstance(anonymous, bool):
+        raise ClubConfigError(f"{where}allow_anonymous_broker must be true or false")
+    club = ClubConfig(broker, check_name(table["name"], f"{where}name"),
                       check_name(table["board"], f"{where}board"),
-                      tuple(check_name(b, f"{where}accept") for b in accept))
+                      tuple(check_name(b, f"{where}accept") for b in accept),
+                      creds.get("key"), creds.get("key_file"), anonymous)
+    broker.check_login(anonymous, f"{where.strip()} broker")
+    if "key" in creds:
+        try:
+            seal.key_bytes(creds["key"], f"{where}key")
+        except ValueError as exc:
+            raise ClubConfigError(str(exc)) from None
+    return club

@@ -2,19 +2,40 @@
 
 Why paho-mqtt (docs/club.md): the Eclipse project's client, kept up, MQTT 3.1.1 and 5 in one
 API, TLS and user/password, and a network loop on its own thread (``loop_start``) that
-reconnects by itself with a back-off of 1 s doubling up to 30 s. A persistent session (a fixed
-client id, no clean start, a week's session expiry under MQTT 5) keeps QoS 1 messages for
-this board at the broker while it is away; paho resends what the broker did not acknowledge
-when the link is back. Nothing here blocks its caller: ``publish`` hands the message to paho's
-queue, and the callbacks run on paho's thread (handlers must be quick and never raise).
+reconnects by itself. Nothing here blocks its caller: ``publish`` hands the message to paho's
+queue; paho resends what the broker did not acknowledge when the link is back.
+
+**Signed.** Every message published is sealed with the club's key and every message read is
+checked first (:mod:`companion.club.seal`): one without the seal, with a wrong one, a replay or
+an old one is refused and counted (``refused``), never handed on.
+
+**Budgeted.** The broker is hostile too (anyone on it may flood): paho's thread reads at most
+:class:`Budget` messages and bytes a second (beyond, it waits: the socket fills and the broker
+holds or drops the rest), refuses a message over :data:`MAX_MESSAGE` bytes, and only queues
+what passed the seal. The handlers run on a thread of their own (``club-intake``) from a queue
+of at most :data:`MAX_QUEUED` topics; each club topic carries a whole document, so a newer
+message on a queued topic replaces the older one (``coalesced``). So the board's scan loop
+never shares its time with more than the budget's worth of network work.
+
+**Reconnection.** A broker that cannot be reached is tried again every second (a refused or
+unanswered TCP connection: cheap for both sides), so the link is back within about a second
+of the broker's; a broker that answers but refuses the login is tried every 15 s to 60 s.
+
+**Client ids** carry a random part chosen at each start (``tafl-oslo-table-1-3f9a...``): a
+client guessing the board's id cannot take its connection over, and two daemons never fight
+for one. The session lives :data:`SESSION_EXPIRY_S` at the broker under MQTT 5 (a Wi-Fi drop);
+every document is retained and delivered again on resubscription, so nothing is lost beyond.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import secrets
 import ssl
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -25,12 +46,39 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.club.config import Broker
+from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier
 
 log = logging.getLogger("companion.club")
 
 Handler = Callable[[str, bytes], None]
-SESSION_EXPIRY_S = 7 * 24 * 3600
-BACKOFF_MIN_S, BACKOFF_MAX_S = 1, 30
+SESSION_EXPIRY_S = int(MAX_AGE_S)  # queued messages older than this are refused anyway
+RETRY_S = 1            # the broker cannot be reached: try again every second
+REFUSED_S = (15, 60)   # it refuses the login: back off (15 s doubling to 60 s)
+TAKEN_OVER = 142       # MQTT 5 reason code "Session taken over"
+MAX_MESSAGE = 64 * 1024 + 200   # a payload (topics.MAX_PAYLOAD) and its seal
+MAX_QUEUED = 256       # topics waiting for the handlers
+DROPS = ("too_big", "overflow", "coalesced", "throttled")
+
+
+class Budget:
+    """A token bucket of messages and bytes a second (``take`` says how long to wait)."""
+
+    def __init__(self, messages: float, nbytes: float,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.messages, self.nbytes, self._monotonic = messages, nbytes, monotonic
+        self._m, self._b, self._at = 2 * messages, 2 * nbytes, monotonic()
+
+    def take(self, size: int) -> float:
+        now = self._monotonic()
+        dt, self._at = now - self._at, now
+        self._m = min(2 * self.messages, self._m + dt * self.messages) - 1
+        self._b = min(2 * self.nbytes, self._b + dt * self.nbytes) - size
+        return max(0.0, -self._m / self.messages, -self._b / self.nbytes)
+
+
+#: a board's link (it reads a peer or two and the boards' status) and the room's (every board)
+BOARD_BUDGET = (1000.0, 2 * 1024 * 1024.0)
+ROOM_BUDGET = (2000.0, 8 * 1024 * 1024.0)
 
 
 def _untyped(f: Any) -> Any:
@@ -41,11 +89,24 @@ def _untyped(f: Any) -> Any:
 class ClubLink:
     """One connection to the broker, shared by the publisher and the club players."""
 
-    def __init__(self, broker: Broker, client_id: str, *, persistent: bool = True,
-                 will: tuple[str, bytes] | None = None,
-                 on_status: Callable[[str, str | None], None] | None = None) -> None:
+    def __init__(self, broker: Broker, client_id: str, *, key: bytes, board: str | None,
+                 persistent: bool = True, will: tuple[str, bytes] | None = None,
+                 on_status: Callable[[str, str | None], None] | None = None,
+                 budget: tuple[float, float] = BOARD_BUDGET) -> None:
+        """``key``: the club's key; ``board``: the board that signs what this link publishes
+        (None: the room, which only reads)."""
         self.broker = broker
         self._persistent = persistent
+        self._signer = Signer(key, board) if board is not None else None
+        self._verifier = Verifier(key)
+        self._budget = Budget(*budget)
+        self._will = will
+        self._queue: OrderedDict[str, tuple[bytes, tuple[Handler, ...]]] = OrderedDict()
+        self._queued = threading.Condition()
+        self._intake: threading.Thread | None = None
+        self.dropped: dict[str, int] = dict.fromkeys(DROPS, 0)
+        self._warned = 0
+        self.client_id = f"{client_id}-{secrets.token_hex(8)}"
         self._v5 = broker.protocol == "5"
         self._lock = threading.Lock()
         self._subs: dict[str, tuple[int, Handler]] = {}
@@ -57,19 +118,21 @@ class ClubLink:
         self.state = "connecting"
         self.error: str | None = None
         self.received = 0
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                              protocol=mqtt.MQTTv5 if self._v5 else mqtt.MQTTv311,
-                             clean_session=None if self._v5 else not persistent)
-        client.reconnect_delay_set(BACKOFF_MIN_S, BACKOFF_MAX_S)
+                             # 3.1.1 has no session expiry: a session per start would stay
+                             # at the broker for good (every document is retained anyway)
+                             clean_session=None if self._v5 else True)
+        client.reconnect_delay_set(RETRY_S, RETRY_S)
         client.max_inflight_messages_set(20)
         client.max_queued_messages_set(0)  # unbounded: the outbox bounds what is owed
         if broker.user is not None:
             client.username_pw_set(broker.user, broker.password)
         if broker.tls:
             client.tls_set(ca_certs=broker.ca_file, cert_reqs=ssl.CERT_REQUIRED,
-                           tls_version=ssl.PROTOCOL_TLS_CLIENT)
-        if will is not None:
-            client.will_set(will[0], will[1], qos=1, retain=True)
+                           tls_version=ssl.PROTOCOL_TLS_CLIENT,
+                           certfile=broker.client_cert, keyfile=broker.client_key)
+        client.on_pre_connect = self._pre_connect
         client.on_connect = self._connected
         client.on_disconnect = self._disconnected
         client.on_message = self._message
@@ -86,23 +149,31 @@ class ClubLink:
             props = _untyped(Properties)(PacketTypes.CONNECT)
             props.SessionExpiryInterval = SESSION_EXPIRY_S if self._persistent else 0
         self._client.connect_async(self.broker.host, self.broker.port, keepalive=30,
-                                   clean_start=not self._persistent if self._v5
-                                   else mqtt.MQTT_CLEAN_START_FIRST_ONLY,
+                                   clean_start=mqtt.MQTT_CLEAN_START_FIRST_ONLY
+                                   if self._persistent else True,
                                    properties=props)
-        self._client.loop_start()
+        self._intake = threading.Thread(target=self._run_intake, name="club-intake",
+                                        daemon=True)
         self._started = True
+        self._intake.start()
+        self._client.loop_start()
 
     def close(self, final: tuple[str, bytes] | None = None, timeout: float = 2.0) -> None:
         """Disconnect (publishing ``final`` first, e.g. an offline status) and stop the loop."""
         if not self._started:
             return
         if final is not None and self.connected.is_set():
-            info = self._client.publish(final[0], final[1], qos=1, retain=True)
+            info = self._client.publish(final[0], self._seal(final[0], final[1]), qos=1,
+                                        retain=True)
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(timeout)
         self._started = False
         self._client.disconnect()
         self._client.loop_stop()
+        with self._queued:
+            self._queued.notify_all()
+        if self._intake is not None and self._intake is not threading.current_thread():
+            self._intake.join(timeout)
 
     def on_connect(self, hook: Callable[[], None]) -> None:
         """Call ``hook()`` (on the network thread) after every (re)connection."""
@@ -127,7 +198,7 @@ class ClubLink:
         back); ``acked()`` runs on the network thread once the broker has it (QoS 1)."""
         # paho calls on_publish holding its own lock: never hold ours around its publish (a
         # PUBACK that beats the registration below is kept in ``_early``)
-        info = self._client.publish(topic, payload, qos=qos, retain=retain)
+        info = self._client.publish(topic, self._seal(topic, payload), qos=qos, retain=retain)
         with self._lock:
             early = info.mid in self._early
             self._early.discard(info.mid)
@@ -143,12 +214,33 @@ class ClubLink:
         with self._lock:
             return len(self._acks)
 
+    @property
+    def refused(self) -> dict[str, int]:
+        """Messages refused by their seal, by reason (``seal.REASONS``)."""
+        return dict(self._verifier.refused)
+
+    def counts(self) -> dict[str, int]:
+        """What was refused or dropped, by reason (for the page and the log)."""
+        return {k: v for k, v in {**self._verifier.refused, **self.dropped}.items() if v}
+
+    def _seal(self, topic: str, payload: bytes) -> bytes:
+        if self._signer is None:
+            raise ValueError("this link only reads (it has no board to sign as)")
+        return self._signer.seal(topic, payload)
+
     # -- paho's callbacks (network thread) -------------------------------------------------
+    def _pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
+        """Before every connection attempt: the will, sealed now (it is this connection's)."""
+        if self._will is not None:
+            client.will_set(self._will[0], self._seal(*self._will), qos=1, retain=True)
+
     def _connected(self, client: mqtt.Client, userdata: Any, flags: Any,
                    reason: ReasonCode, properties: Any) -> None:
         if reason.is_failure:
+            client.reconnect_delay_set(*REFUSED_S)  # it answers: no need to ask every second
             self._set_state("error", f"the broker refused the connection: {reason}")
             return
+        client.reconnect_delay_set(RETRY_S, RETRY_S)
         with self._lock:
             subs = list(self._subs.items())
         for topic_filter, (qos, _) in subs:
@@ -165,6 +257,12 @@ class ClubLink:
                       reason: ReasonCode, properties: Any) -> None:
         was_connected = self.connected.is_set()
         self.connected.clear()
+        if getattr(reason, "value", None) == TAKEN_OVER and self._started:
+            # somebody connected with this link's id: never fight over it, take a new one
+            self.client_id = f"{self.client_id.rsplit('-', 1)[0]}-{secrets.token_hex(8)}"
+            client._client_id = self.client_id.encode()  # (paho has no setter for it)
+            log.warning("club: another client took this board's connection over; "
+                        "reconnecting as %s", self.client_id)
         if self._started and (was_connected or self.state != "error"):  # a refusal stays
             self._set_state("reconnecting", f"the broker link dropped ({reason}); "
                             f"reconnecting")
@@ -181,15 +279,58 @@ class ClubLink:
                 self._on_status(state, error)
 
     def _message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        """Paho's thread: the budget, the size cap, the seal; then queued for the handlers."""
         self.received += 1
+        size = len(msg.payload)
+        wait = self._budget.take(size)
+        if wait > 0:  # over the budget: this thread waits (the socket fills, the broker holds)
+            self.dropped["throttled"] += 1
+            time.sleep(min(wait, 1.0))
+        if size > MAX_MESSAGE:
+            self._drop("too_big", msg.topic, f"{size} bytes")
+            return
+        try:
+            body = self._verifier.open(msg.topic, bytes(msg.payload), bool(msg.retain))
+        except SealError as exc:
+            if exc.reason != "duplicate":
+                self._warn(f"refused a message on {msg.topic[:120]}: {exc}")
+            return
         with self._lock:
-            handlers = [h for f, (_, h) in self._subs.items()
-                        if mqtt.topic_matches_sub(f, msg.topic)]
-        for handler in handlers:
-            try:
-                handler(msg.topic, bytes(msg.payload))
-            except Exception:  # a bad message must never stop the network loop
-                log.exception("club: handling a message on %s failed", msg.topic)
+            handlers = tuple(h for f, (_, h) in self._subs.items()
+                             if mqtt.topic_matches_sub(f, msg.topic))
+        if not handlers:
+            return
+        with self._queued:
+            if msg.topic in self._queue:
+                self.dropped["coalesced"] += 1  # the newer document replaces the older one
+            elif len(self._queue) >= MAX_QUEUED:
+                self._drop("overflow", msg.topic, "the queue is full")
+                return
+            self._queue[msg.topic] = (body, handlers)
+            self._queued.notify()
+
+    def _drop(self, reason: str, topic: str, why: str) -> None:
+        self.dropped[reason] += 1
+        self._warn(f"dropped a message on {topic[:120]} ({why})")
+
+    def _warn(self, text: str) -> None:
+        self._warned += 1
+        if self._warned <= 20 or self._warned % 1000 == 0:
+            log.warning("club: %s (%s so far)", text, self.counts())
+
+    def _run_intake(self) -> None:
+        """The handlers' thread: queued messages in order of arrival."""
+        while True:
+            with self._queued:
+                self._queued.wait_for(lambda: bool(self._queue) or not self._started)
+                if not self._started:
+                    return
+                topic, (body, handlers) = self._queue.popitem(last=False)
+            for handler in handlers:
+                try:
+                    handler(topic, body)
+                except Exception:  # a bad message must never stop the intake
+                    log.exception("club: handling a message on %s failed", topic)
 
     def _published(self, client: mqtt.Client, userdata: Any, mid: int,
                    reason: ReasonCode, properties: Any) -> None:

@@ -64,8 +64,9 @@ class ClubOpponents:
         self._too_many = 0
         self._play = f"{topics.ROOT}/{club}/+/{topics.PLAY}/{me}"
         self._status = f"{topics.ROOT}/{club}/+/{topics.STATUS}"
-        link.subscribe(self._play, self._received)
+        # the status first: a board's retained documents are checked against it (seal.py)
         link.subscribe(self._status, self._board_status)
+        link.subscribe(self._play, self._received)
 
     # -- RemotePlayer ----------------------------------------------------------------------
     @property

@@ -203,8 +203,10 @@ class ClubPlayer:
             return
         with self._lock:
             last = self._peer.seq if self._peer else int(self.own.seen.get("seq", 0))
-            if doc.seq <= last and self._peer is not None:
-                return  # a resend or a late delivery: nothing new
+            if doc.seq < last or (doc.seq == last and self._peer is not None):
+                # a resend, a late delivery, an old document put back: nothing new (after a
+                # restart the one read last is read again, to find the game again)
+                return
             self._flood.offer(doc, lambda a, b: bool(a.seq > b.seq))
 
     def _read_if_new(self, doc: PeerDoc) -> None:

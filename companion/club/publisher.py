@@ -96,6 +96,10 @@ class BoardPublisher:
             self._latest = state_json
             self._cond.notify()
 
+    def republish(self) -> None:
+        """Publish the board's status and state again (e.g. a will replayed by somebody)."""
+        self._on_connect()
+
     def close(self) -> None:
         with self._cond:
             self._stop = True

@@ -26,6 +26,7 @@ from typing import Any
 from companion.club import topics
 from companion.club.config import check_name
 from companion.club.link import ClubLink
+from companion.club.room_check import BadState, check_state
 from companion.rules import PRESETS
 from companion.rules.game import Game
 
@@ -34,30 +35,7 @@ MAX_BOARDS = 500
 HOUSE_RULES = ("sheltered_king", "chain_capture", "king_armed", "escape", "repetition")
 SUMMARY_FIELDS = ("game", "variant", "variant_name", "size", "turn", "result", "reason",
                   "reason_text", "position", "last", "players", "clock", "throne", "corners",
-                  "published", "move_to_make")
-
-
-class BadState(ValueError):
-    """A board state that cannot be shown."""
-
-
-def check_state(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """A board's public state, checked enough to be drawn (BadState otherwise)."""
-    if not isinstance(doc.get("game"), int) or isinstance(doc.get("game"), bool):
-        raise BadState("game must be a number")
-    if doc.get("variant") not in PRESETS:
-        raise BadState(f"unknown variant {str(doc.get('variant'))[:40]!r}")
-    moves = doc.get("moves")
-    if not isinstance(moves, list) or len(moves) > 2000 or not all(
-            isinstance(m, str) and len(m) < 40 for m in moves):
-        raise BadState("moves must be a list of move texts")
-    if not isinstance(doc.get("position"), str) or len(doc["position"]) > 800:
-        raise BadState("position must be an OTN text")
-    if doc.get("result") not in ("ongoing", "attackers", "defenders", "draw"):
-        raise BadState("result must be ongoing, attackers, defenders or draw")
-    if doc.get("turn") not in ("attackers", "defenders"):
-        raise BadState("turn must be attackers or defenders")
-    return dict(doc)
+                  "published", "move_to_make", "remote")
 
 
 class ClubRoom:
@@ -74,8 +52,9 @@ class ClubRoom:
         self._stop = False
         self.rejected = 0
         self._thread = threading.Thread(target=self._run, name="club-room", daemon=True)
-        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATE}", self._received)
+        # the status first: a board's retained documents are checked against it (seal.py)
         link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATUS}", self._received)
+        link.subscribe(f"{topics.ROOT}/{club}/+/{topics.STATE}", self._received)
 
     def start(self) -> None:
         self._thread.start()
@@ -130,16 +109,28 @@ class ClubRoom:
                 "result": state["result"], "reason": state.get("reason")}
 
     def summary(self) -> dict[str, Any]:
+        """Every board's summary; two boards playing one game with each other say so
+        (``pair``: the other board, which of the two shows the game, both sides' players)."""
         with self._lock:
-            boards = []
+            boards: list[dict[str, Any]] = []
+            smalls: dict[str, dict[str, Any]] = {}
             for name, b in sorted(self._boards.items()):
                 state = b.get("state")
                 if state is None:
                     continue
                 small = {k: state[k] for k in SUMMARY_FIELDS if k in state}
                 small["plies"] = len(state["moves"])
+                smalls[name] = small
                 boards.append({"board": name, "online": b.get("online"), "state": small})
+        pairs = pair_boards(smalls)
+        for b in boards:
+            if b["board"] in pairs:
+                b["pair"] = pairs[b["board"]]
         return {"club": self.club, "link": self.link.state, "boards": boards}
+
+    def link_changed(self, state: str, error: str | None) -> None:
+        """The room's own broker link changed: the page is told at once."""
+        self._dirty.set()
 
     # -- the broker's messages (network thread) --------------------------------------------
     def _received(self, topic: str, payload: bytes) -> None:
@@ -183,6 +174,40 @@ class ClubRoom:
             except Exception:
                 log.exception("club room: publishing the summary failed")
             time.sleep(self.interval)
+
+
+def pair_boards(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The boards that play one game with each other (the same agreed game, each naming the
+    other, one side each): for each, the other board, whether its state is the one the page
+    shows (``lead``: the board that is ahead, i.e. whose move the other has not carried out
+    yet; when even, the board of the side to move, whose clock runs there), and both sides'
+    players as each board names its own."""
+    by_ref: dict[str, list[str]] = {}
+    for name, state in states.items():
+        remote = state.get("remote")
+        if isinstance(remote, Mapping) and remote.get("kind") == "club" and remote.get("ref"):
+            by_ref.setdefault(str(remote["ref"]), []).append(name)
+    out: dict[str, dict[str, Any]] = {}
+    for names in by_ref.values():
+        if len(names) != 2:
+            continue
+        a, b = names
+        ra, rb = states[a]["remote"], states[b]["remote"]
+        if (ra.get("peer"), rb.get("peer")) != (b, a) or ra.get("local_side") == rb.get(
+                "local_side") or ra.get("local_side") not in ("attackers", "defenders"):
+            continue
+        sa, sb = states[a], states[b]
+        if sa["plies"] != sb["plies"]:
+            lead = a if sa["plies"] > sb["plies"] else b
+        else:
+            lead = a if ra.get("local_side") == sa.get("turn") else b
+        at = {ra["local_side"]: a, rb["local_side"]: b}
+        sides = {side: {"board": board, "name": ((states[board].get("players") or {})
+                                                 .get(side) or {}).get("name")}
+                 for side, board in at.items()}
+        out[a] = {"board": b, "lead": lead == a, "sides": sides}
+        out[b] = {"board": a, "lead": lead == b, "sides": sides}
+    return out
 
 
 def summary_text(doc: Mapping[str, Any]) -> str:

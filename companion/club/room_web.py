@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import secrets
 import signal
 import sys
 import threading
@@ -27,8 +26,9 @@ from typing import Any
 
 from flask import Flask, Response, abort, jsonify, render_template, request
 
+from companion.club import seal
 from companion.club.config import Broker, ClubConfigError, check_name
-from companion.club.link import ClubLink
+from companion.club.link import ROOM_BUDGET, ClubLink
 from companion.club.room import ClubRoom
 from companion.club.words import words
 
@@ -109,13 +109,14 @@ class RoomServer:
     """The room: a broker link, the room's view of the club, the page."""
 
     def __init__(self, broker: Broker, club: str, host: str, port: int,
-                 interval: float = 0.25) -> None:
+                 interval: float = 0.25, *, key: bytes) -> None:
         from companion.web.hub import StateHub
         from companion.web.server import DEFAULT_LIMITS, WebServer
 
         self.hub = StateHub()
-        self.link = ClubLink(broker, f"tafl-room-{club}-{secrets.token_hex(3)}",
-                             persistent=False)
+        self.link = ClubLink(broker, f"tafl-room-{club}", key=key, board=None,
+                             persistent=False, budget=ROOM_BUDGET,
+                             on_status=lambda state, error: self._link_changed(state, error))
         self.room = ClubRoom(self.link, club, interval=interval, on_summary=self.hub.publish)
         self.app = create_room_app(self.room)
         # a hall of phones often shares one address (the hall's Wi-Fi, a NAT): many live
@@ -125,6 +126,11 @@ class RoomServer:
                          app_per_address=DEFAULT_LIMITS.workers, requests_burst=2000,
                          requests_rate=500.0)
         self.server = WebServer(self.app, self.hub, host, port, limits=limits)
+
+    def _link_changed(self, state: str, error: str | None) -> None:
+        room = getattr(self, "room", None)  # (the link may report before the room exists)
+        if room is not None:
+            room.link_changed(state, error)
 
     @property
     def port(self) -> int:
@@ -148,12 +154,15 @@ def cmd_club(args: argparse.Namespace) -> int:
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         broker = Broker.parse(args.broker, "--broker", user=args.broker_user,
-                              password=args.broker_password, ca_file=args.ca_file)
+                              password=args.broker_password, ca_file=args.ca_file,
+                              client_cert=args.client_cert, client_key=args.client_key)
         club = check_name(args.club, "--club")
+        broker.check_login(args.allow_anonymous_broker, "--broker")
+        key = room_key(args)
     except ClubConfigError as exc:
         raise ValueError(str(exc)) from None
     try:
-        server = RoomServer(broker, club, args.host, args.port)
+        server = RoomServer(broker, club, args.host, args.port, key=key)
     except OSError as exc:
         raise ValueError(f"cannot listen on {args.host}:{args.port}: "
                          f"{exc.strerror or exc}") from None
@@ -173,6 +182,27 @@ def cmd_club(args: argparse.Namespace) -> int:
     return 0
 
 
+def room_key(args: argparse.Namespace) -> bytes:
+    """The club's key for the room: ``--key-file`` (or the environment's TAFL_CLUB_KEY)."""
+    import os
+
+    try:
+        if args.key_file:
+            return seal.read_key_file(Path(args.key_file))
+        text = os.environ.get("TAFL_CLUB_KEY")
+        if text:
+            return seal.key_bytes(text, "TAFL_CLUB_KEY")
+    except ValueError as exc:
+        raise ClubConfigError(str(exc)) from None
+    raise ClubConfigError("the room needs the club's key to read the boards: --key-file PATH "
+                          "(the boards' club.key) or TAFL_CLUB_KEY in the environment")
+
+
+def cmd_club_key(args: argparse.Namespace) -> int:
+    print(seal.new_key())
+    return 0
+
+
 def register(sub: Any) -> None:
     """Add ``club`` to the command line."""
     p = sub.add_parser("club", help="the tournament room page: every board of a club live, "
@@ -184,4 +214,13 @@ def register(sub: Any) -> None:
     p.add_argument("--broker-user", help="broker account (read-only is enough)")
     p.add_argument("--broker-password", help="its password")
     p.add_argument("--ca-file", help="CA certificate of a private broker (mqtts)")
+    p.add_argument("--client-cert", help="TLS client certificate (mqtts)")
+    p.add_argument("--client-key", help="its private key")
+    p.add_argument("--key-file", help="the club's key (the boards' club.key; or the "
+                                      "environment's TAFL_CLUB_KEY)")
+    p.add_argument("--allow-anonymous-broker", action="store_true",
+                   help="use a broker without an account (anybody may publish on it)")
     p.set_defaults(func=cmd_club)
+    k = sub.add_parser("club-key", help="print a new club key (for club.key on every board "
+                                        "and the room)")
+    k.set_defaults(func=cmd_club_key)

@@ -43,7 +43,8 @@ class ClubService:
     def __init__(self, cfg: ClubConfig, data_dir: Path) -> None:
         self.cfg = cfg
         offline = (topics.status_topic(cfg.club, cfg.board), topics.encode({"online": False}))
-        self.link = ClubLink(cfg.broker, f"tafl-{cfg.club}-{cfg.board}", will=offline,
+        self.link = ClubLink(cfg.broker, f"tafl-{cfg.club}-{cfg.board}",
+                             key=cfg.club_key(Path(data_dir)), board=cfg.board, will=offline,
                              on_status=self._link_changed)
         self._offline = offline
         self.outbox = Outbox(Path(data_dir) / OUTBOX_NAME)
@@ -51,6 +52,8 @@ class ClubService:
         self.opponents = ClubOpponents(self.link, self.outbox, cfg.club, cfg.board,
                                        accept=cfg.accept)
         self.publisher.observers.append(self.opponents.observe)
+        self._own_status = offline[0]
+        self.link.subscribe(self._own_status, self._status_said)
         self._hub: Hub | None = None
 
     def attach(self, hub: Hub) -> None:
@@ -73,6 +76,12 @@ class ClubService:
         self.opponents.player(peer)
         return self.opponents
 
+    def _status_said(self, topic: str, body: bytes) -> None:
+        """This board's own status: "offline" while it is connected is its will put back by
+        somebody else (or an old one): say "online" again."""
+        if body == self._offline[1] and self.link.connected.is_set():
+            self.publisher.republish()
+
     def _link_changed(self, state: str, error: str | None) -> None:
         opponents = getattr(self, "opponents", None)  # (the link may report before it exists)
         if opponents is not None:
@@ -83,11 +92,12 @@ class ClubService:
         (``active``), the proposals waiting for the owner, each board's conversation."""
         return {"broker": self.cfg.broker.url, "club": self.cfg.club, "board": self.cfg.board,
                 "link": self.link.state, "error": self.link.error,
-                **self.opponents.status()}
+                "refused": self.link.counts(), **self.opponents.status()}
 
     def close(self) -> None:
         if self._hub is not None:
             self._hub.unsubscribe(self._changed)
+        self.link.unsubscribe(self._own_status)
         self.publisher.close()
         self.opponents.close()
         self.link.close(final=self._offline)

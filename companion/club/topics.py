@@ -34,7 +34,7 @@ PUBLIC_FIELDS = ("game", "variant", "variant_name", "size", "first", "turn", "mo
                  "match", "throne", "corners", "settings", "draw_offer", "move_to_make",
                  "times", "accepted_at")
 #: player fields that may go out (not an engine's command line)
-PUBLIC_PLAYER_FIELDS = ("name", "kind", "level", "rating")
+PUBLIC_PLAYER_FIELDS = ("name", "kind", "level", "rating", "board")
 
 
 class PayloadError(ValueError):
@@ -107,6 +107,12 @@ def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(mtm, Mapping):
         out["move_to_make"] = {k: mtm[k] for k in ("move", "from", "to", "by", "side")
                                if k in mtm}
+    remote = state.get("remote")
+    if isinstance(remote, Mapping) and remote.get("kind") == "club":
+        # a board-to-board game: the agreed game and the other board (the room shows the
+        # game once, with both boards' players)
+        out["remote"] = {"kind": "club", "ref": remote.get("ref"),
+                         "peer": remote.get("opponent"), "local_side": remote.get("local_side")}
     board = state.get("board")
     if isinstance(board, Mapping):
         out["board"] = {k: board[k] for k in ("kind", "connected") if k in board}

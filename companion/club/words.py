@@ -23,8 +23,14 @@ GERMAN: dict[str, str] = {
     "offline": "nicht verbunden",
     "No board has published a game yet.": "Noch kein Brett hat eine Partie veröffentlicht.",
     "Waiting for the broker…": "Warte auf den Broker …",
-    "The broker link is down: the boards shown may be out of date.":
-        "Die Verbindung zum Broker ist unterbrochen: die Bretter sind womöglich nicht aktuell.",
+    "The room has lost the club's broker (its own link is down): reconnecting. The boards "
+    "below may be out of date.":
+        "Der Turniersaal hat die Verbindung zum Broker des Vereins verloren und verbindet sich "
+        "neu. Die Bretter unten sind womöglich nicht aktuell.",
+    "This page has lost the room's server: reconnecting.":
+        "Die Seite hat die Verbindung zum Server des Turniersaals verloren und verbindet sich "
+        "neu.",
+    "This board's state cannot be shown.": "Der Stand dieses Bretts kann nicht angezeigt werden.",
     "Review": "Nachspielen",
     "Start": "Anfang",
     "Back": "Zurück",

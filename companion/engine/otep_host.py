@@ -309,7 +309,7 @@ class OtepHost:
         proc.send(f"move {board.otn()}")
         answer = EngineMove(
             f"{board.name(move.frm)}-{board.name(move.to)}",
-            sorted(board.geo.names[s] for s in board.geo.iter_bits(captured)),
+            sorted(board.geo.names[s] for s in captured),
             outcome.result if outcome else "ongoing",
             seconds=time.monotonic() - self._started,
         )

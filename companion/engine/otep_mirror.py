@@ -6,7 +6,7 @@ and :func:`copy_board`, the host's own copy of a board it asks about.
 
 from __future__ import annotations
 
-from companion.rules import Board, Move, format_otn
+from companion.rules import Board, Move
 
 from .otr import otr_for
 
@@ -55,18 +55,14 @@ class GameMirror:
 
 def start_of(board: Board) -> tuple[str, str]:
     """The position and side to move the board's move stack starts from."""
-    if not board.move_stack:
-        return board.otn(), board.turn
-    att, dfn, king, turn = board._undo[0][:4]  # the state before the first move
-    return format_otn(att, dfn, king, board.size), turn
+    root = board.root()  # the state before the first move
+    return root.otn(), root.turn
 
 
 def copy_board(board: Board) -> Board:
     """An independent copy of ``board`` with its whole history (``board`` is not touched)."""
-    if not board.move_stack:
-        return Board(board.rules, board.otn(), board.turn, board.king_left)
-    att, dfn, king, turn, king_left = board._undo[0][:5]
-    copy = Board(board.rules, format_otn(att, dfn, king, board.size), turn, king_left)
+    root = board.root()
+    copy = Board(board.rules, root.otn(), root.turn, root.king_left)
     for m in board.move_stack:
         copy.push_unchecked(m)
     return copy

@@ -203,7 +203,7 @@ class Position:
         for att, dfn, king, turn in board.history:
             keys.append(pos._key_of(att, dfn, king, ATT if turn == ATTACKERS else DEF))
         pos.hist = keys or [pos.key]
-        outcome = board.outcome() if board._win else None
+        outcome = board.move_outcome()
         if outcome is not None:
             winner = None if outcome.winner is None else (
                 ATT if outcome.winner == ATTACKERS else DEF

@@ -8,6 +8,7 @@ Everything here is pure (no I/O) and strict: text from the server that does not 
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from companion.rules.ruleset import ATTACKERS, DEFENDERS, RuleSet
 #: The protocol's version id (every 6.x release); configuration may override it.
 VERSION_ID = "32d9a140"
 ROLES = {"attacker": ATTACKERS, "defender": DEFENDERS}
-ROLE_OF = {ATTACKERS: "attacker", DEFENDERS: "defender"}
+ROLE_OF: dict[str, str] = {ATTACKERS: "attacker", DEFENDERS: "defender"}
 SIZES = (7, 11, 13)
 #: The API's names of the server's board sizes (the project's nearest presets).
 VARIANT_OF_SIZE = {7: "brandubh", 11: "copenhagen", 13: "copenhagen-13"}
@@ -233,10 +234,29 @@ class ResumedGame:
     last_move: str | None = None   # the server's time of the clocks (RFC 3339): its last move
 
 
+#: Text longer than this is parsed by the json module's pure-Python scanner (see parse_json).
+C_JSON_LIMIT = 64 * 1024
+_PY_JSON = json.JSONDecoder()
+_PY_JSON.scan_once = json.scanner.py_make_scanner(_PY_JSON)  # type: ignore[attr-defined]
+
+
+def parse_json(text: str) -> object:
+    """JSON from the server (ValueError if it is not). The C parser holds the interpreter for
+    the whole text (about 40 ms a MiB on a PC, several times that on a Pi): the board's scan
+    loop, another thread of the same interpreter, would miss its ticks meanwhile. So a text
+    over :data:`C_JSON_LIMIT` (never one of a real server's lines in play; a lobby of a
+    hostile server) goes through the pure-Python scanner, about 20 times slower but letting
+    the other threads run every switch interval; the client's parse budget
+    (companion.online.service) bounds the time it takes."""
+    if len(text) <= C_JSON_LIMIT:
+        return json.loads(text)
+    return _PY_JSON.decode(text)
+
+
 def parse_opentafl(text: str) -> ResumedGame:
     """The JSON document of ``= resume_game_json`` / ``= watch_game_json``."""
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError as exc:
         raise ProtocolError(f"the game document is not JSON ({exc})") from None
     if not isinstance(data, dict):

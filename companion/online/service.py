@@ -26,13 +26,18 @@ from pathlib import Path
 from companion.session.remote import RemoteEvent
 
 from .account import Account, OnlineConfig
-from .connection import LineConnection, LinkError
+from .connection import MAX_LINE, LineConnection, LinkError
 from .lobby import Lobby
 from .login import CONNECT_WAITS, LOGIN_WAITS, MARGIN, ServerLogin
 from .protocol import SIZE_OF_VARIANT, clean_chat, parse_time_control
 from .table import GameTable
 
 log = logging.getLogger("companion.online")
+
+#: The share of the time the client's thread may spend handling the server's lines, and the
+#: CPU time it handles them in one go before it rests (see OnlineService._handle_lines).
+PARSE_SHARE = 0.2
+PARSE_SLICE = 0.01
 
 
 class OnlineService:
@@ -64,6 +69,8 @@ class OnlineService:
         self._thread: threading.Thread | None = None
         self._inbox: Callable[[RemoteEvent], None] | None = None
         self._early: list[RemoteEvent] = []
+        self._rest_until = 0.0          # handle no lines before (the parse budget)
+        self.lines_handled = 0
         self.table = GameTable(self)
         self._publish()
 
@@ -194,11 +201,17 @@ class OnlineService:
             self.table.timers(now)
         readers: list[socket.socket | LineConnection] = [self._wake_r]
         writers: list[LineConnection] = []
+        resting = now < self._rest_until
+        timeout = 0.25
         if login.conn is not None:
-            readers.append(login.conn)
+            if login.conn.wants_read and not resting:
+                readers.append(login.conn)
             if login.conn.wants_write:
                 writers.append(login.conn)
-        timeout = 0.25
+            if resting:
+                timeout = min(timeout, self._rest_until - now)
+            elif not login.conn.wants_read:
+                timeout = 0.0          # lines read and not handled yet: handle them first
         if login.conn is None and login.next_try is not None:
             timeout = min(timeout, max(0.0, login.next_try - time.monotonic()))
         readable, writable, _ = select.select(readers, writers, [], timeout)
@@ -214,18 +227,36 @@ class OnlineService:
         try:
             if conn in writable:
                 conn.flush()
-            if conn in readable:
+            if conn in readable or conn.ended:
                 dropped = conn.dropped
-                for line in conn.receive():
-                    self.table.handle_line(line)
-                    if login.conn is not conn:
-                        return
+                conn.read()
                 if conn.dropped != dropped:
-                    self.note("dropped a line longer than 4 MiB from the server")
-            conn.flush()
+                    self.note(f"dropped a line longer than {MAX_LINE // 2**20} MiB from the "
+                              "server (the link goes on)", "line_too_long")
+            if not resting:
+                self._handle_lines(conn)
+            if login.conn is conn:
+                conn.flush()
         except LinkError as exc:
             if login.conn is conn:
                 self.lost(str(exc))
+
+    def _handle_lines(self, conn: LineConnection) -> None:
+        """Handle the lines read, for at most :data:`PARSE_SLICE` of this thread's CPU time,
+        then rest (neither reading nor handling) long enough that handling lines takes at most
+        :data:`PARSE_SHARE` of the time: a server that floods the client with huge lines gets
+        them read at the pace the client can afford, and the board's scan loop (another thread
+        of the same interpreter) keeps its rate."""
+        t0 = time.thread_time()
+        spent = 0.0
+        while (line := conn.next_line()) is not None:
+            self.table.handle_line(line)
+            self.lines_handled += 1
+            spent = time.thread_time() - t0
+            if self.server_login.conn is not conn or spent >= PARSE_SLICE:
+                break
+        if spent > 0.0:
+            self._rest_until = time.monotonic() + spent * (1.0 / PARSE_SHARE - 1.0)
 
     def send(self, line: str) -> None:
         """Queue a line for the server (dropped, with a status, when there is no link)."""

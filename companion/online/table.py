@@ -10,13 +10,12 @@ page, and never changes the game.
 
 from __future__ import annotations
 
-import json
 import logging
 
 from . import ron
 from .link import Link
 from .play import GamePlay, wall_time
-from .protocol import ProtocolError, ServerTime, new_game_line, parse_join
+from .protocol import ProtocolError, ServerTime, new_game_line, parse_join, parse_json
 from .watch import GameWatch
 
 log = logging.getLogger("companion.online")
@@ -103,7 +102,9 @@ class GameTable:
 
     # -- lines --------------------------------------------------------------------------------
     def handle_line(self, line: str) -> None:
-        words = line.split(" ")
+        # a long line is a payload (JSON or RON): its words are not needed, and splitting a
+        # hostile megabyte of spaces would make a million strings
+        words = line.split(" ") if len(line) <= 1024 else line.split(" ", 2)
         try:
             if words[0] == "=" and len(words) > 1:
                 self._answer(words[1], line[len("= ") + len(words[1]):].strip(), words[2:])
@@ -137,7 +138,7 @@ class GameTable:
         elif command == "games_updated":
             game = play.game
             listed = game is not None and game.id in link.lobby.games
-            link.lobby.update(json.loads(payload))
+            link.lobby.update(parse_json(payload))
             self.watch.lobby_changed(listed)
             link.publish()
         elif command == "users_updated":
@@ -156,7 +157,7 @@ class GameTable:
         elif command == "game":
             play.accepted()
         elif command == "game_time":
-            play.clock(json.loads(payload))
+            play.clock(parse_json(payload))
         elif command == "game_over" and len(rest) == 2:
             play.for_game(rest[0], lambda game: game.game_over(rest[1]))
         elif command == "draw" and rest:
@@ -171,6 +172,11 @@ class GameTable:
             self._ignore(f"ignored an answer the client does not know: = {command}")
 
     def _failure(self, command: str, rest: list[str]) -> None:
+        if command in ("login", "create_account") and self.link.logged_in:
+            # an answer to no login of this connection (it is logged in: the server sends these
+            # only to a login line): a stray or forged line must not end the session for good
+            self._ignore(f"ignored a login refusal while logged in: {' '.join(rest)[:80]}")
+            return
         if command in ("login", "create_account"):
             detail = rest[-1] if rest else "unknown"
             if len(rest) >= 2 and rest[-2] == "retried_too_soon":

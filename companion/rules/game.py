@@ -1,38 +1,61 @@
 """A game: a Board plus its record (the moves played, with their record texts), manual endings
-(draw by agreement, resignation, loss on time) and undo."""
+(draw by agreement, resignation, loss on time) and undo.
+
+>>> game = Game("brandubh")
+>>> game.play_text("d2-c2").text, game.moves
+('d2-c2', ['d2-c2'])
+>>> game.resign("defenders")
+>>> game.result, game.outcome().termination
+('attackers', <Termination.RESIGNATION: 'resignation'>)
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .board import Board, Move, MoveError, other
+from .board import Board, Move, MoveError
 from .outcome import BY_THE_RULES, Outcome, Termination
-from .ruleset import ATTACKERS, DEFENDERS, RuleSet
+from .ruleset import ATTACKERS, DEFENDERS, RuleSet, Side, get_variant, other
 
 
 @dataclass(frozen=True, slots=True)
 class PlayedMove:
     """One accepted move: who played it, the move, the squares it captured (ascending, the king
     included when taken) and its record text (``g3-e3xe2``: captures by name, the king not
-    marked; what records and logs show)."""
+    marked; what records and logs show).
 
-    side: str
+    >>> game = Game("brandubh", "/3t3/1tT4/7/3K3/7/7/7/")
+    >>> played = game.play(Move.parse("d1-d2", 7))
+    >>> played.side, played.captures, played.text
+    (<Side.ATTACKERS: 'attackers'>, (9,), 'd1-d2xc2')
+    """
+
+    side: Side
     move: Move
     captures: tuple[int, ...]
     text: str
     captured_king: int | None = None  #: the king's square if this move captured him
 
 
-def _opponent(side: str) -> str:
+def _opponent(side: str) -> Side:
     if side not in (ATTACKERS, DEFENDERS):
         raise ValueError(f"side must be attackers or defenders, not {side!r}")
     return other(side)
 
 
 class Game:
-    """A game of one rule set from a start position (the variant's by default)."""
+    """A game of one rule set (or a preset's id) from a start position (the variant's by
+    default).
 
-    def __init__(self, rules: RuleSet, position: str | None = None, turn: str | None = None):
+    >>> Game("tablut").turn, Game("tablut", turn="defenders").turn
+    (<Side.ATTACKERS: 'attackers'>, <Side.DEFENDERS: 'defenders'>)
+    """
+
+    def __init__(
+        self, rules: RuleSet | str, position: str | None = None, turn: str | None = None,
+    ) -> None:
+        if isinstance(rules, str):
+            rules = get_variant(rules)
         self.rules = rules
         self.start_position = position or rules.start
         self.start_turn = turn or rules.first
@@ -42,18 +65,34 @@ class Game:
 
     @property
     def moves(self) -> list[str]:
-        """Record texts of the moves played so far."""
+        """Record texts of the moves played so far.
+
+        >>> game = Game("brandubh")
+        >>> _ = game.play_text("d2-c2"), game.play_text("c4-c3")
+        >>> game.moves
+        ['d2-c2', 'c4-c3']
+        """
         return [p.text for p in self.played]
 
     @property
-    def turn(self) -> str:
-        """Side to move."""
+    def turn(self) -> Side:
+        """Side to move.
+
+        >>> Game("brandubh").turn
+        <Side.ATTACKERS: 'attackers'>
+        """
         return self.board.turn
 
     def copy(self, *, manual: bool = True) -> Game:
         """An independent game with the same rules, start, moves and (unless ``manual`` is
         false, which reopens a draw agreement, resignation or loss on time) manual ending. The
-        board is copied, not replayed."""
+        board is copied, not replayed.
+
+        >>> game = Game("brandubh")
+        >>> game.agree_draw()
+        >>> game.copy().result, game.copy(manual=False).result
+        ('draw', 'ongoing')
+        """
         twin = object.__new__(Game)
         twin.rules, twin.start_position, twin.start_turn = (
             self.rules, self.start_position, self.start_turn)
@@ -64,32 +103,54 @@ class Game:
 
     @property
     def manual_outcome(self) -> Outcome | None:
-        """The ending the players or the clock decided (agreement, resignation, time), if any."""
+        """The ending the players or the clock decided (agreement, resignation, time), if any.
+
+        >>> game = Game("brandubh")
+        >>> game.lose_on_time("attackers")
+        >>> game.manual_outcome.winner
+        <Side.DEFENDERS: 'defenders'>
+        """
         return self._manual
 
     def outcome(self) -> Outcome | None:
-        """The game's ending (by the rules, agreement or resignation), None while it goes on."""
+        """The game's ending (by the rules, agreement or resignation), None while it goes on.
+
+        >>> Game("brandubh").outcome() is None
+        True
+        """
         return self._manual or self.board.outcome()
 
     @property
     def result(self) -> str:
-        """``"ongoing"``, ``"attackers"``, ``"defenders"`` or ``"draw"``."""
+        """``"ongoing"``, ``"attackers"``, ``"defenders"`` or ``"draw"``.
+
+        >>> Game("brandubh").result
+        'ongoing'
+        """
         outcome = self.outcome()
         return outcome.result if outcome else "ongoing"
 
     def is_over(self) -> bool:
-        """Whether the game has ended."""
+        """Whether the game has ended.
+
+        >>> game = Game("brandubh")
+        >>> game.is_over(), (game.agree_draw(), game.is_over())[1]
+        (False, True)
+        """
         return self.outcome() is not None
 
     def play(self, move: Move) -> PlayedMove:
-        """Play a legal move (MoveError otherwise, the game unchanged)."""
+        """Play a legal move (MoveError otherwise, the game unchanged).
+
+        >>> Game("brandubh").play(Move.parse("d2-c2", 7)).text
+        'd2-c2'
+        """
         if self._manual:
             raise MoveError("the game is over")
         board = self.board
         side = board.turn
         king_before = board.king
-        captured = board.push(move)
-        captures = tuple(board.geo.iter_bits(captured))
+        captures = tuple(board.push(move))
         names = sorted(board.name(s) for s in captures if s != king_before)  # never the king
         text = move.text(board.size) + "".join("x" + n for n in names)
         king = king_before if board.king < 0 <= king_before else None
@@ -100,7 +161,16 @@ class Game:
     def play_text(self, text: str) -> PlayedMove:
         """Play a move written ``"g3-e3"`` or ``"g3-e3xe2"`` (the text edge: records, files,
         protocol lines). Listed captures must be exactly the soldiers the rules capture
-        (MoveError otherwise, the game unchanged)."""
+        (MoveError otherwise, the game unchanged).
+
+        >>> game = Game("brandubh", "/3t3/1tT4/7/3K3/7/7/7/")
+        >>> game.play_text("d1-d2xc3")
+        Traceback (most recent call last):
+        ...
+        companion.rules.move.MoveError: move d1-d2 captures ['c2'], not ['c3']
+        >>> game.play_text("d1-d2xc2").captures
+        (9,)
+        """
         if self._manual:
             raise MoveError("the game is over")
         move, listed = self.board.parse_move(text)
@@ -119,7 +189,12 @@ class Game:
 
     def undo(self) -> PlayedMove:
         """Take back the last move (also clears a draw agreement, resignation or loss on
-        time)."""
+        time).
+
+        >>> game = Game("brandubh")
+        >>> game.play_text("d2-c2").text == game.undo().text, game.moves
+        (True, [])
+        """
         if self._manual:
             self._manual = None
         if not self.played:
@@ -130,7 +205,14 @@ class Game:
     def end(self, outcome: Outcome) -> None:
         """End the game by a decision outside the rules: ``outcome.termination`` must be
         ``agreement`` (a draw), ``resignation`` or ``time`` (a win). MoveError if the game is
-        already over, ValueError for any other ending."""
+        already over, ValueError for any other ending.
+
+        >>> game = Game("brandubh")
+        >>> game.end(Outcome(None, "escape"))
+        Traceback (most recent call last):
+        ...
+        ValueError: escape is decided by the rules, not by the players
+        """
         if outcome.termination in BY_THE_RULES:
             raise ValueError(f"{outcome.termination} is decided by the rules, not by the players")
         if (outcome.winner is None) != (outcome.termination == Termination.AGREEMENT):
@@ -141,17 +223,41 @@ class Game:
         self._manual = outcome
 
     def agree_draw(self) -> None:
-        """End the game drawn by agreement."""
+        """End the game drawn by agreement.
+
+        >>> game = Game("brandubh")
+        >>> game.agree_draw()
+        >>> game.result
+        'draw'
+        """
         self.end(Outcome(None, Termination.AGREEMENT))
 
     def resign(self, side: str) -> None:
-        """``side`` resigns; the other side wins."""
+        """``side`` resigns; the other side wins.
+
+        >>> game = Game("brandubh")
+        >>> game.resign("attackers")
+        >>> game.result
+        'defenders'
+        """
         self.end(Outcome(_opponent(side), Termination.RESIGNATION))
 
     def lose_on_time(self, side: str) -> None:
-        """``side``'s clock ran out: the other side wins (termination ``time``)."""
+        """``side``'s clock ran out: the other side wins (termination ``time``).
+
+        >>> game = Game("brandubh")
+        >>> game.lose_on_time("defenders")
+        >>> game.outcome()
+        Outcome(winner=<Side.ATTACKERS: 'attackers'>, termination=<Termination.TIME: 'time'>)
+        """
         self.end(Outcome(_opponent(side), Termination.TIME))
 
     def captures(self, side: str) -> int:
-        """How many enemy pieces ``side`` has captured (the king counts)."""
+        """How many enemy pieces ``side`` has captured (the king counts).
+
+        >>> game = Game("brandubh", "/3t3/1tT4/7/3K3/7/7/7/")
+        >>> _ = game.play_text("d1-d2xc2")
+        >>> game.captures("attackers"), game.captures("defenders")
+        (1, 0)
+        """
         return sum(len(p.captures) for p in self.played if p.side == side)

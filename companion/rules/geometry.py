@@ -6,8 +6,10 @@ bit ``i`` set for square ``i``. One :class:`Geometry` is built per rule set and 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import SupportsIndex
 
 from ..squares import square_names
 from .ruleset import RuleSet
@@ -82,8 +84,10 @@ class Geometry:
             elif on_re and not on_fe:
                 self.inward[i] = i + (n if r == 0 else -n)
 
-    def iter_bits(self, bb: int) -> Iterator[int]:
-        """Yield the indices of the set bits of ``bb`` in ascending order."""
+    def iter_bits(self, bits: SupportsIndex) -> Iterator[int]:
+        """Yield the indices of the set bits of ``bits`` (an int, or a
+        :class:`~companion.rules.move.SquareSet`) in ascending order."""
+        bb = operator.index(bits)
         while bb:
             low = bb & -bb
             yield low.bit_length() - 1

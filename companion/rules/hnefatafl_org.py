@@ -26,33 +26,20 @@ Read from the server program's own code (``board.rs``, ``game.rs``; see docs/onl
 from __future__ import annotations
 
 from .board import Board, Move
-from .ruleset import ATTACKERS, DEFENDERS, PRESETS, RuleSet
-
-_SOLDIERS = frozenset({ATTACKERS, DEFENDERS})
-_SERVER = "hnefatafl-server-full 6.x (board.rs, game.rs)"
+from .ruleset import DEFENDERS, PRESETS, RuleSet
 
 #: The move that ends the game drawn unless it wins: the 133rd (``MAX_TURNS`` + 1).
 MOVE_LIMIT = 133
 
-HNEFATAFL_ORG_11 = PRESETS["copenhagen"].with_options(
-    id="hnefatafl-org", name="Copenhagen Hnefatafl (hnefatafl.org)", repetition="off",
-    source=_SERVER,
-)
-HNEFATAFL_ORG_13 = PRESETS["copenhagen-13"].with_options(
-    id="hnefatafl-org-13", name="Hnefatafl 13×13 (hnefatafl.org)", repetition="off",
-    source=_SERVER,
-)
-HNEFATAFL_ORG_7 = PRESETS["brandubh"].with_options(
-    id="hnefatafl-org-7", name="Brandubh (hnefatafl.org)", first=DEFENDERS,
-    king_strength="strong_on_throne", hostile_corners=_SOLDIERS, hostile_throne_empty=_SOLDIERS,
-    shieldwall="corners", exit_fort=False, encirclement=True, repetition="off",
-    source=_SERVER,
-)
+# The server's rule sets are defined with the other presets (they are presets too).
+HNEFATAFL_ORG_11 = PRESETS["hnefatafl-org"]
+HNEFATAFL_ORG_13 = PRESETS["hnefatafl-org-13"]
+HNEFATAFL_ORG_7 = PRESETS["hnefatafl-org-7"]
 
 #: The server's rule sets by board size.
 BY_SIZE: dict[int, RuleSet] = {r.size: r for r in (HNEFATAFL_ORG_7, HNEFATAFL_ORG_11,
                                                     HNEFATAFL_ORG_13)}
-#: The same by id (they are presets too: see ``companion.rules``).
+#: The same by id (they are presets too: see :data:`~companion.rules.ruleset.PRESETS`).
 SERVER_RULESETS: dict[str, RuleSet] = {r.id: r for r in BY_SIZE.values()}
 
 #: Why the server refuses a move that repeats a board (its own words, for the page).

@@ -55,7 +55,7 @@ import datetime as _dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 from ..squares import parse_square
 from .board import Board, MoveError, other
@@ -168,8 +168,8 @@ def _move_records(game: Game) -> list[str]:
         king_before = board.king
         piece = "K" if frm == board.king else ""
         captured = board.push(played.move)
-        caps = sorted(board.name(s) for s in board.geo.iter_bits(captured) if s != king_before)
-        if king_before >= 0 and captured >> king_before & 1:
+        caps = sorted(board.name(s) for s in captured if s != king_before)
+        if king_before in captured:
             caps.append("K" + board.name(king_before))
         text = f"{piece}{board.name(frm)}-{board.name(to)}"
         if caps:
@@ -378,16 +378,15 @@ def _apply_result(game: Game, result: str) -> None:
         game.resign(other(want))
 
 
-def read_otg(path: str) -> OtgGame:
-    """Import a game file from disk."""
-    with open(path, encoding="utf-8") as fh:
-        return import_otg(fh.read())
+def read_otg(handle: TextIO) -> OtgGame:
+    """Import a game file from an open text stream (python-chess's ``read_game(handle)``: the
+    caller opens the file, UTF-8). The rules package itself opens no file."""
+    return import_otg(handle.read())
 
 
-def write_otg(game: Game, path: str, tags: Mapping[str, str] | None = None) -> None:
-    """Export a game to a file."""
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(export_otg(game, tags))
+def write_otg(game: Game, handle: TextIO, tags: Mapping[str, str] | None = None) -> None:
+    """Export a game to an open text stream (the caller opens the file, UTF-8)."""
+    handle.write(export_otg(game, tags))
 
 
 def replay_otg(rules: RuleSet, text: str) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def _rules_map(text: str) -> dict[str, str]:
 
 
 def _sides(letters: str, key: str) -> frozenset[str]:
-    out = set()
+    out: set[str] = set()
     for ch in letters:
         if ch == "t":
             out.add(ATTACKERS)

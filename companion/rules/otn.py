@@ -17,7 +17,15 @@ class PositionError(ValueError):
 
 def parse_otn(text: str, size: int) -> tuple[int, int, int]:
     """Parse an OTN position for a ``size``×``size`` board into ``(att, dfn, king)`` (bitboards
-    and the king's square, -1 if there is none)."""
+    and the king's square, -1 if there is none).
+
+    >>> parse_otn("/3t3/7/7/3K3/7/7/3T3/", 7) == (1 << 3, 1 << 45, 24)  # d1, d7, the king d4
+    True
+    >>> parse_otn("/3t3/7/7/3K3/7/7/", 7)
+    Traceback (most recent call last):
+    ...
+    companion.rules.otn.PositionError: position has 6 rows, a 7x7 board needs 7
+    """
     if not isinstance(text, str) or not text.strip():
         raise PositionError("empty position")
     body = text.strip()
@@ -87,7 +95,11 @@ def parse_otn(text: str, size: int) -> tuple[int, int, int]:
 
 
 def format_otn(att: int, dfn: int, king: int, size: int) -> str:
-    """Write a position as OTN (leading and trailing ``/``, first record rank 1)."""
+    """Write a position as OTN (leading and trailing ``/``, first record rank 1).
+
+    >>> format_otn(8, 1 << 45, 24, 7)
+    '/3t3/7/7/3K3/7/7/3T3/'
+    """
     out = []
     for r in range(size):
         row = []

@@ -10,11 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .ruleset import ATTACKERS, DEFENDERS
+from .ruleset import ATTACKERS, DEFENDERS, Side
 
 
 class Termination(StrEnum):
-    """Why a game ended."""
+    """Why a game ended; each member is its string.
+
+    >>> Termination("escape") is Termination.ESCAPE, Termination.ESCAPE == "escape"
+    (True, True)
+    """
 
     KING_CAPTURED = "king_captured"  #: the attackers captured the king
     ESCAPE = "escape"                #: the king reached a corner (or the edge)
@@ -51,26 +55,49 @@ REASON_TEXT: dict[str, str] = {
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a game ended: ``winner`` is ``"attackers"``, ``"defenders"`` or None for a draw;
-    ``termination`` says why (a plain string is converted, and refused if unknown)."""
+    ``termination`` says why (plain strings are converted, and refused if unknown).
 
-    winner: str | None
+    >>> outcome = Outcome("defenders", "escape")
+    >>> outcome.winner, outcome.termination
+    (<Side.DEFENDERS: 'defenders'>, <Termination.ESCAPE: 'escape'>)
+    >>> Outcome(None, "resigned")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'resigned' is not a valid Termination
+    """
+
+    winner: Side | None
     termination: Termination
 
     def __post_init__(self) -> None:
         if self.winner not in (ATTACKERS, DEFENDERS, None):
             raise ValueError(f"winner must be attackers, defenders or None, not {self.winner!r}")
+        if self.winner is not None:
+            object.__setattr__(self, "winner", Side(self.winner))
         object.__setattr__(self, "termination", Termination(self.termination))
 
     @property
     def result(self) -> str:
-        """``"attackers"``, ``"defenders"`` or ``"draw"``."""
-        return self.winner or "draw"
+        """``"attackers"``, ``"defenders"`` or ``"draw"``.
+
+        >>> Outcome(None, "agreement").result
+        'draw'
+        """
+        return str(self.winner) if self.winner else "draw"
 
     @property
     def reason(self) -> Termination:
-        """The termination (its older name; the value is the same string)."""
+        """The termination (its older name; the value is the same string).
+
+        >>> Outcome("attackers", "time").reason == "time"
+        True
+        """
         return self.termination
 
     def to_json(self) -> dict[str, str]:
-        """``{"result": ..., "reason": ...}``: the form events and the page use."""
-        return {"result": self.result, "reason": str(self.termination)}
+        """``{"result": ..., "reason": ...}``: the form events and the page use.
+
+        >>> Outcome("attackers", "king_captured").to_json()
+        {'result': 'attackers', 'reason': 'king_captured'}
+        """
+        return {"result": self.result, "reason": str(self.termination)}  # plain strings

@@ -84,7 +84,7 @@ class PerftCounter:
 
     def perft(self, board: Board, depth: int) -> int:
         """Leaf count from ``board`` to ``depth`` plies."""
-        if depth == 0 or board._win:
+        if depth == 0 or board.move_outcome() is not None:
             return 1
         geo = self.geo
         attt = sum(self.tbit[i] for i in geo.iter_bits(board.att))
@@ -157,7 +157,13 @@ class PerftCounter:
 
 
 def perft(board: Board, depth: int) -> int:
-    """Leaf count of the legal-move tree of ``board`` to ``depth`` plies."""
+    """Leaf count of the legal-move tree of ``board`` to ``depth`` plies (a decided position
+    is a leaf, and no repetition history is assumed: ``tafl-companion rules perft``).
+
+    >>> from companion.rules import Board
+    >>> perft(Board("copenhagen"), 2)
+    6788
+    """
     if depth < 0:
         raise ValueError("depth must be >= 0")
     return PerftCounter(board.rules, board.geo).perft(board, depth)

@@ -37,7 +37,16 @@ class Record:
 
 
 def parse_record_line(line: str) -> Record:
-    """Parse one CSV record line: ``moves,attacker_captures,defender_captures,status``."""
+    """Parse one CSV record line: ``moves,attacker_captures,defender_captures,status``.
+
+    >>> record = parse_record_line("d2-e2 d3-d2 e2-e3,0,0,Ongoing")
+    >>> record.moves, record.result
+    (('d2-e2', 'd3-d2', 'e2-e3'), 'ongoing')
+    >>> parse_record_line("d2-e2,0,Ongoing")
+    Traceback (most recent call last):
+    ...
+    companion.rules.records.RecordError: expected 4 comma-separated fields, found 3
+    """
     try:
         row = next(csv.reader([line.strip()]), [])
     except csv.Error as exc:  # e.g. a field over the csv module's size limit (128 KiB)
@@ -60,7 +69,11 @@ def parse_record_line(line: str) -> Record:
 
 def read_records(text: str) -> list[Record]:
     """All records of a CSV file's text (blank lines and ``#`` comment lines, such as the header
-    lines of the companion's game exports, skipped); RecordError names the line."""
+    lines of the companion's game exports, skipped); RecordError names the line.
+
+    >>> [r.status for r in read_records("# a header\\nd2-e2,0,0,Ongoing\\n\\nb4-b3,0,0,Black")]
+    ['Ongoing', 'Black']
+    """
     out = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.lstrip().startswith("#"):
@@ -73,7 +86,13 @@ def read_records(text: str) -> list[Record]:
 
 
 def game_to_record_line(game: Game) -> str:
-    """The CSV record line of a game (status ``Ongoing`` while it goes on)."""
+    """The CSV record line of a game (status ``Ongoing`` while it goes on).
+
+    >>> game = Game("brandubh")
+    >>> _ = game.play_text("d2-e2")
+    >>> game_to_record_line(game)
+    'd2-e2,0,0,Ongoing'
+    """
     buf = io.StringIO()
     csv.writer(buf, lineterminator="").writerow(
         [
@@ -88,7 +107,15 @@ def game_to_record_line(game: Game) -> str:
 
 def replay_record(rules: RuleSet, record: Record) -> tuple[Game, tuple[int, str] | None]:
     """Play a record through the rules. Returns the game and, on disagreement, ``(ply,
-    reason)`` (ply 1-based; ``len(moves) + 1`` for a disagreement on the final status)."""
+    reason)`` (ply 1-based; ``len(moves) + 1`` for a disagreement on the final status).
+
+    >>> from companion.rules import PRESETS
+    >>> game, problem = replay_record(PRESETS["brandubh"], parse_record_line("d2-e2,0,0,"))
+    >>> game.moves, problem
+    (['d2-e2'], None)
+    >>> replay_record(PRESETS["brandubh"], parse_record_line("d2-e2 d2-d1,0,0,"))[1]
+    (2, 'illegal move d2-d1: there is no piece on d2')
+    """
     game = Game(rules)
     for ply, text in enumerate(record.moves, 1):
         outcome = game.outcome()

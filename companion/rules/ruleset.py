@@ -2,16 +2,62 @@
 
 A :class:`RuleSet` has exactly the fields of the rules specification's schema; a preset is a
 named instance. Users may build more with :meth:`RuleSet.with_options`.
+
+>>> PRESETS["brandubh"].size
+7
+>>> PRESETS["copenhagen"].with_options(chain_capture=True).chain_capture
+True
+>>> Side.ATTACKERS == "attackers"            # a Side is its string (JSON, the store, the page)
+True
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
 from typing import Any
 
-ATTACKERS = "attackers"
-DEFENDERS = "defenders"
+
+class Side(StrEnum):
+    """The two sides. A ``StrEnum``: each member *is* its string (``Side.ATTACKERS ==
+    "attackers"``, also as a dict key and in JSON), so plain strings from files and the network
+    compare equal to it.
+
+    >>> Side("defenders")
+    <Side.DEFENDERS: 'defenders'>
+    >>> Side.ATTACKERS.opponent
+    <Side.DEFENDERS: 'defenders'>
+    >>> f"the {Side.DEFENDERS} move"
+    'the defenders move'
+    """
+
+    ATTACKERS = "attackers"  #: the larger army, around the edge
+    DEFENDERS = "defenders"  #: the king's side
+
+    @property
+    def opponent(self) -> Side:
+        """The other side.
+
+        >>> Side.DEFENDERS.opponent
+        <Side.ATTACKERS: 'attackers'>
+        """
+        return Side.DEFENDERS if self is Side.ATTACKERS else Side.ATTACKERS
+
+
+ATTACKERS = Side.ATTACKERS
+DEFENDERS = Side.DEFENDERS
 KING = "king"
+
+
+def other(side: str) -> Side:
+    """The opponent of ``side`` (a :class:`Side` or its string).
+
+    >>> other("attackers")
+    <Side.DEFENDERS: 'defenders'>
+    """
+    return DEFENDERS if side == ATTACKERS else ATTACKERS
 SIDES = (ATTACKERS, DEFENDERS)
 #: The board sizes a rule set may have.
 MIN_SIZE, MAX_SIZE = 7, 19
@@ -36,7 +82,19 @@ _CHOICES = {
 
 @dataclass(frozen=True)
 class RuleSet:
-    """One tafl rule set (see docs/rules.md, "What each rule value means")."""
+    """One tafl rule set (see docs/rules.md, "What each rule value means"). Equal rule sets
+    have the same rules (``source`` aside); values are checked when it is made.
+
+    >>> mine = RuleSet(id="mine", name="Brandubh, edge escape", size=7,
+    ...                start=PRESETS["brandubh"].start, escape="edge", corners="none",
+    ...                hostile_corners=frozenset())
+    >>> mine.escape, mine.first
+    ('edge', <Side.ATTACKERS: 'attackers'>)
+    >>> RuleSet(id="x", name="x", size=7, start="/7/7/7/3K3/7/7/7/", escape="sideways")
+    Traceback (most recent call last):
+    ...
+    ValueError: rule set 'x': escape must be one of corners, edge, not 'sideways'
+    """
 
     id: str
     name: str
@@ -62,6 +120,8 @@ class RuleSet:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        if self.first in SIDES:
+            object.__setattr__(self, "first", Side(self.first))
         if not MIN_SIZE <= self.size <= MAX_SIZE:
             raise ValueError(f"rule set {self.id!r}: size must be {MIN_SIZE}..{MAX_SIZE}, not "
                              f"{self.size}")
@@ -85,18 +145,37 @@ class RuleSet:
 
     @property
     def has_throne(self) -> bool:
-        """Whether the centre square is special (``throne_stop`` is not ``anyone``)."""
+        """Whether the centre square is special (``throne_stop`` is not ``anyone``).
+
+        >>> PRESETS["copenhagen"].has_throne, PRESETS["tawlbwrdd"].has_throne
+        (True, False)
+        """
         return self.throne_stop != "anyone"
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict of every field (sets as sorted lists)."""
+        """JSON-ready dict of every field (sets as sorted lists).
+
+        >>> doc = PRESETS["brandubh"].to_json()
+        >>> doc["id"], doc["size"], doc["hostile_corners"]
+        ('brandubh', 7, ['attackers', 'defenders', 'king'])
+        """
         out = asdict(self)
+        out["first"] = str(self.first)  # plain strings, not Side members
         for key in ("hostile_corners", "hostile_throne_empty"):
-            out[key] = sorted(out[key])
+            out[key] = sorted(str(x) for x in out[key])
         return out
 
     def with_options(self, **changes: Any) -> RuleSet:
-        """A copy with some fields changed, e.g. ``copenhagen.with_options(chain_capture=True)``."""
+        """A copy with some fields changed (checked like a new rule set).
+
+        >>> mine = PRESETS["copenhagen"].with_options(id="mine", shieldwall="off")
+        >>> mine.shieldwall, PRESETS["copenhagen"].shieldwall
+        ('off', 'corners')
+        >>> PRESETS["copenhagen"].with_options(size=12)
+        Traceback (most recent call last):
+        ...
+        ValueError: rule set 'copenhagen': a throne needs an odd board size
+        """
         return replace(self, **changes)
 
 
@@ -114,9 +193,7 @@ COPENHAGEN = RuleSet(
     no_moves="loss", source="seed 000/004 §Copenhagen, WTF rules",
 )
 
-PRESETS: dict[str, RuleSet] = {
-    r.id: r
-    for r in (
+_BUILT_IN = (
         COPENHAGEN,
         RuleSet(
             id="fetlar", name="Fetlar Hnefatafl", size=11, start=_COPENHAGEN_START,
@@ -180,12 +257,49 @@ PRESETS: dict[str, RuleSet] = {
             throne_stop="nobody", corners="block", repetition="draw", no_moves="loss",
             source="seed 000/004 board list; OpenTafl",
         ),
-    )
-}
+)
+_BUILT_IN_BY_ID = {r.id: r for r in _BUILT_IN}
+
+# The hnefatafl.org server's rule sets (:mod:`.hnefatafl_org` explains them and holds the house
+# rules a RuleSet cannot express): presets too, since its online games are stored under them.
+_SERVER = "hnefatafl-server-full 6.x (board.rs, game.rs)"
+_SOLDIERS = frozenset({ATTACKERS, DEFENDERS})
+_SERVER_RULESETS = (  # by board size, as `rules variants` lists them
+    _BUILT_IN_BY_ID["brandubh"].with_options(
+        id="hnefatafl-org-7", name="Brandubh (hnefatafl.org)", first=DEFENDERS,
+        king_strength="strong_on_throne", hostile_corners=_SOLDIERS,
+        hostile_throne_empty=_SOLDIERS, shieldwall="corners", exit_fort=False,
+        encirclement=True, repetition="off", source=_SERVER,
+    ),
+    COPENHAGEN.with_options(
+        id="hnefatafl-org", name="Copenhagen Hnefatafl (hnefatafl.org)", repetition="off",
+        source=_SERVER,
+    ),
+    _BUILT_IN_BY_ID["copenhagen-13"].with_options(
+        id="hnefatafl-org-13", name="Hnefatafl 13×13 (hnefatafl.org)", repetition="off",
+        source=_SERVER,
+    ),
+)
+
+#: Every named rule set by id, built once and read-only (a ``MappingProxyType``): the project's
+#: presets, then the hnefatafl.org server's. Make your own with :meth:`RuleSet.with_options`.
+#:
+#: >>> list(PRESETS)[:3]
+#: ['copenhagen', 'fetlar', 'koenigszabel']
+PRESETS: Mapping[str, RuleSet] = MappingProxyType(
+    {**_BUILT_IN_BY_ID, **{r.id: r for r in _SERVER_RULESETS}})
 
 
 def get_variant(variant_id: str) -> RuleSet:
-    """The preset called ``variant_id``; ValueError naming the known ids otherwise."""
+    """The preset called ``variant_id``; ValueError naming the known ids otherwise.
+
+    >>> get_variant("tablut").name
+    'Tablut (Linnaeus, as in seed 002)'
+    >>> get_variant("chess")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown variant 'chess' (known: copenhagen, fetlar, ...)
+    """
     try:
         return PRESETS[variant_id]
     except KeyError:

@@ -27,7 +27,11 @@ _SIDE_WORDS = {ATTACKERS: "attackers", DEFENDERS: "defenders"}
 
 def placement(size: int, pieces: Mapping[int, str]) -> str:
     """The OTN placement of ``pieces`` (square -> ``t``/``T``/``K``) on a ``size`` board;
-    PositionError for a square off the board, an unknown letter or a second king."""
+    PositionError for a square off the board, an unknown letter or a second king.
+
+    >>> placement(7, {24: "K", 3: "t"})
+    '/3t3/7/7/3K3/7/7/7/'
+    """
     att = dfn = 0
     king = -1
     for square, piece in pieces.items():
@@ -48,7 +52,16 @@ def placement(size: int, pieces: Mapping[int, str]) -> str:
 
 def check_start(rules: RuleSet, position: Position) -> Board:
     """A board at ``position`` when it is a legal start for ``rules`` (see the module
-    docstring); PositionError saying what is wrong otherwise."""
+    docstring); PositionError saying what is wrong otherwise.
+
+    >>> from companion.rules import PRESETS
+    >>> check_start(PRESETS["brandubh"], Position("/3t3/7/7/3K3/7/7/7/", "attackers")).otn()
+    '/3t3/7/7/3K3/7/7/7/'
+    >>> check_start(PRESETS["brandubh"], Position("/3t3/7/7/7/7/7/7/", "attackers"))
+    Traceback (most recent call last):
+    ...
+    companion.rules.otn.PositionError: there is no king on the board
+    """
     board = Board(rules, position.otn, position.turn)  # the placement, soldiers on corners
     if board.king < 0:
         raise PositionError("there is no king on the board")
@@ -74,7 +87,12 @@ def check_start(rules: RuleSet, position: Position) -> Board:
 
 def start_from_pieces(rules: RuleSet, pieces: Mapping[int, str], turn: str) -> Position:
     """The position of ``pieces`` (square -> ``t``/``T``/``K``) with ``turn`` to move, checked
-    as a legal start for ``rules`` (PositionError saying what is wrong)."""
+    as a legal start for ``rules`` (PositionError saying what is wrong).
+
+    >>> from companion.rules import PRESETS
+    >>> start_from_pieces(PRESETS["brandubh"], {24: "K", 3: "t"}, "defenders")
+    Position(otn='/3t3/7/7/3K3/7/7/7/', turn='defenders')
+    """
     if turn not in (ATTACKERS, DEFENDERS):
         raise PositionError(f"turn must be attackers or defenders, not {turn!r}")
     position = Position(placement(rules.size, pieces), turn)

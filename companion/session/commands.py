@@ -79,6 +79,7 @@ class CommandQueue:
         self._waiting: deque[_Command] = deque()
         self._owner: int | None = None
         self._closed = False
+        self._posted = threading.Event()  # wakes the loop thread waiting between scans
 
     # -- the loop thread ----------------------------------------------------------------------
     def claim(self) -> None:
@@ -122,6 +123,15 @@ class CommandQueue:
                 out.done.append((cmd.future, None, exc))
         return out
 
+    def wait(self, timeout: float) -> bool:
+        """Sleep until a command is posted or ``timeout`` seconds pass (the loop thread,
+        between scans); True if a command came. The loop never polls the queue."""
+        if timeout > 0:
+            self._posted.wait(timeout)
+        came = self._posted.is_set()
+        self._posted.clear()
+        return came
+
     @property
     def pending(self) -> int:
         with self._lock:
@@ -150,6 +160,7 @@ class CommandQueue:
                                                                "try again"))
                 return future
             self._waiting.append(_Command(fn, future, what))
+        self._posted.set()
         return future
 
     def call(self, fn: Callable[[], T], what: str = "command") -> T:

@@ -100,6 +100,7 @@ class Context:
     # the board's panel (companion.panel): the display's text, and whether a move at the board
     # ends with the clock button (as on a chess clock)
     display: dict[str, Any] | None = None
+    voice: dict[str, Any] | None = None  # the voice's engine and what it said (companion.voice)
     press_to_end: bool = False
     # the board defines the next game's position (the tracker's reading) until this loop time:
     # the owner's page renews it while its editor is open (GameSetup.read_board)

@@ -171,7 +171,7 @@ class Decisions:
         caps, _ = board.preview(move)
         chosen: MoveToMake = {"move": text, "from": names[move.frm], "to": names[move.to],
                               "by": by, "side": turn,
-                              "captures": sorted(names[s] for s in board.geo.iter_bits(caps))}
+                              "captures": sorted(names[s] for s in caps)}
         if score is not None:
             chosen["score"] = score
         saved, before = ctx.clocks.checkpoint(), ctx.move_to_make

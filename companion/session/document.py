@@ -74,3 +74,4 @@ class LiveState(TypedDict):
     remote: RemoteJSON | None
     note: str
     display: dict[str, Any] | None  # the board display's text (companion.panel)
+    voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)

@@ -182,6 +182,12 @@ class SessionService:
         self.ctx.announcer.set_parts([dict(p) for p in parts])
 
     @on_loop
+    def set_voice(self, status: Mapping[str, Any] | None) -> None:
+        """The voice's engine and what it said (``voice`` of the state; companion.voice calls
+        this from its own thread); published with the command."""
+        self.ctx.voice = dict(status) if status is not None else None
+
+    @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> dict[str, Any]:
         return self.setup.new_game(actor, request)
 

@@ -40,7 +40,7 @@ def legal_moves(game: Game, gid: int) -> LegalMoves:
     if not game.is_over():
         for m in board.legal_moves():
             caps, _ = board.preview(m)
-            captured = sorted(names[s] for s in board.geo.iter_bits(caps))
+            captured = sorted(names[s] for s in caps)
             moves.setdefault(names[m.frm], []).append({"to": names[m.to], "captures": captured})
     return {"game": gid, "turn": game.turn, "ply": len(game.played), "moves": moves}
 

@@ -167,6 +167,7 @@ def live_state(ctx: Context) -> LiveState:
         "remote": ctx.remote.to_json(),
         "note": "",
         "display": dict(ctx.display) if ctx.display else None,
+        "voice": dict(ctx.voice) if ctx.voice else None,
     }
 
 

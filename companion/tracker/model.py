@@ -116,8 +116,8 @@ class PieceModel:
         if caps is None:
             if len(self._preview) > 512:
                 self._preview.clear()
-            bits, _ = board.preview(move)
-            caps = tuple(self._grid.sort(board.geo.iter_bits(bits)))
+            captured, _ = board.preview(move)
+            caps = tuple(self._grid.sort(captured))
             self._preview[key] = caps
         return caps
 

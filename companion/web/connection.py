@@ -23,8 +23,11 @@ Every refusal is a short JSON ``{"error": ...}`` and the connection closes. The 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
+import socket
+import struct
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.utils import formatdate
@@ -36,6 +39,11 @@ from companion.web.auth import address_key
 from companion.web.limits import Limits
 
 SLICE = 64 * 1024  # bytes of a response body handed to the transport at a time
+#: The kernel's send buffer of a connection. Linux grows it up to tcp_wmem's maximum (4 MiB):
+#: 512 clients that never read would pin 2 GiB of a Pi's memory, and a client with a tiny
+#: window would seem to take whole responses. 128 KiB still fills a LAN's bandwidth.
+SEND_BUFFER = 128 * 1024
+_RESET = struct.pack("ii", 1, 0)  # SO_LINGER on, 0 s: close() resets the connection
 REASONS = {200: "OK", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
            408: "Request Timeout", 413: "Content Too Large", 429: "Too Many Requests",
            431: "Request Header Fields Too Large", 500: "Internal Server Error",
@@ -82,7 +90,6 @@ class Owner(Protocol):
 
     def admit(self, conn: Connection) -> bool: ...
     def forget(self, conn: Connection) -> None: ...
-    def waiting(self, conn: Connection, yes: bool) -> None: ...
     def hosts_allow(self, host: str | None) -> bool: ...
     def dispatch(self, conn: Connection, req: Request, body: bytes) -> None: ...
     def stream_resumed(self, conn: Connection) -> None: ...
@@ -159,6 +166,8 @@ class Connection(asyncio.Protocol):
         self.body = bytearray()
         self.paused = False  # the transport's buffer is above its high-water mark
         self.paused_at = 0.0
+        self.since = self.loop.time()  # when it last got anywhere (see blocked_for)
+        self.running = False  # its request is in the app (not waiting for its turn)
         self.stale = False  # (event streams) a frame was left out while paused
         self.close_after = False
         self.stream_in = 0
@@ -173,6 +182,10 @@ class Connection(asyncio.Protocol):
         if peer:
             self.addr, self.port = str(peer[0]), int(peer[1])
         self.key = address_key(self.addr)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # the kernel's share of what a client has not read yet
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         if self.owner.admit(self):
             self._wait_request()
 
@@ -211,18 +224,32 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.paused = False
+        self.since = self.loop.time()
         if self.state == STREAM:
             self.owner.stream_resumed(self)
         self._wake_writer()
 
     # -- reading requests ---------------------------------------------------------------------
 
+    def blocked_for(self, now: float) -> float:
+        """How long the connection has been holding its slot without getting anywhere: a
+        writer whose client takes nothing, since its buffer filled; a request waiting for its
+        turn at the app, since it arrived; a connection waiting for or reading a request, since
+        it began to wait; a closing connection, since it began to close. A response being
+        produced or drained, and a live event stream, are getting somewhere: 0."""
+        if self.paused and self.state in (APP, STREAM, CLOSING):
+            return now - self.paused_at
+        if self.state == STREAM or (self.state == APP and self.running):
+            return 0.0
+        return now - self.since
+
     def _wait_request(self) -> None:
         self.state = WAITING
+        self.running = False
+        self.since = self.loop.time()
         self.h = None
         self.request = None
         self.body = bytearray()
-        self.owner.waiting(self, True)
         self._arm(self.limits.idle_timeout, self.close)
         if self.buf:
             try:
@@ -289,8 +316,8 @@ class Connection(asyncio.Protocol):
             elif isinstance(event, h11.EndOfMessage):
                 break
         self.state = APP
+        self.since = self.loop.time()
         self._cancel_timer()
-        self.owner.waiting(self, False)
         self._transport().pause_reading()
         self.owner.dispatch(self, req, bytes(self.body))
 
@@ -315,7 +342,7 @@ class Connection(asyncio.Protocol):
 
     async def send_body(self, data: bytes) -> bool:
         """Write ``data`` in slices, waiting for the client to take each; False if the
-        connection is gone (or the client took no data for ``write_timeout``)."""
+        connection is gone (or the client took no data for ``write_stall``)."""
         req = self.request
         if req is None or req.method == "HEAD" or self.h is None:
             return self.state == APP
@@ -346,11 +373,14 @@ class Connection(asyncio.Protocol):
             self.end_response()
 
     async def _drain(self) -> bool:
+        """Wait for the client to take what was written; a client that takes nothing for
+        ``write_stall`` seconds is a slow reader (or none: a tiny window, never read) and is
+        dropped, its slot and its turn at the app freed."""
         self._drained = self.loop.create_future()
         try:
-            await asyncio.wait_for(self._drained, self.limits.write_timeout)
+            await asyncio.wait_for(self._drained, self.limits.write_stall)
         except TimeoutError:
-            self.abort()
+            self.abort(reset=True)
             return False
         finally:
             self._drained = None
@@ -375,20 +405,28 @@ class Connection(asyncio.Protocol):
 
     def close(self) -> None:
         """Close once what was written has gone out (or abort after ``write_timeout``)."""
+        if self.state != CLOSING:
+            self.since = self.loop.time()
         self.state = CLOSING
-        self.owner.waiting(self, False)
         self._wake_writer()
         if self.transport is not None:
             self.transport.close()
-            self._arm(self.limits.write_timeout, self.abort)
+            self._arm(self.limits.write_timeout, lambda: self.abort(reset=True))
 
-    def abort(self) -> None:
-        """Drop the connection now, whatever is unsent."""
+    def abort(self, reset: bool = False) -> None:
+        """Drop the connection now, whatever is unsent. ``reset``: for a client that does not
+        read, with a reset, so that the kernel too frees what the client did not take (a
+        plain close would keep it, and retry it, for minutes behind a window that stays
+        shut)."""
         self.state = CLOSING
         self.owner.forget(self)  # at once: its place is free for the next one
         self._cancel_timer()
         self._wake_writer()
         if self.transport is not None:
+            sock = self.transport.get_extra_info("socket") if reset else None
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, _RESET)
             self.transport.abort()
 
     def become_stream(self) -> None:

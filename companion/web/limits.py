@@ -13,7 +13,9 @@ class Limits:
     extended by more bytes: the head must be whole within the first, the whole request (head and
     body) within the second. One address has at most ``app_per_address`` requests in the app
     at a time and ``requests_rate`` a second after a burst of ``requests_burst``; its other
-    requests wait their turn in their connections (nothing is read from them meanwhile)."""
+    requests wait their turn in their connections (nothing is read from them meanwhile). A
+    response whose client takes nothing for ``write_stall`` seconds is dropped (a slow reader);
+    ``write_timeout`` bounds the wait for a closing connection's last bytes."""
 
     max_connections: int = 512
     per_address: int = 32
@@ -21,6 +23,7 @@ class Limits:
     request_timeout: float = 15.0
     idle_timeout: float = 30.0
     write_timeout: float = 30.0
+    write_stall: float = 10.0
     max_head: int = 8192
     max_headers: int = 64
     max_body: int = 16 * 1024

@@ -5,9 +5,12 @@ The protocol (parsing, framing, keep-alive) is h11's (:mod:`companion.web.connec
 the project's own is the admission policy that held under attack:
 
 - each client address (IPv6: its /64) may hold ``per_address`` connections; when all
-  ``max_connections`` are taken, a connection that is still waiting for or reading a request
-  (head *or* body) is closed to admit the new one: the oldest of the address that holds the
-  most connections, so trickling connections cannot lock out a real page;
+  ``max_connections`` are taken, one connection is closed to admit the new one, whatever it is
+  doing: of the address that holds the most connections, the one blocked the longest (a
+  response its client does not read, a request waiting for its turn, a connection waiting for
+  or trickling a request), so neither trickling connections nor pipelined requests that are
+  never read can lock out a real page; a response whose client takes nothing for
+  ``write_stall`` seconds is dropped;
 - a complete request goes to the Flask app (WSGI) on a pool of ``workers`` threads (never on the
   event loop); its response is written as the app produces it, in slices that wait for the
   client to take them (bounded memory per connection, however large the answer);
@@ -27,7 +30,7 @@ import socket
 import sys
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -200,8 +203,6 @@ class WebServer:
         self.stream = EventStream(self.loop, self.limits, hub)
         self.connections: set[Connection] = set()
         self.per_address: dict[str, int] = {}
-        # connections waiting for or reading a request, per address, oldest first
-        self._waiting: dict[str, OrderedDict[Connection, None]] = {}
         self.pending = 0  # requests queued or running in the app pool
         self.turns = Turns(self.loop, self.limits, self._start_app)
         self._tasks: set[asyncio.Task[None]] = set()
@@ -287,7 +288,7 @@ class WebServer:
         if len(self.connections) >= limits.max_connections:
             victim = self._eviction_victim()
             if victim is not None:
-                victim.abort()
+                victim.abort(reset=True)
             if len(self.connections) >= limits.max_connections:
                 conn.fail(503, "the server is full: try again shortly")
                 return False
@@ -296,15 +297,22 @@ class WebServer:
         return True
 
     def _eviction_victim(self) -> Connection | None:
-        """The connection to close for a new one: of the addresses with connections that are
-        waiting for or reading a request, the one holding the most connections; its oldest."""
-        best: OrderedDict[Connection, None] | None = None
-        most = 0
-        for key, waiting in self._waiting.items():
-            held = self.per_address.get(key, 0)
-            if waiting and held > most:
-                best, most = waiting, held
-        return next(iter(best)) if best else None
+        """The connection to close for a new one, whatever its state: of the addresses holding
+        the most connections (what an address costs), the connection that has been blocked the
+        longest (:meth:`Connection.blocked_for`: a writer whose client reads nothing, a request
+        waiting for its turn, a connection waiting for a request). A connection that is getting
+        somewhere is closed only for an address that holds more than its share (``per_address``
+        / 4), so a few devices with many slow connections cannot keep a new one out."""
+        now = self.loop.time()
+        best: Connection | None = None
+        rank = (0, 0.0)
+        for conn in self.connections:
+            mine = (self.per_address.get(conn.key, 0), conn.blocked_for(now))
+            if mine > rank:
+                best, rank = conn, mine
+        if best is None or (rank[1] <= 0.0 and rank[0] <= self.limits.per_address // 4):
+            return None
+        return best
 
     def forget(self, conn: Connection) -> None:
         if conn in self.connections:
@@ -314,21 +322,7 @@ class WebServer:
                 self.per_address[conn.key] = n
             else:
                 self.per_address.pop(conn.key, None)
-        self.waiting(conn, False)
         self.stream.remove(conn)
-
-    def waiting(self, conn: Connection, yes: bool) -> None:
-        """Track connections waiting for or reading a request (oldest first)."""
-        mine = self._waiting.get(conn.key)
-        if yes and conn in self.connections:
-            if mine is None:
-                mine = self._waiting[conn.key] = OrderedDict()
-            mine[conn] = None
-            mine.move_to_end(conn)
-        elif mine is not None:
-            mine.pop(conn, None)
-            if not mine:
-                del self._waiting[conn.key]
 
     def hosts_allow(self, host: str | None) -> bool:
         return self.allow_host is None or self.allow_host(host)
@@ -351,6 +345,7 @@ class WebServer:
             self.turns.release(conn.key)
             return
         self.pending += 1
+        conn.running = True
         task = self.loop.create_task(self._serve_app(conn, req, body))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -34,11 +34,12 @@
   function squareName(file, rank) { return String.fromCharCode(97 + file) + (rank + 1); }
 
   function drawBoard(state, position, last) {
-    const size = state.size || 11;
+    const size = state.size;
+    if (!Number.isInteger(size) || size < 5 || size > 19) throw new Error("bad size");
     const grid = el("div", "board");
     grid.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
     const cells = parseOtn(position || state.position || "", size);
-    const special = new Set([state.throne, ...(state.corners || [])]);
+    const special = new Set([state.throne, ...(Array.isArray(state.corners) ? state.corners : [])]);
     const marked = new Set(last ? [last.from, last.to] : []);
     for (let rank = size - 1; rank >= 0; rank--) {
       for (let file = 0; file < size; file++) {
@@ -75,21 +76,50 @@
     return (state.turn === "attackers" ? t("Attackers") : t("Defenders")) + " " + t("to move");
   }
 
-  function playersRow(state) {
+  const SIDES = ["attackers", "defenders"];
+  const sideWord = (side) => (side === "attackers" ? t("Attackers") : t("Defenders"));
+
+  // Who plays each side: for two boards playing each other (the room's "pair"), each side as
+  // its own board names its player, with the board; else the board's own players.
+  function sides(b) {
+    if (b.pair && b.pair.sides) return b.pair.sides;
+    const p = b.state.players || {};
+    const out = {};
+    for (const side of SIDES) {
+      const q = p[side] || {};
+      out[side] = { name: q.name, board: q.kind === "club" ? q.board : null };
+    }
+    return out;
+  }
+
+  function who(s) {
+    const name = s.name || "";
+    return s.board && s.board !== name ? (name ? name + " (" + s.board + ")" : s.board) : name;
+  }
+
+  function playersRow(b) {
     const row = el("div", "players");
-    const p = state.players || {};
-    row.appendChild(el("span", "", (p.attackers && p.attackers.name) || t("Attackers")));
-    row.appendChild(el("span", "", (p.defenders && p.defenders.name) || t("Defenders")));
+    const sd = sides(b);
+    for (const side of SIDES) {
+      const span = el("span", "player " + side, sideWord(side) + ": " + (who(sd[side]) || "–"));
+      span.dataset.side = side;
+      row.appendChild(span);
+    }
     return row;
   }
 
+  // The clocks, each labelled with its side; the red one is the side to move's (the card's
+  // text says the same), never a side whose move is still to be carried out on a board.
   function clocksRow(state) {
     const row = el("div", "clocks");
     if (!state.clock) return row;
-    for (const side of ["attackers", "defenders"]) {
-      const c = el("span", state.clock.running === side ? "running" : "",
-        clockText(timeLeft(state.clock, side)));
+    const running = state.result === "ongoing" && state.clock.running === state.turn
+      ? state.turn : null;
+    for (const side of SIDES) {
+      const c = el("span", "clock " + side + (running === side ? " running" : ""));
       c.dataset.side = side;
+      c.appendChild(el("span", "label", sideWord(side)));
+      c.appendChild(el("span", "time", clockText(timeLeft(state.clock, side))));
       row.appendChild(c);
     }
     row.dataset.clock = JSON.stringify(state.clock);
@@ -104,29 +134,54 @@
     return el("div", "status", bits.join(" · "));
   }
 
+  let serverLost = false;
+  function showLink() {
+    const link = $("link");
+    const down = summary.link !== "connected" && summary.link !== undefined;
+    link.hidden = !down && !serverLost;
+    link.textContent = serverLost
+      ? t("This page has lost the room's server: reconnecting.")
+      : t("The room has lost the club's broker (its own link is down): reconnecting. The boards below may be out of date.");
+    document.body.classList.toggle("stale", down || serverLost);
+  }
+
+  function card(b, linkDown) {
+    const s = b.state;
+    const offline = !linkDown && b.online === false;
+    const c = el("a", "card" + (offline ? " offline" : ""));
+    c.href = "#board=" + encodeURIComponent(b.board);
+    c.dataset.board = b.board;
+    const h = el("h2");
+    h.appendChild(el("span", "boards", b.pair ? b.board + " – " + b.pair.board : b.board));
+    h.appendChild(el("span", "", offline ? t("offline") : (s.variant_name || s.variant)));
+    c.appendChild(h);
+    c.appendChild(playersRow(b));
+    c.appendChild(drawBoard(s, s.position, s.last));
+    c.appendChild(clocksRow(s));
+    c.appendChild(statusLine(s, s.plies));
+    return c;
+  }
+
   function renderRoom() {
     const room = $("room");
     room.replaceChildren();
-    const link = $("link");
-    link.hidden = summary.link === "connected" || summary.link === undefined;
-    link.textContent = t("The broker link is down: the boards shown may be out of date.");
+    showLink();
     if (!summary.boards.length) {
       room.appendChild(el("p", "empty", t("No board has published a game yet.")));
       return;
     }
+    const linkDown = summary.link !== "connected";
     for (const b of summary.boards) {
-      const s = b.state;
-      const card = el("a", "card" + (b.online === false ? " offline" : ""));
-      card.href = "#board=" + encodeURIComponent(b.board);
-      const h = el("h2");
-      h.appendChild(el("span", "", b.board));
-      h.appendChild(el("span", "", b.online === false ? t("offline") : (s.variant_name || s.variant)));
-      card.appendChild(h);
-      card.appendChild(playersRow(s));
-      card.appendChild(drawBoard(s, s.position, s.last));
-      card.appendChild(clocksRow(s));
-      card.appendChild(statusLine(s, s.plies));
-      room.appendChild(card);
+      if (b.pair && !b.pair.lead) continue; // one game, one card: the other board shows it
+      try {
+        room.appendChild(card(b, linkDown));
+      } catch (e) { // one board's state must never stop the others
+        const bad = el("div", "card bad");
+        bad.dataset.board = b.board;
+        bad.appendChild(el("h2", "", String(b.board)));
+        bad.appendChild(el("p", "", t("This board's state cannot be shown.")));
+        room.appendChild(bad);
+      }
     }
   }
 
@@ -138,7 +193,8 @@
     const h = el("h2", "", detail.board + " · " + t("Game") + " " + s.game + " · "
       + (s.variant_name || s.variant));
     box.appendChild(h);
-    box.appendChild(playersRow(s));
+    const inRoom = (summary.boards || []).find((x) => x.board === detail.board) || {};
+    box.appendChild(playersRow({ state: s, pair: inRoom.pair }));
     const rev = detail.review;
     if (rev && detail.ply !== null) {
       const ply = detail.ply;
@@ -205,7 +261,10 @@
   function tick() {
     for (const row of document.querySelectorAll(".clocks[data-clock]")) {
       const clock = JSON.parse(row.dataset.clock);
-      for (const span of row.children) span.textContent = clockText(timeLeft(clock, span.dataset.side));
+      for (const span of row.children) {
+        const time = span.querySelector(".time");
+        if (time) time.textContent = clockText(timeLeft(clock, span.dataset.side));
+      }
     }
   }
 
@@ -223,7 +282,12 @@
 
   window.addEventListener("hashchange", route);
   const es = new EventSource("/api/events");
-  es.onmessage = (ev) => { try { onSummary(JSON.parse(ev.data)); } catch (e) { /* skip */ } };
+  es.onmessage = (ev) => {
+    serverLost = false;
+    try { onSummary(JSON.parse(ev.data)); } catch (e) { /* skip */ }
+  };
+  es.onerror = () => { serverLost = true; showLink(); };
+  es.onopen = () => { serverLost = false; showLink(); };
   fetch("/api/club").then((r) => r.json()).then(() => route());
   setInterval(tick, 500);
   route();

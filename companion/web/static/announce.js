@@ -47,23 +47,45 @@
   };
   const BUZZ = { move: 30, capture: [40, 60, 40], illegal: [200, 100, 200], end: [400], threat: [60, 60, 60] };
 
-  function speak(text) {
+  function speak(text, lang) {
     const s = window.speechSynthesis;
     if (!s || !window.SpeechSynthesisUtterance) return;
     const u = new SpeechSynthesisUtterance(text);
-    u.lang = I.lang;
-    const voice = s.getVoices().find((v) => v.lang && v.lang.toLowerCase().startsWith(I.lang));
+    u.lang = lang || I.lang;
+    const voice = s.getVoices().find((v) => v.lang && v.lang.toLowerCase().startsWith(u.lang));
     if (voice) u.voice = voice;
     s.speak(u);
   }
 
-  /* One announcement: a sound, a vibration and/or words, as the settings say. */
+  /* One announcement: a sound, a vibration and/or words, as the settings say. A board with a
+     voice (its state's "voice") says its own sentences: the page then speaks those (below)
+     instead of its own words, so both say the same. */
+  let boardVoice = false;
   function announce(kind, text) {
     log.push({ kind: kind, text: text });
     if (log.length > 50) log.shift();
     if (settings.sound) play(SOUNDS[kind] || SOUNDS.move);
     if (settings.vibrate && navigator.vibrate) navigator.vibrate(BUZZ[kind] || 30);
-    if (settings.speech && text) speak(text);
+    if (settings.speech && text && !boardVoice) speak(text);
+  }
+
+  /* The board's voice: what it said since the last state (voice.said, oldest first), spoken by
+     this browser when speech is on, and put in the live region a screen reader announces. */
+  let saidUpTo = null;
+  function followVoice(S) {
+    const voice = S.voice;
+    boardVoice = !!voice;
+    const region = document.getElementById("voicesaid");
+    if (!voice) { saidUpTo = null; return; }
+    const said = voice.said || [];
+    const fresh = saidUpTo === null ? [] : said.filter((x) => x.t > saidUpTo);
+    if (said.length) saidUpTo = Math.max(saidUpTo || 0, said[said.length - 1].t);
+    for (const x of fresh) {
+      log.push({ kind: "voice", text: x.text });
+      if (log.length > 50) log.shift();
+      if (settings.speech) speak(x.text, voice.language);
+    }
+    if (region && fresh.length) region.textContent = fresh.map((x) => x.text).join(" ");
   }
 
   function moveWords(last) {
@@ -78,6 +100,7 @@
 
   /* Compare two live states and announce what happened between them. */
   function onState(prev, S, message, illegal) {
+    followVoice(S);
     if (!prev || prev.game !== S.game) return;
     const over = S.result !== "ongoing";
     if (S.moves.length > prev.moves.length && S.last) {

@@ -167,6 +167,7 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
+    $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
     renderClub();
   }
 
@@ -275,6 +276,10 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+  $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
+    const b = ev.target.closest("button[data-voice]");
+    if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
+  });
   $("thoughtsbtn").addEventListener("click", () => { A.set("thoughts", !A.settings.thoughts); render(); });
 
   /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
