@@ -51,7 +51,7 @@ fi
 [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] \
     || fail "no binfmt_misc entry for arm64 (update-binfmts --enable qemu-aarch64)"
 
-: >"$LOG"
+: >>"$LOG"
 say "arm64 check of $SRC in $ROOT (log: $LOG)"
 started=$(date +%s)
 
@@ -63,7 +63,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -x "$ROOT/usr/bin/python3" ]; then
+if [ ! -x "$ROOT/bin/bash" ] || [ -d "$ROOT/debootstrap" ]; then  # none, or an unfinished one
     rm -rf "$ROOT"
     timed debootstrap debootstrap --arch=arm64 --variant=minbase \
         --include=ca-certificates,sudo bookworm "$ROOT" "$MIRROR"
@@ -76,7 +76,7 @@ done
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 /bin/bash -c "$1"; }
-in_root 'uname -m; python3 --version' | tee -a "$LOG"
+in_root 'uname -m; cat /etc/debian_version' | tee -a "$LOG"  # (python3 comes with the README's command)
 [ "$(in_root 'uname -m')" = aarch64 ] || fail "the chroot does not run arm64"
 
 # the release archive, as docs/raspberry-pi.md step 3 makes it
