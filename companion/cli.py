@@ -143,7 +143,7 @@ def _register_rules(sub: Subcommands) -> None:
 #: order of the help. A command imports only its own module (``rules`` none of them): ``rules
 #: moves`` answers without loading the daemon, the web server or the hardware drivers.
 COMMAND_MODULES = {
-    "replay": "companion.replay", "simulate": "companion.replay", "run": "companion.daemon",
+    "replay": "companion.replay", "simulate": "companion.replay", "run": "companion.daemon_run",
     "hwtest": "companion.hwtest", "engine": "companion.engine.otep",
     "club": "companion.club.room_web", "club-key": "companion.club.room_web",
 }

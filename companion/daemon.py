@@ -12,35 +12,31 @@ option, a port in use, or a data directory or store that cannot be used.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import logging
-import os
-import signal
-import socket
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion.config import ConfigError, DaemonConfig, load_config, with_overrides
+from companion.config import ConfigError, DaemonConfig
 from companion.drivers.base import BoardSource, LedSink, capabilities
 from companion.drivers.sim import ReplayBoard
 from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
 from companion.online.service import OnlineService, open_online
-from companion.qr import print_startup
+from companion.parts import PartStatus, PartsWatch, WaitingLeds
 from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
 from companion.session.players import (
     MACHINE_NAMES,
-    PlayerError,
     PlayerKind,
     PlayerSpec,
     check_move_player,
@@ -48,6 +44,8 @@ from companion.session.players import (
 from companion.session.remote import RemotePlayer
 from companion.session.settings import GameSettings
 from companion.store import Store
+from companion.store_lock import LOCK_NAME, DataDirLock
+from companion.store_schema import check_data_dir
 from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
@@ -63,9 +61,12 @@ DB_NAME = "games.sqlite3"
 DEFAULT_NAMES = DaemonConfig().names  # a side nobody named: "Player 1", "Player 2"
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 FIRST_SCAN_WAIT = 2.0  # start() returns once the loop read the board once (at most this long)
+#: stop() waits this long for the loop to end before it gives up on closing what the loop uses
+#: (a loop step may wait up to 10 s for SQLite's lock: the store's busy timeout)
+STOP_WAIT = 15.0
 
 
-def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefaults:
+def defaults_from(cfg: DaemonConfig) -> SessionDefaults:
     """The session's defaults for new games from the config (and command line)."""
     try:
         settings = GameSettings.make(cfg.variant, dict(cfg.rules), "[rules] ")
@@ -85,8 +86,11 @@ def defaults_from(cfg: DaemonConfig, keep_variant: bool = False) -> SessionDefau
     if all(spec.is_remote for spec in players.values()):
         raise ConfigError("--attackers and --defenders: at most one side plays at a distance "
                           "(online, club); the other is played at this board")
+    # (what a new game starts with: a game in progress goes on after a restart whatever they
+    # say, see session/restore.py)
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
-                           cfg.tie_break, cfg.match, keep_variant, cfg.raichi, cfg.computer)
+                           tie_break=cfg.tie_break, match=cfg.match, raichi=cfg.raichi,
+                           computer=cfg.computer)
 
 
 def checks_pieces(board: BoardSource) -> bool:
@@ -126,7 +130,7 @@ class Daemon:
 
     def __init__(
         self, cfg: DaemonConfig, *, board: BoardSource | None = None,
-        leds: LedSink | None = None, keep_variant: bool = False,
+        leds: LedSink | None = None,
         tracker_factory: Callable[[Game], Tracker] | None = None,
         remote_players: Mapping[PlayerKind, RemoteFactory] | None = None,
     ) -> None:
@@ -139,11 +143,15 @@ class Daemon:
         self.hub = StateHub()
         self.board = board
         self.leds = leds
-        self.defaults = defaults_from(cfg, keep_variant)
+        self.defaults = defaults_from(cfg)
         self._tracker_factory = tracker_factory
         self._stop = threading.Event()
         self._first_scan = threading.Event()
-        self._threads: list[threading.Thread] = []
+        self._loop_thread: threading.Thread | None = None
+        self._parts = contextlib.ExitStack()  # what start() opened, closed by stop()
+        self.stop_wait = STOP_WAIT
+        self.lock: DataDirLock | None = None
+        self.parts = PartsWatch(self._publish_parts)  # display, buttons, LEDs found missing
         self.notifier = Notifier()
         self.server: WebServer | None = None
         self.store: Store | None = None
@@ -158,45 +166,92 @@ class Daemon:
 
     # -- start and stop ------------------------------------------------------------------------
     def start(self) -> None:
-        """Bind the port, open the board, the LEDs and the store, resume or start a game, serve
-        the page, run the loop. ConfigError (nothing written) when any of it cannot be used."""
+        """Bind the port, lock the data directory, open the board, the LEDs and the store,
+        resume or start a game, serve the page, run the loop. ConfigError (nothing written)
+        when any of it cannot be used; whatever was opened is closed again, in reverse order."""
         cfg = self.cfg
         app = _LateApp()
-        self.server = self._bind(app)  # a port in use fails here, before the store is touched
-        try:
+        with contextlib.ExitStack() as parts:
+            # a port in use fails here, before the data directory is touched
+            self.server = parts.enter_context(contextlib.closing(self._bind(app)))
+            self.lock = parts.enter_context(contextlib.closing(self._lock_data_dir()))
             if self.board is None:
                 from companion.hardware_drivers import open_board
 
                 self.board = open_board(cfg.board)
+            parts.enter_context(contextlib.closing(self.board))
             if self.leds is None:
-                from companion.hardware_drivers import open_leds
-
-                self.leds = open_leds(cfg.leds, self.board)
-            self.store = Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store,
-                               log=log.warning)
+                self.leds = self._open_leds()
+            parts.enter_context(contextlib.closing(self.leds))
+            self.store = parts.enter_context(contextlib.closing(
+                Store(Path(cfg.data_dir) / DB_NAME, reset=cfg.reset_store, log=log.warning)))
             # a board whose sensors cannot tell the pieces' kinds: the players are asked to check
             self.defaults = replace(self.defaults, check_pieces=checks_pieces(self.board))
-            self.session = GameSession(self.store, self.board, defaults=self.defaults,
-                                       announce=self.hub.publish,
-                                       tracker_factory=self._tracker_factory)
+            self.session = parts.enter_context(contextlib.closing(GameSession(
+                self.store, self.board, defaults=self.defaults, announce=self.hub.publish,
+                tracker_factory=self._tracker_factory)))
             self.session.press_to_end = cfg.buttons.press_to_end_move  # the clock button
             self.session.open()
             from companion.panel import build_panel
 
-            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port)
-        except BaseException:
-            if self.session is not None:
-                self.session.close()
-            self.server.close()
-            self._close_devices()
-            if self.store is not None:
-                self.store.close()
-            raise
+            self.panel = build_panel(cfg, self.session, self.hub, self.board, self.port,
+                                     parts=self.parts)
+            if self.panel is not None:
+                parts.enter_context(contextlib.closing(self.panel))
+            parts.enter_context(contextlib.closing(self.parts))  # (before what it attaches to)
+            self._serve(app, parts)
+            self.server.start()
+            self._loop_thread = threading.Thread(target=self._loop, name="scan-loop",
+                                                 daemon=True)
+            self._loop_thread.start()
+            if self.panel is not None:
+                self.panel.start()  # its presses and text go through the loop thread
+            if self.voice is not None:
+                self.voice.start()  # it follows the published state on its own threads
+            self.parts.start()  # missing parts: on the page, tried again (companion.parts)
+            self._parts = parts.pop_all()  # closed by stop(), once the loop has ended
+        # ready once the board was read once: the first state anyone sees shows the board
+        self._first_scan.wait(FIRST_SCAN_WAIT)
+
+    def _open_leds(self) -> LedSink:
+        """The configured LEDs; missing ones (SPI not enabled, no spidev) are left to the
+        parts watch: the board plays, the page shows the LED frame, they are tried again."""
+        from companion.hardware_drivers import PartMissing, open_leds
+
+        cfg, board = self.cfg, self.board
+        try:
+            return open_leds(cfg.leds, board)
+        except PartMissing as exc:
+            waiting = WaitingLeds()
+            self.parts.missing(exc, lambda: open_leds(cfg.leds, board), waiting.attach)
+            return waiting
+
+    def _publish_parts(self, parts: list[PartStatus]) -> None:
+        """The missing parts into the page's state (a command of the loop; the watch's thread)."""
+        if self.session is not None:
+            self.session.set_parts(list(parts))
+
+    def _lock_data_dir(self) -> DataDirLock:
+        """One daemon per data directory (companion.store_lock); ConfigError naming the pid
+        of the one that has it."""
+        data_dir = Path(self.cfg.data_dir)
+        check_data_dir(data_dir)  # made if missing; StoreOpenError if it cannot be used
+        try:
+            return DataDirLock(data_dir).acquire()
+        except OSError as exc:
+            raise ConfigError(f"cannot lock data dir {data_dir} ({LOCK_NAME}): "
+                              f"{exc.strerror or exc}") from None
+
+    def _serve(self, app: _LateApp, parts: contextlib.ExitStack) -> None:
+        """The page's app, the online client and the club, and the players at a distance."""
+        assert self.session is not None
+        cfg = self.cfg
         from companion.web import auth, create_app
 
         if self.pin_generated:  # kept in the data dir, so that it survives restarts
             self.pin, self.pin_path = auth.owner_code(Path(cfg.data_dir))
-        self.online = open_online(cfg.online, Path(cfg.data_dir))  # companion.online
+        self.online = parts.enter_context(contextlib.closing(
+            open_online(cfg.online, Path(cfg.data_dir))))  # companion.online
         online_player = OnlinePlayer(self.online)
 
         def own_online(spec: PlayerSpec) -> RemotePlayer:
@@ -217,26 +272,13 @@ class Daemon:
         if self.voice is not None:
             from companion.voice.web import blueprint as voice_routes
 
+            parts.enter_context(contextlib.closing(self.voice))
             flask_app.register_blueprint(voice_routes(self.voice))  # POST /api/voice
         app.app = flask_app
-        self._start_club(app)
-        try:
-            self._attach_remote_players()
-            if own:  # always attached: a game opened or joined on the page starts here
-                self.session.attach_remote(online_player)
-        except BaseException:
-            self.stop()
-            raise
-        self.server.start()
-        t = threading.Thread(target=self._loop, name="scan-loop", daemon=True)
-        t.start()
-        self._threads.append(t)
-        if self.panel is not None:
-            self.panel.start()  # its presses and text go through the loop thread
-        if self.voice is not None:
-            self.voice.start()  # it follows the published state on its own threads
-        # ready once the board was read once: the first state anyone sees shows the board
-        self._first_scan.wait(FIRST_SCAN_WAIT)
+        self._start_club(app, parts)
+        self._attach_remote_players()
+        if own:  # always attached: a game opened or joined on the page starts here
+            self.session.attach_remote(online_player)
 
     def _own_games(self, variant: str) -> list[tuple[list[str], str]]:
         """The board's finished games of ``variant`` from its start (the explorer's; a web
@@ -267,7 +309,7 @@ class Daemon:
         self.hub.subscribe(voice.wake)
         return voice
 
-    def _start_club(self, app: _LateApp) -> None:
+    def _start_club(self, app: _LateApp, parts: contextlib.ExitStack) -> None:
         """Publish this board's game on the club's broker ([club] in the config)."""
         if self.cfg.club is None:
             return
@@ -276,7 +318,8 @@ class Daemon:
         from companion.club.board_routes import blueprint
         from companion.club.service import ClubService
 
-        self.club = ClubService(self.cfg.club, Path(self.cfg.data_dir))
+        self.club = parts.enter_context(contextlib.closing(
+            ClubService(self.cfg.club, Path(self.cfg.data_dir))))
         if isinstance(app.app, Flask):
             app.app.register_blueprint(blueprint(self.club))  # /api/club/status, /accept
         self.club.attach(self.hub)
@@ -284,7 +327,6 @@ class Daemon:
         club = self.club
         # the session's one club player is every other board (club:BOARD names the board)
         self.remote_players.setdefault(PlayerKind.CLUB, lambda spec: club.player(spec.peer or ""))
-
     def _attach_remote_players(self) -> None:
         """Hand the session the players at a distance of the ``run`` players (``online``,
         ``club:BOARD``): the game stored with one goes on, a new one is proposed to it."""
@@ -336,37 +378,42 @@ class Daemon:
             host = f"[{host}]"
         return f"http://{host}:{self.port}/"
 
-    def stop(self) -> None:
-        """Stop the loop and the web server, turn the LEDs off, close the store."""
-        if self.panel is not None:  # first: its thread may be waiting for the loop to answer
+    def stop(self) -> bool:
+        """Stop the panel, the web server and the loop; once the loop has ended, close the
+        rest in reverse order of opening (clients at a distance, session, store, LEDs, board,
+        the data directory's lock). A loop that does not end within :attr:`stop_wait` is
+        logged as an error and nothing it uses is closed under it (the store stays consistent:
+        SQLite; the process is ending anyway); False then, and calling stop() again once the
+        loop has ended closes them."""
+        self.parts.close()  # first: their threads may be waiting for the loop to answer
+        if self.panel is not None:
             self.panel.close()
         if self.voice is not None:  # likewise (it tells the loop what it said)
             self.voice.close()
         self._stop.set()
         self.hub.close()
         if self.server is not None:
-            self.server.close()
-        for t in self._threads:
-            t.join(timeout=5)
-        if self.online is not None:
-            self.online.close()   # a clean close frees the account on the server at once
-        if self.session is not None:
-            self.session.close()  # waiting controls get a 503 (the loop was given 5 s to stop)
-        if self.club is not None:
-            self.club.close()
-        self._close_devices()
-        if self.store is not None:
-            self.store.close()
-        self.notifier.close()
+            self.server.close()  # no request reaches a session being closed
+        ended = self._end_loop()
+        if ended:  # (else left open for the loop: a later stop() closes them once it ended)
+            self._parts.close()
+            self.notifier.close()
+        return ended
 
-    def _close_devices(self) -> None:
-        if self.panel is not None:
-            with contextlib.suppress(Exception):
-                self.panel.close()
-        for thing in (self.leds, self.board):
-            with contextlib.suppress(Exception):
-                if thing is not None:
-                    thing.close()
+    def _end_loop(self) -> bool:
+        """Wait for the loop thread to end (True), at most :attr:`stop_wait` seconds."""
+        t = self._loop_thread
+        if t is None:
+            return True
+        t.join(self.stop_wait)
+        if not t.is_alive():
+            return True
+        frame = sys._current_frames().get(t.ident or 0)
+        where = "".join(traceback.format_stack(frame)[-3:]) if frame is not None else "?"
+        log.error("the scan loop did not end within %.0f s of the stop: the store, the session "
+                  "and the board are left open under it (nothing stored is lost). It is in:\n%s",
+                  self.stop_wait, where)
+        return False
 
     # -- the scan loop -------------------------------------------------------------------------
     def _loop(self) -> None:
@@ -424,130 +471,3 @@ class Daemon:
         backlog = session.step(now)
         self.leds.show(session.leds, now)
         return backlog
-
-
-# -- the command ---------------------------------------------------------------------------------
-
-
-def _setup_logging() -> None:
-    root = logging.getLogger()
-    if root.handlers:
-        return
-    journal = bool(os.environ.get("JOURNAL_STREAM"))
-    fmt = "%(levelname)s %(name)s: %(message)s" if journal else (
-        "%(asctime)s %(levelname)s %(name)s: %(message)s")
-    handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(logging.Formatter(fmt))
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-
-
-def build(args: argparse.Namespace) -> Daemon:
-    """The Daemon for the ``run`` options (not started). ConfigError on bad input."""
-    cfg = load_config(args.config)
-    board_opt = args.board
-    replay = None
-    kind = None
-    if board_opt and board_opt.startswith("replay:"):
-        try:
-            replay = ReplayBoard(board_opt[len("replay:"):], args.speed)
-        except ValueError as exc:  # TraceError, a bad --speed
-            raise ConfigError(f"--board {board_opt}: {exc}") from None
-    elif board_opt:
-        kind = board_opt
-    elif args.speed != 1.0:
-        raise ConfigError("--speed only applies to --board replay:TRACE.jsonl")
-    variant = args.variant
-    if replay is not None and variant is None:
-        variant = replay.variant if replay.variant in PRESETS else None
-    if replay is not None:
-        cfg = replace(cfg, board=replace(cfg.board, kind="sim"))
-    cfg = with_overrides(cfg, variant=variant, port=args.port, data_dir=args.data_dir,
-                         pin=args.pin, board_kind=kind, host=args.host,
-                         attackers=args.attackers, defenders=args.defenders,
-                         time_control=args.time_control, rules=args.rule,
-                         match=True if args.match else None,
-                         reset_store=True if args.reset_store else None,
-                         voice=args.voice)
-    if replay is not None:
-        size = PRESETS[cfg.variant].size
-        if replay.size != size:
-            raise ConfigError(f"--board {board_opt}: the trace is {replay.size}x{replay.size} "
-                              f"but {cfg.variant} is played on {size}x{size}")
-        cfg = replace(cfg, board=replace(cfg.board, scan_hz=replay.scan_hz))
-    try:
-        return Daemon(cfg, board=replay, keep_variant=args.variant is not None)
-    except PlayerError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def _where(daemon: Daemon) -> list[str]:
-    host = daemon.cfg.host
-    if host in ALL_INTERFACES:
-        name = socket.gethostname()
-        return [f"listening on all network interfaces ({host or '0.0.0.0'}:{daemon.port}): "
-                f"phones on this network can open http://{name}.local:{daemon.port}/ or this "
-                "machine's address; use --host 127.0.0.1 to keep the page on this computer"]
-    return [f"listening on {host}:{daemon.port} only"]
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    """Run until SIGTERM/SIGINT."""
-    _setup_logging()
-    daemon = build(args)
-    # the handler runs in the main thread, between any two bytecodes of what it was doing: it
-    # only notes the signal. (It used to set a threading.Event the main thread was waiting on:
-    # a signal arriving inside Event.wait took the Event's lock again from the same thread and
-    # the daemon never stopped, its scan loop still feeding the watchdog.)
-    signals: list[int] = []
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda signum, _frame: signals.append(signum))
-    daemon.start()
-    assert daemon.board is not None
-    log.info("tafl-companion on %s (board: %s, data: %s)", daemon.url, daemon.board.kind,
-             daemon.cfg.data_dir)
-    for line in _where(daemon):
-        log.info("%s", line)
-    print_startup(daemon.cfg.host, daemon.port)  # the links and a QR code for phones
-    from companion.web.auth import announce
-
-    # the code goes to an interactive terminal only, never to a log (docs/security.md)
-    announce(daemon.url, daemon.pin, daemon.pin_path, generated=daemon.pin_generated)
-    daemon.notifier.notify(f"READY=1\nSTATUS=serving {daemon.url}")
-    try:
-        while not signals:
-            time.sleep(0.2)  # stops at most 0.2 s after the signal
-    finally:
-        daemon.notifier.notify("STOPPING=1")
-        daemon.stop()
-        log.info("stopped")
-    return 0
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add ``run`` to the command line (options as in docs/session.md and INTERFACES)."""
-    p = sub.add_parser("run", help="run the companion: board, LEDs, game store, phone page")
-    p.add_argument("--config", help="TOML config file (see docs/raspberry-pi.md)")
-    p.add_argument("--board", help="sim | gpio | serial | replay:TRACE.jsonl")
-    p.add_argument("--speed", type=float, default=1.0, help="replay speed factor (default 1)")
-    p.add_argument("--variant", help="variant id for new games (see `rules variants`)")
-    p.add_argument("--host", help="address to listen on (default 0.0.0.0: every interface, so "
-                                  "phones on the network can open the page)")
-    p.add_argument("--port", type=int, help="web port (default 8080)")
-    p.add_argument("--data-dir", help="where the game store lives")
-    p.add_argument("--pin", help="PIN for the page's controls (default: generated)")
-    p.add_argument("--attackers", metavar="PLAYER",
-                   help="board | page | computer[:LEVEL] | engine:COMMAND (default board)")
-    p.add_argument("--defenders", metavar="PLAYER", help="like --attackers")
-    p.add_argument("--time-control", metavar="TC",
-                   help="none | MAIN+INC (minutes + seconds, e.g. 5+3) | MAIN+INC/PxS")
-    p.add_argument("--rule", action="append", metavar="NAME=VALUE",
-                   help="a house rule, e.g. chain_capture=true, escape=edge (repeatable)")
-    p.add_argument("--match", action="store_true",
-                   help="start with a two-game match (sides swap for game 2)")
-    p.add_argument("--voice", metavar="ENGINE",
-                   help="espeak-ng (the board speaks) | page (the page speaks) | none "
-                        "(default: [voice] engine, else none); docs/voice.md")
-    p.add_argument("--reset-store", action="store_true",
-                   help="if the store is damaged, move it aside (kept) and start a fresh one")
-    p.set_defaults(func=cmd_run)

@@ -1,7 +1,11 @@
 """The drivers that the checked hardware sections (:mod:`companion.hardware_config`) name,
 opened: the board, its LEDs, its buttons and its display. A driver whose library is missing or
 whose device cannot be opened raises :class:`~companion.hardware_config.ConfigError` naming the
-section and field, with what to install or enable.
+section and field, with what to install or enable. A part the board can play without (the
+display, the buttons, the LEDs) that cannot be opened raises :class:`PartMissing`, which also
+says how to check for it: the daemon then runs without it and tries again (companion.parts);
+a config that cannot work at all (a ``pico`` part without the serial board) stays a
+ConfigError.
 """
 
 from __future__ import annotations
@@ -19,6 +23,16 @@ from companion.hardware_config import (
     DisplayConfig,
     LedConfig,
 )
+
+
+class PartMissing(ConfigError):
+    """A configured part (``part``: display, buttons, leds) that cannot be opened now: a loose
+    cable, a bus not enabled, a library missing. ``check`` is how to look for it."""
+
+    def __init__(self, part: str, message: str, check: str) -> None:
+        super().__init__(message)
+        self.part = part
+        self.check = check
 
 
 def open_board(cfg: BoardConfig) -> BoardSource:
@@ -77,14 +91,15 @@ def open_leds(
     try:
         spi = L.open_spidev(cfg.spi_bus, cfg.spi_device, hz, module=spidev)
     except ImportError:
-        raise ConfigError(
-            f'[leds] kind: "{cfg.kind}" needs the spidev package and SPI enabled on the Pi'
-        ) from None
+        raise PartMissing(
+            "leds", f'[leds] kind: "{cfg.kind}" needs the spidev package and SPI enabled on '
+            "the Pi", "pip install 'tafl-companion[pi]'") from None
     except OSError as e:
-        raise ConfigError(
-            f"[leds] spi_bus/spi_device: cannot open /dev/spidev{cfg.spi_bus}.{cfg.spi_device} "
-            f"({e.strerror or e}); is SPI enabled (see hardware/README.md)?"
-        ) from None
+        raise PartMissing(
+            "leds", f"[leds] spi_bus/spi_device: cannot open /dev/spidev{cfg.spi_bus}."
+            f"{cfg.spi_device} ({e.strerror or e}); is SPI enabled (see hardware/README.md)?",
+            f"ls /dev/spidev{cfg.spi_bus}.{cfg.spi_device} (SPI on: sudo raspi-config "
+            "nonint do_spi 0)") from None
     sink_cls = L.Apa102Sink if cfg.kind == "apa102" else L.Ws2812SpiSink
     return sink_cls(spi, renderer)
 
@@ -109,10 +124,17 @@ def open_buttons(cfg: ButtonsConfig, board: BoardSource | None = None,
         return B.GpioButtons(dict(cfg.pins), bounce_s=cfg.bounce_ms / 1000,
                              long_s=cfg.long_press_s, stuck_s=cfg.stuck_s,
                              pin_factory=pin_factory)
-    except ImportError as e:
-        raise ConfigError(f"[buttons] kind: \"gpio\" needs gpiozero ({e})") from None
+    except ImportError as e:  # gpiozero itself, or (BadPinFactory) no pin library that works
+        if type(e).__name__ == "BadPinFactory":
+            raise PartMissing("buttons", f"[buttons] kind: \"gpio\": no GPIO pin library works "
+                              f"here ({e})", "ls -l /dev/gpiochip*; python3 -c 'import lgpio' "
+                              "(the [pi] extra)") from None
+        raise PartMissing("buttons", f"[buttons] kind: \"gpio\" needs gpiozero ({e})",
+                          "pip install 'tafl-companion[pi]'") from None
     except Exception as e:  # gpiozero's errors: no pin library, a pin in use
-        raise ConfigError(f"[buttons] pins: cannot use the buttons' GPIOs ({e})") from None
+        pins = ",".join(str(n) for n in sorted(dict(cfg.pins).values()))
+        raise PartMissing("buttons", f"[buttons] pins: cannot use the buttons' GPIOs ({e})",
+                          f"pinctrl get {pins} (Raspberry Pi OS) or gpioinfo") from None
 
 
 def open_display(cfg: DisplayConfig, board: BoardSource | None = None,
@@ -133,9 +155,14 @@ def open_display(cfg: DisplayConfig, board: BoardSource | None = None,
                            spi_port=cfg.spi_port, spi_device=cfg.spi_device, dc_pin=cfg.dc_pin,
                            reset_pin=cfg.reset_pin, rotate=cfg.rotate, serial=serial)
     except ImportError as e:
-        raise ConfigError(f"[display] kind: the display needs luma.oled ({e})") from None
+        raise PartMissing("display", f"[display] kind: the display needs luma.oled ({e})",
+                          "pip install 'tafl-companion[pi]'") from None
     except Exception as e:  # luma's DeviceNotFoundError, OSError: no bus, nothing at the address
-        where = (f"I2C bus {cfg.i2c_port} address 0x{cfg.address:02X}" if cfg.interface == "i2c"
+        i2c = cfg.interface == "i2c"
+        where = (f"I2C bus {cfg.i2c_port} address 0x{cfg.address:02X}" if i2c
                  else f"SPI {cfg.spi_port}.{cfg.spi_device}")
-        raise ConfigError(f"[display] {cfg.interface}: no {kind.upper()} found on {where} ({e}); "
-                          "is I2C enabled and the wiring right (hardware/README.md)?") from None
+        check = (f"i2cdetect -y {cfg.i2c_port} (shows {cfg.address:02x} when it answers)" if i2c
+                 else f"ls /dev/spidev{cfg.spi_port}.{cfg.spi_device}")
+        raise PartMissing("display", f"[display] {cfg.interface}: no {kind.upper()} found on "
+                          f"{where} ({e}); is {cfg.interface.upper()} enabled and the wiring "
+                          "right (hardware/README.md)?", check) from None

@@ -166,7 +166,7 @@ def test_disconnected_and_failing_boards_do_not_stop_the_loop(tmp_path: Path) ->
         d.session.tracker.tick = boom
         d.session.tracker.feed = boom
         wait_for(lambda: d.loop_errors > 3, what="loop errors")
-        assert d._threads[0].is_alive()
+        assert d._loop_thread is not None and d._loop_thread.is_alive()
         assert state(base(d))["game"] == d.session.gid  # the page still answers
 
 

@@ -183,6 +183,7 @@ class GpioButtons:
         self.pins = dict(pins)
         self._buttons: dict[str, Any] = {}
         self._trackers: dict[str, PressTracker] = {}
+        self._thread = threading.Thread(target=self._run, name="buttons", daemon=True)
         now = clock()
         try:
             for name in self.names:
@@ -194,9 +195,8 @@ class GpioButtons:
                 button.when_pressed = self._edge_handler(name, True)
                 button.when_released = self._edge_handler(name, False)
         except Exception:
-            self.close()
+            self.close()  # (the buttons opened so far; the thread never ran)
             raise
-        self._thread = threading.Thread(target=self._run, name="buttons", daemon=True)
         if start:
             self._thread.start()
 

@@ -128,9 +128,30 @@ class Panel:
         self._wake.set()
         if self._thread.is_alive():
             self._thread.join(timeout=3)
-        for part in (self.buttons, self.display):
+        with self._lock:  # (a part being attached now sees the panel closed)
+            parts = (self.buttons, self.display)
+        for part in parts:
             if part is not None:
                 part.close()
+
+    def attach_buttons(self, buttons: ButtonSource) -> None:
+        """The buttons, found after the start (companion.parts): their presses count from now
+        on. RuntimeError once the panel is closed (the caller closes them again)."""
+        with self._lock:
+            if self._stop.is_set():
+                raise RuntimeError("the panel is closed")
+            self.buttons = buttons
+        buttons.listen(self._queue)
+
+    def attach_display(self, display: TextDisplay) -> None:
+        """The display, found after the start (companion.parts): the next refresh draws on it
+        and puts its text into the state. RuntimeError once the panel is closed."""
+        with self._lock:
+            if self._stop.is_set():
+                raise RuntimeError("the panel is closed")
+            self.display = display
+            self._published = None  # its text goes to the state afresh
+        self._wake.set()
 
     def wake(self) -> None:
         """A new state was published (called on the publishing thread: returns at once)."""

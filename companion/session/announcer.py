@@ -15,6 +15,7 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from companion.drivers.base import BoardSource
 from companion.rules.game import Game
@@ -45,6 +46,7 @@ class Announcer:
         self.recent: deque[SessionEvent] = deque(maxlen=RECENT)
         self._event_id = 0
         self.status: BoardStatus = {}
+        self._parts: list[dict[str, Any]] = []
         self._status_at = -1e9
         self._snapshot = EMPTY
         self._legal: tuple[GameState, LegalMoves] | None = None
@@ -74,10 +76,16 @@ class Announcer:
             raw = dict(board.status())
             self.status = {"kind": str(raw.get("kind", board.kind)),
                            "connected": raw.get("connected") is True,
-                           "detail": raw.get("detail")}
+                           "detail": raw.get("detail"), "parts": list(self._parts)}
         except Exception as exc:  # noqa: BLE001 - a failing driver shows disconnected
             self.status = {"kind": board.kind, "connected": False,
-                           "detail": f"status failed: {exc}"}
+                           "detail": f"status failed: {exc}", "parts": list(self._parts)}
+
+    def set_parts(self, parts: list[dict[str, Any]]) -> None:
+        """The board's missing parts now (``board.parts``; shown with the next publication)."""
+        self._parts = [dict(p) for p in parts]
+        if self.status:
+            self.status = {**self.status, "parts": list(self._parts)}
 
     # -- publication ---------------------------------------------------------------------------
     @contextmanager

@@ -83,8 +83,17 @@ class CommandQueue:
 
     # -- the loop thread ----------------------------------------------------------------------
     def claim(self) -> None:
-        """The calling thread is the loop thread from now on (called at every loop step)."""
-        self._owner = threading.get_ident()
+        """The calling thread is the loop thread from now on (called at every loop step): the
+        first thread that steps owns the queue for good. Another thread stepping is a
+        programming error (two writers of one game): RuntimeError, before anything is done."""
+        me = threading.get_ident()
+        with self._lock:
+            if self._owner is None:
+                self._owner = me
+            elif self._owner != me:
+                raise RuntimeError(
+                    f"the session is stepped by thread {threading.current_thread().name!r} but "
+                    "its loop thread is another one: one thread steps a session")
 
     def on_loop_thread(self) -> bool:
         return self._owner == threading.get_ident()

@@ -49,7 +49,6 @@ class SessionDefaults:
         "defenders": PlayerSpec(PlayerKind.BOARD, "Player 2")})
     tie_break: tuple[str, ...] = ("moves", "time")
     match: bool = False
-    keep_variant: bool = False
     raichi: bool = True  # light the escape squares the king has a free line to
     computer: ComputerConfig = field(default_factory=ComputerConfig)
     # the board's sensors cannot tell attackers from defenders (reed switches): the tracker asks

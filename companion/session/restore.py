@@ -12,7 +12,6 @@ import json
 import logging
 from typing import cast
 
-from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session.clock import SIDES, GameClock, TimeControl, TimeControlError
 from companion.session.context import Context
@@ -24,6 +23,7 @@ from companion.session.remote_terms import terms_from_json
 from companion.session.settings import GameSettings, SettingsError
 from companion.session.state_document import MoveToMake
 from companion.store import GameRow, StoreError
+from companion.store_rows import rules_of
 
 log = logging.getLogger("companion.session")
 
@@ -33,13 +33,24 @@ def _players(row: GameRow) -> dict[str, PlayerSpec]:
 
 
 def _fits(session: Context, row: GameRow) -> bool:
-    d = session.defaults
-    if row.variant == d.settings.variant:
+    """Whether the stored game can be played on this board: always on a board that takes any
+    size (the simulator), else when its size is the board's. The new-game defaults (``run
+    --variant``, ``--attackers``/``--defenders``, the config) are not asked: they choose the
+    NEXT game and never end one in progress (a restart with the same command line, e.g. by
+    systemd after a crash, goes on with the online game of variant ``hnefatafl-org`` started
+    as ``run --variant copenhagen --defenders online``)."""
+    if session.caps.clickable is not None:
         return True
-    if d.keep_variant:
+    try:
+        size = rules_of(row).size
+    except (KeyError, ValueError):
+        return True  # not known here: resuming it says why it cannot go on
+    if size != session.board.size:
+        log.warning("game %d (%s) is played on %dx%d, this board is %dx%d: it cannot go on "
+                    "here", row.id, row.variant, size, size, session.board.size,
+                    session.board.size)
         return False
-    size = PRESETS[row.variant].size if row.variant in PRESETS else 0
-    return size == session.board.size or session.caps.clickable is not None
+    return True
 
 
 def _current_row(session: Context) -> GameRow | None:

@@ -195,6 +195,12 @@ class SessionService:
         self.ctx.display = {"lines": list(lines)} if lines is not None else None
 
     @on_loop
+    def set_parts(self, parts: Sequence[Mapping[str, Any]]) -> None:
+        """The board's parts that are missing now (``board.parts`` of the state; the daemon's
+        companion.parts calls this); published with the command."""
+        self.ctx.announcer.set_parts([dict(p) for p in parts])
+
+    @on_loop
     def set_voice(self, status: Mapping[str, Any] | None) -> None:
         """The voice's engine and what it said (``voice`` of the state; companion.voice calls
         this from its own thread); published with the command."""

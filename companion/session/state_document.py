@@ -35,6 +35,9 @@ class BoardStatus(TypedDict, total=False):
     kind: str
     connected: bool
     detail: str | None
+    # the parts the board plays without that are missing now (companion.parts: display,
+    # buttons, LEDs), each {"part", "problem", "check", "retry_s"}
+    parts: list[dict[str, Any]]
 
 
 LastMove = TypedDict("LastMove", {"from": str, "to": str, "captured": list[str], "side": str,

@@ -7,7 +7,7 @@
 "use strict";
 (function () {
   const T = window.T, P = T.play, A = T.announce;
-  const { _, esc, sideName, resultText, variantLabel, TO_MOVE, other, playerName } = T;
+  const { _, N_, esc, sideName, resultText, variantLabel, TO_MOVE, other, playerName } = T;
   const $ = (id) => document.getElementById(id);
   const SIDES = P.SIDES;
   let S = null;            // latest state from the daemon
@@ -61,6 +61,20 @@
     if (/^(Attackers|Defenders) to move\.?$/.test(m)) return _(TO_MOVE[S.turn]) + ".";
     if (over && (!m || /^(Draw|Attackers win|Defenders win)\b/.test(m))) return resultText(S.result, S.reason) + ".";
     return m;
+  }
+
+  /* A part the board plays without (display, buttons, LEDs) that is missing now: which, how to
+     check for it, and that it is tried again (board.parts; companion/parts.py). */
+  const MISSING_PART = {
+    display: N_("The display is missing: the board plays without it and looks for it again every {seconds} s. To check: {check}"),
+    buttons: N_("The buttons are missing: the board plays without them and looks for them again every {seconds} s. To check: {check}"),
+    leds: N_("The LEDs are missing: the board plays without them (the page shows them) and looks for them again every {seconds} s. To check: {check}"),
+  };
+  function partsText(parts) {
+    return parts.map((p) => {
+      const said = MISSING_PART[p.part] ? _(MISSING_PART[p.part], { seconds: Math.round(p.retry_s), check: p.check }) : p.part;
+      return said + " (" + p.problem + ")";
+    }).join(" ");
   }
 
   function illegalNow() {
@@ -147,6 +161,9 @@
         variantLabel(S.variant, S.size, S.variant_name) + " · " + _("game {id}", { id: S.game });
     }
     bs.className = "small" + (reachable && board.connected ? "" : " bad");
+    const missing = (reachable && board.parts) || [];
+    $("parts").hidden = !missing.length;
+    $("parts").textContent = partsText(missing);
     document.body.classList.toggle("stale", !reachable);
     renderMoves();
     if (T.owner) T.owner.render(S);
