@@ -134,9 +134,11 @@ def test_import_an_otg_file_and_review_it(browser, daemon, tmp_path: Path) -> No
     bad = tmp_path / "bad.otg"
     bad.write_text(path.read_text().replace("d1-d4", "d1-d9"))
     stored = len(json.loads(http(daemon + "api/games")[2])["games"])
-    for lang, lead in (("en", "The file was not imported, nothing was stored: bad.otg: "),
-                       ("de", "Die Datei wurde nicht importiert, nichts wurde gespeichert: "
-                              "bad.otg: ")):
+    # (the refusal names its reason and the move: the daemon's own detail follows it)
+    for lang, lead in (("en", "The file was not imported, nothing was stored: the rules refuse "
+                              "its game at move 1: bad.otg: "),
+                       ("de", "Die Datei wurde nicht importiert, nichts wurde gespeichert: Die "
+                              "Regeln lehnen ihre Partie bei Zug 1 ab: bad.otg: ")):
         page = new_page(browser, daemon + f"?lang={lang}#pin={PIN}")
         page.click("#games summary")
         page.wait_for_selector("#importform:not([hidden])")
