@@ -180,7 +180,7 @@ def test_a_second_thread_stepping_the_session_is_a_programming_error(tmp_path: P
 
 
 def test_the_command_queue_belongs_to_the_first_thread_that_steps() -> None:
-    from companion.session.commands import CommandQueue
+    from companion.session.command_queue import CommandQueue
 
     q = CommandQueue(timeout=5)
     q.claim()

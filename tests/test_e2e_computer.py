@@ -229,6 +229,8 @@ def test_the_computer_and_the_people_keep_their_own_names(browser, tmp_path: Pat
             before = state(base)["game"]
             if page.is_visible("#nf-mode"):                     # (a new game puts it away)
                 page.click("#newgame summary")                  # closed and opened again:
+            if not page.is_visible("#newgame summary"):         # (and the page goes back to
+                page.click("#controls summary")                 # the board: issue 26, 9)
             page.click("#newgame summary")                      # the players as they are now
             page.wait_for_selector("#nf-mode", state="visible")
             now = state(base)["players"]
@@ -246,6 +248,7 @@ def test_the_computer_and_the_people_keep_their_own_names(browser, tmp_path: Pat
                 page.select_option("#nf-level", "1")
             page.click("button[data-act=new]")
             wait_for(lambda: state(base)["game"] != before, what="the new game")
+            page.wait_for_selector("#nf-mode", state="hidden")  # the page put the form away
             return {side: p["name"] for side, p in state(base)["players"].items()}
 
         control(base, "api/players", {"attackers": {"name": "Ann"}, "defenders": {"name": "Bo"}})

@@ -340,7 +340,7 @@ def get_variant(variant_id: str) -> RuleSet:
     """The preset called ``variant_id``; ValueError naming the known ids otherwise.
 
     >>> get_variant("tablut").name
-    'Tablut (Linnaeus, as in seed 002)'
+    'Tablut'
     >>> get_variant("chess")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

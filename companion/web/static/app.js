@@ -171,7 +171,7 @@
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
-    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.loadSmall("explorer")).then(() => T.explorer.render(S));
+    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.load("explorer")).then(() => T.explorer.render(S));
     $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
     renderClub();
   }
