@@ -102,8 +102,10 @@ def test_the_owner_accepts_a_proposal_and_proposes_a_game_on_the_page(browser, t
         wait_for(lambda: state(t1)["remote"]["code"] == "proposal")
         assert control(t1, "/api/club/accept", {"board": "table-2"})[0] == 200
         wait_text(page, "#clubgame", w["playing"])
-        s1 = state(t1)
-        assert s1["remote"]["local_side"] == "defenders" and s1["clock"] is None
+        # (t1 takes its side once the proposer's answer to the acceptance reaches it)
+        s1 = wait_for(lambda: (st := state(t1))["remote"].get("local_side") == "defenders"
+                      and st, what="table-1 playing the defenders")
+        assert s1["clock"] is None
         wait_for(lambda: state(t2)["tracking"] == "ready", what="the new game set up")
         move(page, "d1", "e1")
         carry_out(t1, "d1-e1")
