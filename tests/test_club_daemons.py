@@ -5,35 +5,68 @@ broker stopped mid-game and a board killed with -9 lose no move."""
 from __future__ import annotations
 
 import json
+import secrets
 import signal
+import threading
 import time
 import urllib.request
 from pathlib import Path
 
+import paho.mqtt.client as mqtt
 from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto
 from club_support import Room, board, equal_to_board, play
+from paho.mqtt.enums import CallbackAPIVersion
 from prerequisites import require
 from test_daemon_support import PIN, control, wait_for
 
 from companion.club.config import Broker
-from companion.club.link import ClubLink
+from companion.club.seal import SealError, Verifier
 
 require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_level=True)
 GAME = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]  # brandubh, the defenders win
 class Watcher:
-    """A subscriber of every board's moves topic with a persistent session (QoS 1)."""
+    """A subscriber of every board's moves topic that misses nothing: a persistent session
+    (MQTT 3.1.1, ``clean_session=False``, one fixed client id) at QoS 1, so what a board
+    publishes while the watcher is reconnecting after a broker restart waits for it at the
+    broker (the board's :class:`ClubLink` takes a new id at each connection and reads the
+    retained documents instead, which a stream of moves is not). Each message is opened with
+    the club's key, as a board would (a resend is refused as a duplicate)."""
 
     def __init__(self, url: str, club: str) -> None:
         self.got: list[dict] = []
-        self.link = ClubLink(Broker.parse(url), f"watcher-{club}", key=CLUB_KEY.encode(),
-                             board=None)
-        self.link.subscribe(f"tafl/{club}/+/moves",
-                            lambda t, p: self.got.append({"topic": t, **json.loads(p)}))
-        self.link.start()
-        assert self.link.connected.wait(10)
+        broker = Broker.parse(url)
+        self._verifier = Verifier(CLUB_KEY.encode())
+        self._topic = f"tafl/{club}/+/moves"
+        self.connected = threading.Event()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2,
+                                  client_id=f"watcher-{club}-{secrets.token_hex(4)}",
+                                  protocol=mqtt.MQTTv311, clean_session=False)
+        self.client.reconnect_delay_set(0.2, 0.2)
+        self.client.on_connect = self._connected
+        self.client.on_disconnect = lambda *a: self.connected.clear()
+        self.client.on_message = self._message
+        self.client.connect_async(broker.host, broker.port, keepalive=30)
+        self.client.loop_start()
+        assert self.connected.wait(30)
+
+    def _connected(self, client: mqtt.Client, userdata: object, flags: object,
+                   reason: object, properties: object) -> None:
+        client.subscribe(self._topic, 1)
+        self.connected.set()
+
+    def _message(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        try:
+            body = self._verifier.open(msg.topic, bytes(msg.payload), bool(msg.retain))
+        except SealError:
+            return
+        self.got.append({"topic": msg.topic, **json.loads(body)})
 
     def moves(self, name: str) -> list[dict]:
-        return [m for m in self.got if m["topic"].split("/")[2] == name]
+        return [m for m in list(self.got) if m["topic"].split("/")[2] == name]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
 
 
 def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> None:
@@ -82,7 +115,7 @@ def test_boards_publish_and_the_room_shows_them_as_they_are(tmp_path: Path) -> N
             room.stop()
         d1.stop()
         d2.stop()
-        watcher.link.close()
+        watcher.close()
         broker.stop()
 
 
@@ -117,5 +150,5 @@ def test_broker_down_for_a_move_and_a_board_killed_lose_nothing(tmp_path: Path) 
     finally:
         room.stop()
         d1.stop()
-        watcher.link.close()
+        watcher.close()
         broker.stop()
