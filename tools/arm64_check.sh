@@ -74,8 +74,17 @@ for m in proc sys dev dev/pts; do
     mounted=("$ROOT/$m" "${mounted[@]}")
 done
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
+# A host behind a TLS-inspecting proxy trusts the proxy's CA through its own bundle (PIP_CERT or
+# SSL_CERT_FILE); the chroot's ca-certificates does not know it, and pip there fails with
+# "certificate verify failed". The host's bundle goes in beside the chroot's, for pip only.
+CA_ENV=()
+HOST_CA=${PIP_CERT:-${SSL_CERT_FILE:-}}
+if [ -n "$HOST_CA" ] && [ -f "$HOST_CA" ]; then
+    cp "$HOST_CA" "$ROOT/etc/ssl/host-ca-bundle.crt"
+    CA_ENV=(PIP_CERT=/etc/ssl/host-ca-bundle.crt SSL_CERT_FILE=/etc/ssl/host-ca-bundle.crt)
+fi
 in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-    LANG=C.UTF-8 /bin/bash -c "$1"; }
+    LANG=C.UTF-8 "${CA_ENV[@]}" /bin/bash -c "$1"; }
 in_root 'uname -m; cat /etc/debian_version' | tee -a "$LOG"  # (python3 comes with the README's command)
 [ "$(in_root 'uname -m')" = aarch64 ] || fail "the chroot does not run arm64"
 
