@@ -50,6 +50,8 @@ from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
+    from flask import Flask
+
     from companion.club.service import ClubService
     from companion.panel import Panel
     from companion.voice import Voice
@@ -154,6 +156,8 @@ class Daemon:
         self.parts = PartsWatch(self._publish_parts)  # display, buttons, LEDs found missing
         self.notifier = Notifier()
         self.server: WebServer | None = None
+        #: the page's Flask app once started (its extensions: the costly requests' budget)
+        self.web_app: Flask | None = None
         self.store: Store | None = None
         self.session: GameSession | None = None
         self.online: OnlineService | None = None
@@ -275,6 +279,7 @@ class Daemon:
             parts.enter_context(contextlib.closing(self.voice))
             flask_app.register_blueprint(voice_routes(self.voice))  # POST /api/voice
         app.app = flask_app
+        self.web_app = flask_app
         self._start_club(app, parts)
         self._attach_remote_players()
         if own:  # always attached: a game opened or joined on the page starts here

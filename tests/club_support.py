@@ -45,6 +45,12 @@ def click(base: str, square: str) -> None:
     assert status == 200, body
 
 
+def club_link(base: str) -> str:
+    """The board's club link state as its own page shows it (GET /api/club/status)."""
+    with urllib.request.urlopen(base + "api/club/status", timeout=10) as r:
+        return str(json.loads(r.read())["link"])
+
+
 def play(base: str, move: str, timeout: float = PATIENCE) -> None:
     """Make ``move`` on the simulated board as a hand would (lift, place, lift the captured)
     and wait until the board accepted it."""

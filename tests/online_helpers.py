@@ -121,6 +121,16 @@ def flushed(service, server, user: str = "alice") -> None:
     wait_until(lambda: mark in server.received(user), what=f"{mark!r} at the server")
 
 
+def handled(service, server, user: str = "alice") -> None:
+    """Every line ``server`` sent ``user`` before this call has been handled by the client: a
+    line it does not know, sent behind them on the same connection (and so read after them),
+    has been counted as ignored. A test proves an event NOT raised by looking after this,
+    never by sleeping."""
+    before = service.status()["ignored"]
+    server.inject(user, f"tafl-test-sync {next(_syncs)}")
+    wait_until(lambda: service.status()["ignored"] > before, what="the sync line handled")
+
+
 def wait_until(pred: Callable[[], object], timeout: float = PATIENCE, what: str = "") -> object:
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -6,11 +6,10 @@ them; the broker is stopped for one move, a board is killed with -9 mid-game, an
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 from club_broker import MOSQUITTO, Mosquitto
-from club_support import Room, board, carry_out, equal_to_board, move_to_make, play
+from club_support import Room, board, carry_out, club_link, equal_to_board, move_to_make, play
 from prerequisites import require
 from test_daemon_support import control, state, wait_for
 
@@ -58,7 +57,10 @@ def test_two_boards_play_a_brandubh_game_through_the_broker(tmp_path: Path) -> N
         # the broker is down for one move: the move is made and stored at table-2 ...
         broker.stop()
         play(t2, GAME[1])
-        time.sleep(1.0)
+        # both boards know the broker is gone (the move is owed, not lost): nothing can reach
+        # table-1 until it is back (waited on the links' state, not on a sleep)
+        wait_for(lambda: club_link(t1) != "connected" and club_link(t2) != "connected",
+                 what="both links down")
         assert state(t1)["move_to_make"] is None and state(t1)["moves"] == GAME[:1]
         # ... and reaches table-1 once the broker is back: nothing lost
         broker.start()

@@ -97,6 +97,15 @@ def state(base: str) -> dict:
     return json.loads(http(base + "api/state")[2])
 
 
+def board_reads(base: str, before: list[str], lifted: list[str], placed: list[str]) -> None:
+    """Wait until the board's sensed squares show the pieces ``lifted`` from and ``placed`` on
+    the squares ``before`` showed: a follow-the-LEDs loop acts on guidance that has caught up
+    with its clicks (a click on a square it already acted on would lift the piece again)."""
+    expected = (set(before) - set(lifted)) | set(placed)
+    wait_for(lambda: set(state(base)["occupied"]) == expected,
+             what=f"the board reading {sorted(lifted)} lifted and {sorted(placed)} placed")
+
+
 def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
                 scan_hz: int = 100) -> Path:
     """Write the trace of a tidy player playing ``moves`` (see ``simulator.tidy_trace``)."""

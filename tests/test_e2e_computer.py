@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PIN, board_reads, control, spawn_daemon, state, wait_for
 from test_e2e_browser import SHOTS, click
 from test_e2e_play import page_for, wait_text
 
@@ -76,14 +76,16 @@ def make(page, base: str, move: str) -> None:
 def put_back(page, base: str) -> None:
     """Follow the set-up guidance (after a takeback) until the board matches the game."""
     for _ in range(4):
-        g = state(base)["guidance"] or {}
+        s = state(base)
+        g = s["guidance"] or {}
         if g.get("kind") != "setup":
             break
-        for sq in g.get("clear", []):
+        clear, fill = list(g.get("clear", [])), sorted(g.get("fill", {}))
+        for sq in clear:
             click(page, sq)
-        for sq in sorted(g.get("fill", {})):
+        for sq in fill:
             click(page, sq)
-        time.sleep(0.3)
+        board_reads(base, s["occupied"], clear, fill)
     wait_for(lambda: state(base)["tracking"] == "ready", what="the set-up")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PATIENCE, PIN, control, spawn_daemon, state, wait_for
+from test_daemon_support import PATIENCE, PIN, board_reads, control, spawn_daemon, state, wait_for
 from test_e2e_browser import browser_page
 
 browser = e2e.browser
@@ -71,6 +71,12 @@ def make(base: str, frm: str, to: str) -> None:
     fix_board(base)
 
 
+def _moves_on(base: str, seen: dict) -> None:
+    """Wait until the board's guidance or tracking is no longer what ``seen`` showed."""
+    wait_for(lambda: (now := state(base))["guidance"] != seen["guidance"]
+             or now["tracking"] != seen["tracking"], what="the board's guidance to change")
+
+
 def fix_board(base: str) -> None:
     """Do what the LEDs ask until the board matches the game (captures lifted, pieces put
     back after a takeback)."""
@@ -78,15 +84,21 @@ def fix_board(base: str) -> None:
         s = state(base)
         g = s["guidance"] or {}
         if g.get("kind") == "setup":
-            for sq in list(g.get("fill") or {}) + list(g.get("clear") or []):
+            fill, clear = list(g.get("fill") or {}), list(g.get("clear") or [])
+            for sq in fill + clear:
                 click(base, sq)
+            board_reads(base, s["occupied"], clear, fill)
         elif g.get("kind") in ("lift_captured", "game_over") and g.get("squares"):
-            for sq in g["squares"]:
-                if sq in s["occupied"]:
-                    click(base, sq)
+            lift = [sq for sq in g["squares"] if sq in s["occupied"]]
+            for sq in lift:
+                click(base, sq)
+            board_reads(base, s["occupied"], lift, [])
+            if not lift:
+                _moves_on(base, s)
         elif s["tracking"] in ("ready", "over") or s["result"] != "ongoing":
             return
-        time.sleep(0.05)
+        else:
+            _moves_on(base, s)
     raise AssertionError(f"the board was not put right: {state(base)['guidance']}")
 
 

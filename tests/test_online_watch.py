@@ -11,7 +11,7 @@ import time
 
 import pytest
 from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent, wait_until
+from online_helpers import Opponent, flushed, handled, wait_until
 from test_online_client import mv, start_client
 
 from companion.online import resume as resume_module
@@ -102,7 +102,7 @@ def test_watch_a_game_in_progress_both_sides_moves_to_the_end(server, client):
     player.send_move(3, mv(11, "h9", "h10"))
     player.send_resign("defenders")
     player.send_draw("defenders", "offer")
-    time.sleep(0.3)
+    flushed(service, server)
     assert not any(line.startswith(("game ", "request_draw", "draw "))
                    for line in server.received("alice"))
     # the end, in the server's words (a resignation: no RemoteResign for a watched game)
@@ -125,7 +125,7 @@ def test_stop_watching_and_watch_another(server, client):
     wait_until(lambda: "alice" not in server.games[game_id].watchers, what="left")
     assert service.status()["status"] == "lobby" and service.status()["game"] is None
     play(bob, game_id, "attacker", "e1", "e4", carol)
-    time.sleep(0.3)
+    handled(service, server)
     assert inbox.of(RemoteMove) == []
     # watching another game replaces the first (its watching is left on the server)
     service.watch(game_id)
@@ -257,7 +257,7 @@ def test_hostile_lines_about_a_watched_game_change_nothing(server, client):
     server.inject("alice", f"= watch_game_json {record}")
     wait_until(lambda: service.status()["code"] == "watch_bad_record", what="the bad record")
     assert "move 2" in service.status()["message"]
-    time.sleep(0.3)
+    handled(service, server)
     assert inbox.of(RemoteStart) == [] and service.table.play.game.plies == 1
     assert service.status()["status"] == "watching"
     # the game goes on as the server has it
