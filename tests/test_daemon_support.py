@@ -97,6 +97,16 @@ def state(base: str) -> dict:
     return json.loads(http(base + "api/state")[2])
 
 
+def click_move(base: str, frm: str, to: str) -> dict:
+    """Click ``frm`` then ``to`` on the daemon's simulated board: the state once it has the
+    move."""
+    n = len(state(base)["moves"])
+    for square in (frm, to):
+        assert control(base, "api/click", {"square": square})[0] == 200
+    return wait_for(lambda: (st := state(base))["moves"][n:] and st,  # type: ignore[return-value]
+                    what=f"the move {frm}-{to}")
+
+
 def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
                 scan_hz: int = 100) -> Path:
     """Write the trace of a tidy player playing ``moves`` (see ``simulator.tidy_trace``)."""
