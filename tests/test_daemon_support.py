@@ -115,6 +115,39 @@ def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
     return path
 
 
+class HeldBoard:
+    """A board standing on the opening position whose reading can be held: with ``release``
+    cleared the loop thread waits inside its step (as on a stuck bus) and ``held`` is set. It
+    counts its close() calls; a close lets a held reading go."""
+
+    kind = "gpio"
+
+    def __init__(self) -> None:
+        from companion.rules.game import Game
+
+        self.size = 11
+        self.occupied = Game(get_variant("copenhagen")).board.occupied_names()
+        self.release = threading.Event()
+        self.release.set()
+        self.held = threading.Event()
+        self.closed = 0
+
+    def scan(self, now: float):
+        from companion.scan import Scan
+
+        if not self.release.is_set():
+            self.held.set()
+            self.release.wait()
+        return Scan(now, self.occupied)
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": True, "detail": "test board"}
+
+    def close(self) -> None:
+        self.closed += 1
+        self.release.set()
+
+
 class DaemonProcess:
     """``tafl-companion run ARGS`` as a real process; its output is collected by a thread."""
 
