@@ -93,6 +93,11 @@ def control(base: str, path: str, body: object = None, pin: str | None = PIN,
     return status, json.loads(data or b"{}")
 
 
+def base(d) -> str:
+    """The web address of the in-process daemon ``d`` (:func:`running_daemon`)."""
+    return f"http://127.0.0.1:{d.port}/"
+
+
 def state(base: str) -> dict:
     return json.loads(http(base + "api/state")[2])
 

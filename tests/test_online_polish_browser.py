@@ -7,7 +7,8 @@ shows where the game is. Real daemon process, the protocol-faithful test server.
 from __future__ import annotations
 
 import pytest
-from online_helpers import Opponent, join_seek, online, serving, spawn_online_daemon
+from online_helpers import Opponent, join_seek, online
+from online_page_fixtures import daemon, server  # noqa: F401  (the fixtures)
 from test_daemon_support import PIN, control, wait_for
 from test_e2e_browser import SHOTS, browser, open_page  # noqa: F401  (the fixture)
 
@@ -17,18 +18,6 @@ WORDS = {
     "de": {"mine": "deine Partie: du spielst die Angreifer", "tc": "3 T. + 6 Std.",
            "first": "Die Uhren laufen ab dem ersten Zug", "chat": "bob schreibt: good luck"},
 }
-
-
-@pytest.fixture
-def server():
-    yield from serving(("alice", "pw alice"), ("bob", "pw", 1612.0))
-
-
-@pytest.fixture
-def daemon(tmp_path, server):
-    proc, base = spawn_online_daemon(tmp_path, server, login=("alice", "pw alice"))
-    yield base
-    proc.stop()
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

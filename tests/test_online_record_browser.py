@@ -7,21 +7,10 @@ opponent."""
 from __future__ import annotations
 
 import pytest
-from online_helpers import Opponent, join_seek, online, serving, spawn_online_daemon
+from online_helpers import Opponent, join_seek, online
+from online_page_fixtures import daemon, server  # noqa: F401  (the fixtures)
 from test_daemon_support import PIN, state, wait_for
 from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the fixture)
-
-
-@pytest.fixture
-def server():
-    yield from serving(("alice", "pw alice"), ("bob", "pw", 1612.0))
-
-
-@pytest.fixture
-def daemon(tmp_path, server):
-    proc, base = spawn_online_daemon(tmp_path, server, login=("alice", "pw alice"))
-    yield base
-    proc.stop()
 
 
 @pytest.mark.parametrize(("lang", "asks", "button"), [
