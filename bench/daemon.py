@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import statistics
 import subprocess
@@ -29,8 +28,10 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import cpu_seconds, memory_mb  # noqa: E402  (bench/load.py)
+
 PIN = "1357"
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def game_moves(n: int, seed: int = 5) -> list[tuple[str, str, tuple[str, ...]]]:
@@ -51,20 +52,6 @@ def game_moves(n: int, seed: int = 5) -> list[tuple[str, str, tuple[str, ...]]]:
         out.append((board.name(m.frm), board.name(m.to),
                     tuple(sorted(board.name(c) for c in played.captures))))
     return out
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def memory_mb(pid: int) -> tuple[float, float]:
-    vals = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(("VmRSS:", "VmHWM:")):
-            key, value = line.split(":")
-            vals[key] = int(value.split()[0]) / 1024
-    return round(vals["VmRSS"], 1), round(vals["VmHWM"], 1)
 
 
 def cpu_share(pid: int, seconds: float) -> float:

@@ -20,7 +20,6 @@ for a before/after). Run with ``nice -n 10 python3 bench/flood.py``.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
@@ -43,41 +42,19 @@ from load import (  # noqa: E402  (bench/load.py: the daemon child and its figur
     percentile,
 )
 
+sys.path.append(str(HERE.parent / "tests"))
+from web_load_support import quiet_game, request  # noqa: E402  (tests/web_load_support.py)
+
 FLOOD_SRC = "127.0.20.1"
 PAGE_SRC = "127.0.21.1"
-
-
-def request(port: int, method: str, path: str, src: str, body: bytes | None = None,
-            headers: dict[str, str] | None = None) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(src, 0))
-    try:
-        conn.request(method, path, body=body, headers=headers or {})
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    finally:
-        conn.close()
 
 
 def store_long_game(data_dir: Path, plies: int, root: Path) -> int:
     """Put a game of ``plies`` quiet moves into the store the daemon will open."""
     sys.path.insert(0, str(root))
-    from companion.rules import get_variant
-    from companion.rules.game import Game
     from companion.store import Store
 
-    rng = random.Random(11)
-    game = Game(get_variant("copenhagen"))
-    while len(game.played) < plies:
-        options = game.board.legal_moves()
-        rng.shuffle(options)
-        for move in options:
-            played = game.play(move)
-            if played.captures or game.is_over():
-                game.undo()
-                continue
-            break
-        else:
-            raise RuntimeError("no quiet move")
+    game = quiet_game(plies, seed=11)
     data_dir.mkdir(parents=True, exist_ok=True)
     store = Store(data_dir / "games.sqlite3")
     try:
@@ -108,7 +85,7 @@ class Flood:
             else:
                 path = rng.choice(self.paths)
             try:
-                status, _ = request(self.port, "GET", path, FLOOD_SRC)
+                status = request(self.port, path, FLOOD_SRC)[0]
             except OSError:
                 status = 0
             with self.lock:
@@ -141,7 +118,7 @@ class PageWatcher:
         while not self.stop.is_set():
             t0 = time.monotonic()
             try:
-                status, _ = request(self.port, "GET", paths[i % 2], PAGE_SRC)
+                status = request(self.port, paths[i % 2], PAGE_SRC)[0]
                 if status == 200:
                     self.times.append(time.monotonic() - t0)
                 else:
@@ -161,16 +138,16 @@ class PageWatcher:
 
 
 def click(port: int, square: str) -> None:
-    status, body = request(port, "POST", "/api/click", "127.0.0.1",
-                           json.dumps({"square": square}).encode(),
-                           {"Content-Type": "application/json", "X-Tafl-Request": "1",
-                            "X-Tafl-Pin": PIN})
+    status, _, body = request(port, "/api/click", method="POST",
+                              body=json.dumps({"square": square}).encode(),
+                              headers={"Content-Type": "application/json",
+                                       "X-Tafl-Request": "1", "X-Tafl-Pin": PIN})
     if status != 200:
         raise RuntimeError(f"click {square}: {status} {body[:200]!r}")
 
 
 def state(port: int) -> dict:
-    return json.loads(request(port, "GET", "/api/state", "127.0.0.1")[1])
+    return json.loads(request(port, "/api/state")[2])
 
 
 def play(d: Daemon, moves: list[tuple[str, str]], pause: float) -> list[float]:

@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import json
 import os
-import random
 import re
 import socket
 import subprocess
@@ -42,8 +41,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-PIN = "2468135790"
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT / "tests"))
+from web_load_support import quiet_game  # noqa: E402  (tests/web_load_support.py)
+
+PIN = "2468135790"
 
 CHILD = r"""
 import json, os, sys, threading, time
@@ -90,25 +92,8 @@ sys.exit(main(sys.argv[3:]))
 def moves_without_captures(n: int, seed: int = 7) -> list[tuple[str, str]]:
     """``n`` legal Copenhagen moves that capture nothing and do not end the game."""
     sys.path.insert(0, str(ROOT))
-    from companion.rules import get_variant
-    from companion.rules.game import Game
-
-    rng = random.Random(seed)
-    game = Game(get_variant("copenhagen"))
-    out: list[tuple[str, str]] = []
-    while len(out) < n:
-        options = game.board.legal_moves()
-        rng.shuffle(options)
-        for move in options:
-            played = game.play(move)
-            if played.captures or game.is_over():
-                game.undo()
-                continue
-            out.append((game.board.name(move.frm), game.board.name(move.to)))
-            break
-        else:
-            raise RuntimeError("no quiet move")
-    return out
+    game = quiet_game(n, seed)
+    return [(game.board.name(p.move.frm), game.board.name(p.move.to)) for p in game.played]
 
 
 class Viewer(asyncio.Protocol):

@@ -35,6 +35,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from loop_timer import LoopTimer  # noqa: E402  (bench/loop_timer.py)
 
 PIN = "2468"
 HEADERS = {"Content-Type": "application/json", "X-Tafl-Request": "1", "X-Tafl-Pin": PIN}
@@ -71,22 +72,10 @@ def main() -> None:
     d = Daemon(cfg)
     d.start()
     base = f"http://127.0.0.1:{d.port}/"
-    times: list[float] = []
-    step = d.step
-
-    def timed_step(now: float | None = None) -> bool:
-        times.append(time.monotonic())
-        return step(now)
-
-    d.step = timed_step  # type: ignore[method-assign]
+    timer = LoopTimer(d)
 
     def window() -> dict[str, float]:
-        times.clear()
-        time.sleep(args.window)
-        got = list(times)
-        gaps = [b - a for a, b in zip(got, got[1:], strict=False)]
-        return {"hz": round((len(got) - 1) / (got[-1] - got[0]), 1),
-                "longest_gap_ms": round(max(gaps) * 1000, 1)}
+        return timer.window(args.window)
 
     def flood(work: list[threading.Thread]) -> dict[str, float]:
         for t in work:

@@ -85,9 +85,11 @@ def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
     return np.array(xs, dtype=float), np.array(ys), np.array(gs)
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+def fit(x: np.ndarray, y: np.ndarray, l2: float, rounds: int = 60) -> np.ndarray:
+    """The logistic regression's vector: Newton's method with an L2 of ``l2``, for at most
+    ``rounds`` steps (it stops once a step is negligible)."""
     v = np.zeros(x.shape[1])
-    for _ in range(60):
+    for _ in range(rounds):
         p = 1 / (1 + np.exp(-(x @ v)))
         grad = x.T @ (p - y) + l2 * v
         hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])

@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
+from train_eval import fit, logloss  # noqa: E402  (bench/train_eval.py)
 
 from companion.engine.evaluate import FEATURES, Evaluator, default_weights  # noqa: E402
 from companion.engine.position import Position  # noqa: E402
@@ -50,24 +51,6 @@ def samples(variant: str, path: str, skip: int, stride: int) -> tuple[np.ndarray
     return np.array(xs, dtype=float), np.array(ys)
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
-    v = np.zeros(x.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-(x @ v)))
-        grad = x.T @ (p - y) + l2 * v
-        hess = (x * (p * (1 - p))[:, None]).T @ x + l2 * np.eye(x.shape[1])
-        step = np.linalg.solve(hess, grad)
-        v -= step
-        if np.abs(step).max() < 1e-9:
-            break
-    return v
-
-
-def logloss(x: np.ndarray, y: np.ndarray, v: np.ndarray) -> float:
-    p = np.clip(1 / (1 + np.exp(-(x @ v))), 1e-9, 1 - 1e-9)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("variant", choices=sorted(PRESETS))
@@ -81,7 +64,7 @@ def main() -> None:
     print(f"{len(y)} positions, attackers won {y.mean():.1%}; constant features dropped: "
           f"{[n for n, k in zip(FEATURES, keep, strict=True) if not k]}")
     v = np.zeros(len(FEATURES))
-    v[keep] = fit(x[:, keep], y, args.l2)
+    v[keep] = fit(x[:, keep], y, args.l2, rounds=50)
     scale = 100 / v[FEATURES.index("attacker")]
     current = default_weights(PRESETS[args.variant]).to_json()
     cur = np.array([current[n] for n in FEATURES], dtype=float)

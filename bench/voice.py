@@ -17,11 +17,11 @@ import shutil
 import sys
 import tempfile
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from loop_timer import LoopTimer  # noqa: E402  (bench/loop_timer.py)
 
 
 class Rendering:
@@ -58,31 +58,16 @@ def main() -> None:
                          pin="2468")
     cfg = replace(cfg, board=replace(cfg.board, idle_after=0.0), voice=VoiceConfig("page"))
     d = Daemon(cfg)
-    times: list[float] = []
-    step = d.step
-
-    def timed(now: float | None = None) -> bool:
-        times.append(time.monotonic())
-        return step(now)
-
-    d.step = timed  # type: ignore[method-assign]
+    timer = LoopTimer(d)
     d.start()
     assert d.voice is not None
     engine = Rendering(data) if shutil.which("espeak-ng") else None
     if engine is not None:
         d.voice.speaker.engine = engine  # type: ignore[assignment]
 
-    def window() -> dict[str, float]:
-        times.clear()
-        time.sleep(args.window)
-        got = list(times)
-        gaps = [b - a for a, b in zip(got, got[1:], strict=False)]
-        return {"hz": round((len(got) - 1) / (got[-1] - got[0]), 1),
-                "longest_gap_ms": round(max(gaps) * 1000, 1)}
-
     try:
         report: dict[str, object] = {"engine": engine.name if engine else "page (no espeak-ng)"}
-        report["quiet"] = window()
+        report["quiet"] = timer.window(args.window)
         stop = threading.Event()
 
         def talk() -> None:
@@ -93,7 +78,7 @@ def main() -> None:
 
         t = threading.Thread(target=talk, daemon=True)
         t.start()
-        report["speaking"] = window()
+        report["speaking"] = timer.window(args.window)
         stop.set()
         t.join()
         report["sentences_said"] = engine.said if engine else len(d.voice.speaker.said())

@@ -14,8 +14,9 @@ from typing import Any
 
 from .rules.board import ILLEGAL_TEXT
 from .rules.outcome import REASON_TEXT
+from .side_words import PIECES
 
-PIECE_WORD = {"t": "attacker", "T": "defender", "K": "king"}
+PIECE_WORD = PIECES["en"]
 COLOUR_WORD = {"a": "an attacker", "d": "a defender"}
 
 #: Why a check of the pieces' kinds is asked (``check_pieces`` guidance) -> how it starts.

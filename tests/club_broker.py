@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 MOSQUITTO = shutil.which("mosquitto") or ("/usr/sbin/mosquitto"
@@ -89,6 +90,20 @@ class Mosquitto:
 def shared_broker_url() -> str | None:
     """The broker ``.ci/run`` started, if any."""
     return os.environ.get("TAFL_TEST_BROKER") or None
+
+
+def module_broker(folder: Path) -> Iterator[str]:
+    """For a module's fixture to ``yield from``: the URL of the shared broker, or else of one
+    started in ``folder`` for the module, stopped when the fixture ends."""
+    url = shared_broker_url()
+    if url:
+        yield url
+        return
+    broker = Mosquitto(folder)
+    try:
+        yield broker.url
+    finally:
+        broker.stop()
 
 
 #: the club key of the tests' clubs (every board and room of a test is given it)

@@ -1,19 +1,63 @@
-"""Helpers for the online tests: a scripted second account speaking the protocol on a raw
-socket (the opponent), and an inbox that records the client's RemoteEvents."""
+"""Helpers for the online tests: the test server with its accounts, a daemon process pointed at
+it, a scripted second account speaking the protocol on a raw socket (the opponent), and an inbox
+that records the client's RemoteEvents."""
 
 from __future__ import annotations
 
+import json
 import queue
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-from test_daemon_support import PATIENCE
+from hnefatafl_double import HnefataflDouble
+from test_daemon_support import PATIENCE, PIN, DaemonProcess, control, http, spawn_daemon, wait_for
 
 from companion.session.remote import RemoteEvent
 
 VERSION_ID = "32d9a140"
+
+
+def serving(*accounts: tuple[str, str] | tuple[str, str, float]) -> Iterator[HnefataflDouble]:
+    """The protocol-faithful test server with these accounts (user, password[, rating]), for a
+    fixture to ``yield from``: it stops when the fixture ends."""
+    double = HnefataflDouble().start()
+    for account in accounts:
+        double.add_account(*account)
+    try:
+        yield double
+    finally:
+        double.stop()
+
+
+def spawn_online_daemon(tmp_path: Path, server: HnefataflDouble, *args: str,
+                        login: tuple[str, str] | None = None,
+                        variant: str | None = None) -> tuple[DaemonProcess, str]:
+    """A daemon process (its config and data in ``tmp_path``, its web on a free loopback port)
+    whose online client talks to ``server``, logging in at start as ``login`` (user, password)
+    when given; ``args`` are more of its command line."""
+    config = tmp_path / "config.toml"
+    text = f'pin = "{PIN}"\n'
+    if variant is not None:
+        text += f'variant = "{variant}"\n'
+    text += f'[web]\nhost = "127.0.0.1"\nport = 0\n[online]\nserver = "{server.address}"\n'
+    if login is not None:
+        text += f'user = "{login[0]}"\npassword = "{login[1]}"\n'
+    config.write_text(text)
+    return spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data"), *args])
+
+
+def online(base: str) -> dict:
+    """The daemon's ``GET /api/online``."""
+    return json.loads(http(base + "api/online")[2])
+
+
+def log_in(base: str, user: str = "alice", password: str = "pw alice") -> None:
+    """The owner logs in through the API; back once the client is in the lobby."""
+    assert control(base, "api/online/login", {"user": user, "password": password})[0] == 200
+    wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
 
 
 class Opponent:
@@ -67,6 +111,19 @@ class Opponent:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def join_seek(base: str, opponent: Opponent, seek: str) -> int:
+    """``opponent`` seeks a game (``seek``: the JSON of its ``new_game`` line), the daemon at
+    ``base`` joins it through the API and the opponent accepts: the server's id of the game."""
+    opponent.send(f"new_game {seek}")
+    game_id = int(opponent.expect(lambda line: line.startswith("= new_game")).split()[2])
+    wait_for(lambda: any(g["id"] == game_id for g in online(base)["open_games"]),
+             what=f"{opponent.user}'s seek")
+    assert control(base, "api/online/join", {"id": game_id})[0] == 200
+    opponent.expect(lambda line: line.startswith("= challenge_requested"))
+    opponent.send(f"join_game {game_id}")
+    return game_id
 
 
 class Inbox:

@@ -1,9 +1,13 @@
 """A GameSession on a virtual clock with the REAL tracker, a simulated board and a real SQLite
-store: tests drive the board like hands and advance time explicitly (no threads, no sleeps)."""
+store: tests drive the board like hands and advance time explicitly (no threads, no sleeps;
+only :func:`wait` lets real time pass, for the engines' own processes)."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from companion.drivers.sim import SimBoard
 from companion.rules import get_variant
@@ -119,3 +123,16 @@ class Harness:
         self.session.open()
         self.run(0.5)
         return self
+
+
+def wait(h: Harness, pred: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    """Step the session (virtual board time) while real time passes for the engines (their own
+    processes), until ``pred()`` gives something: that."""
+    end = time.monotonic() + timeout
+    while True:
+        got = pred()
+        if got:
+            return got
+        assert time.monotonic() < end, f"timed out waiting for {what}: {h.state['message']}"
+        h.run(0.05)
+        time.sleep(0.02)

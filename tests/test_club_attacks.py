@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto, shared_broker_url
+from club_broker import CLUB_KEY, MOSQUITTO, module_broker
 from club_fakes import wait_for
 from club_rogue import Rogue
 from prerequisites import require
@@ -31,13 +31,7 @@ FORGER_KEY = "a-key-that-is-not-the-clubs-0123456789"
 
 @pytest.fixture(scope="module")
 def broker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    url = shared_broker_url()
-    if url:
-        yield url
-        return
-    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    yield broker.url
-    broker.stop()
+    yield from module_broker(tmp_path_factory.mktemp("mosquitto"))
 
 
 def refused(link: object) -> int:

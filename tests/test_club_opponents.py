@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto, shared_broker_url
+from club_broker import CLUB_KEY, MOSQUITTO, module_broker
 from club_fakes import FakeBoardSession, terms, wait_for
 from club_rogue import Rogue
 from prerequisites import require
@@ -34,13 +34,7 @@ require(MOSQUITTO is not None, "mosquitto (apt-get install mosquitto)", module_l
 
 @pytest.fixture(scope="module")
 def broker_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    url = shared_broker_url()
-    if url:
-        yield url
-        return
-    broker = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    yield broker.url
-    broker.stop()
+    yield from module_broker(tmp_path_factory.mktemp("mosquitto"))
 
 
 KEY = CLUB_KEY.encode()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from session_helpers import Harness
-from test_daemon_support import PIN, control, http, state, test_config, wait_for
+from test_daemon_support import PIN, HeldBoard, control, http, state, test_config, wait_for
 from test_session_remote import REF, FakeRemote, mv, terms
 
 from companion.session import OWNER, ControlError
@@ -163,42 +163,12 @@ def test_a_player_at_a_distance_is_at_most_one_side_and_needs_its_client(
     assert "club:table-2: playing club needs the [club] settings" in str(err.value)
 
 
-class BlockingBoard:
-    """A board whose reading can be held: the loop thread then waits inside its step."""
-
-    kind = "gpio"
-
-    def __init__(self) -> None:
-        from companion.rules import get_variant
-        from companion.rules.game import Game
-
-        self.size = 11
-        self.occupied = Game(get_variant("copenhagen")).board.occupied_names()
-        self.release = threading.Event()
-        self.release.set()
-        self.held = threading.Event()
-
-    def scan(self, now: float):
-        from companion.scan import Scan
-
-        if not self.release.is_set():
-            self.held.set()
-            self.release.wait()
-        return Scan(now, self.occupied)
-
-    def status(self) -> dict:
-        return {"kind": self.kind, "connected": True, "detail": "test board"}
-
-    def close(self) -> None:
-        self.release.set()
-
-
 def test_no_page_read_waits_for_the_loop_or_its_store(tmp_path: Path) -> None:
     import sqlite3
 
     from companion.daemon import Daemon
 
-    board = BlockingBoard()
+    board = HeldBoard()
     d = Daemon(test_config(tmp_path), board=board)
     d.start()
     try:

@@ -12,10 +12,16 @@ from pathlib import Path
 
 import pytest
 from test_daemon_loop import run_cli
-from test_daemon_support import PIN, running_daemon, spawn_daemon, state, test_config, wait_for
+from test_daemon_support import (
+    PIN,
+    HeldBoard,
+    running_daemon,
+    spawn_daemon,
+    state,
+    test_config,
+    wait_for,
+)
 
-from companion.rules import get_variant
-from companion.rules.game import Game
 from companion.store_lock import DataDirLock, StoreLocked
 
 
@@ -70,39 +76,10 @@ def test_the_lock_is_held_for_the_daemons_life_and_given_up_by_stop(tmp_path: Pa
         assert lock.held
 
 
-class CountingBoard:
-    """A board that counts its close() calls and whose reading can be held (the loop thread
-    then waits inside its step, as on a stuck bus)."""
-
-    kind = "gpio"
-
-    def __init__(self) -> None:
-        self.size = 11
-        self.occupied = Game(get_variant("copenhagen")).board.occupied_names()
-        self.release = threading.Event()
-        self.release.set()
-        self.held = threading.Event()
-        self.closed = 0
-
-    def scan(self, now: float):
-        from companion.scan import Scan
-
-        if not self.release.is_set():
-            self.held.set()
-            self.release.wait()
-        return Scan(now, self.occupied)
-
-    def status(self) -> dict:
-        return {"kind": self.kind, "connected": True, "detail": "test board"}
-
-    def close(self) -> None:
-        self.closed += 1
-
-
 def test_nothing_is_closed_under_a_loop_that_has_not_ended(tmp_path: Path) -> None:
     from companion.daemon import Daemon
 
-    board = CountingBoard()
+    board = HeldBoard()
     d = Daemon(test_config(tmp_path), board=board)
     d.start()
     try:
@@ -130,7 +107,7 @@ def test_nothing_is_closed_under_a_loop_that_has_not_ended(tmp_path: Path) -> No
 def test_a_stuck_loop_is_logged_with_where_it_is(tmp_path: Path, caplog) -> None:
     from companion.daemon import Daemon
 
-    board = CountingBoard()
+    board = HeldBoard()
     d = Daemon(test_config(tmp_path), board=board)
     d.start()
     board.release.clear()
@@ -141,7 +118,7 @@ def test_a_stuck_loop_is_logged_with_where_it_is(tmp_path: Path, caplog) -> None
             assert d.stop() is False
         said = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
         assert said and "did not end" in said[0] and "left open" in said[0]
-        assert "in scan" in said[0]  # the loop's frame: CountingBoard.scan
+        assert "in scan" in said[0]  # the loop's frame: HeldBoard.scan
     finally:
         board.release.set()
         d._loop_thread.join(60)
@@ -153,7 +130,7 @@ def test_a_failed_start_closes_what_it_opened_in_reverse_order(tmp_path: Path) -
     from companion.config import ConfigError
     from companion.daemon import Daemon
 
-    board = CountingBoard()
+    board = HeldBoard()
     d = Daemon(test_config(tmp_path, defenders="club:table-2"), board=board)
     with pytest.raises(ConfigError):
         d.start()  # no [club] in the config: found after the store and the session opened

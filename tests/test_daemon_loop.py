@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from test_daemon_support import (
     PATIENCE,
+    base,
     clean_trace,
     control,
     running_daemon,
@@ -28,10 +29,6 @@ from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.scan import Scan
 from companion.squares import parse_square
-
-
-def base(d) -> str:
-    return f"http://127.0.0.1:{d.port}/"
 
 
 def click_move(d, frm: str, to: str) -> None:

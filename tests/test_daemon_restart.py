@@ -6,15 +6,13 @@ against the computer and a match, each started in another variant than ``--varia
 
 from __future__ import annotations
 
-import json
 import signal
 import sqlite3
 from pathlib import Path
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
-from test_daemon_support import PIN, control, http, spawn_daemon, state, wait_for
+from online_helpers import Opponent, join_seek, log_in, online, serving, spawn_online_daemon
+from test_daemon_support import PIN, click_move, control, spawn_daemon, state, wait_for
 
 
 def _games(data: Path) -> list[tuple[int, str, str | None]]:
@@ -26,63 +24,37 @@ def _games(data: Path) -> list[tuple[int, str, str | None]]:
         con.close()
 
 
-def _click_move(base: str, frm: str, to: str) -> dict:
-    n = len(state(base)["moves"])
-    for square in (frm, to):
-        assert control(base, "api/click", {"square": square})[0] == 200
-    return wait_for(lambda: (st := state(base))["moves"][n:] and st,  # type: ignore[return-value]
-                    what=f"the move {frm}-{to}")
-
-
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1701.0)
-    yield double
-    double.stop()
+    yield from serving(("alice", "pw alice"), ("bob", "pw", 1701.0))
 
 
 def test_a_kill_9_mid_online_game_resumes_it_with_the_same_command_line(
         tmp_path: Path, server) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-                      f'[online]\nserver = "{server.address}"\n')
     data = tmp_path / "data"
-    args = ["--config", str(config), "--data-dir", str(data), "--variant", "copenhagen",
-            "--defenders", "online"]
-
-    def online(base: str) -> dict:
-        return json.loads(http(base + "api/online")[2])
-
-    proc, base = spawn_daemon(args)
+    args = ("--variant", "copenhagen", "--defenders", "online")
+    proc, base = spawn_online_daemon(tmp_path, server, *args)
     try:
-        assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
-            == 200
-        wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
+        log_in(base)
         bob = Opponent(server.address, "bob")
-        bob.send('new_game {"role":"Defender","rated":true,"time_settings":{"Timed":'
-                 '{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
-        game_id = int(bob.expect(lambda line: line.startswith("= new_game")).split()[2])
-        wait_for(lambda: online(base)["open_games"], what="bob's game")
-        assert control(base, "api/online/join", {"id": game_id})[0] == 200
-        bob.expect(lambda line: line.startswith("= challenge_requested"))
-        bob.send(f"join_game {game_id}")
+        game_id = join_seek(base, bob, '{"role":"Defender","rated":true,"time_settings":'
+                            '{"Timed":{"add_seconds":10,"milliseconds_left":900000}},'
+                            '"board_size":11}')
         st = wait_for(lambda: (s := state(base))["variant"] == "hnefatafl-org" and s,
                       what="the online game on the board")  # not --variant's copenhagen
         assert st["players"]["defenders"] == {**st["players"]["defenders"], "kind": "online",
                                               "name": "bob"}
         gid = st["game"]
-        _click_move(base, "e1", "e4")                                    # the board's move
+        click_move(base, "e1", "e4")                                     # the board's move
         bob.expect(lambda line: line == f"game {game_id} play attacker e1 e4")
         bob.send(f"game {game_id} play defender h6 h9")
         mtm = wait_for(lambda: state(base)["move_to_make"], what="bob's move to make")
         assert mtm["move"] == "h6-h9"
-        _click_move(base, "h6", "h9")
+        click_move(base, "h6", "h9")
         before = _games(data)
         proc.stop(signal.SIGKILL)                                        # the crash
         wait_for(lambda: "alice" not in server.online, what="the server noticed")
-        proc, base = spawn_daemon(args)                                  # the same command line
+        proc, base = spawn_online_daemon(tmp_path, server, *args)        # the same command line
         st = state(base)
         assert st["game"] == gid and st["variant"] == "hnefatafl-org"
         assert st["moves"] == ["e1-e4", "h6-h9"] and st["result"] == "ongoing"
@@ -90,7 +62,7 @@ def test_a_kill_9_mid_online_game_resumes_it_with_the_same_command_line(
         assert st["players"]["defenders"]["name"] == "bob"
         assert _games(data) == before  # nothing abandoned, no new game, no third one
         wait_for(lambda: online(base)["status"] == "playing", what="the game resumed online")
-        _click_move(base, "d1", "d4")
+        click_move(base, "d1", "d4")
         bob.expect(lambda line: line == f"game {game_id} play attacker d1 d4")
         assert state(base)["game"] == gid and _games(data) == before
     finally:
@@ -112,7 +84,7 @@ def test_a_game_against_the_computer_in_another_variant_survives_kill_9(tmp_path
         assert status == 200, out
         gid = out["game"]
         wait_for(lambda: state(base)["tracking"] == "ready", what="the board set up")
-        _click_move(base, "d1", "e1")  # brandubh: an attacker along the bottom edge
+        click_move(base, "d1", "e1")  # brandubh: an attacker along the bottom edge
         wait_for(lambda: state(base)["move_to_make"], timeout=60, what="the computer's move")
         before = _games(tmp_path)
         moves = state(base)["moves"]
@@ -140,7 +112,7 @@ def test_a_match_in_another_variant_survives_kill_9_mid_game_and_between_games(
         gid, mid = out["game"], out["match"]
         assert mid is not None
         wait_for(lambda: state(base)["tracking"] == "ready", what="the board set up")
-        _click_move(base, "d1", "e1")
+        click_move(base, "d1", "e1")
         proc.stop(signal.SIGKILL)                                       # mid game 1
         proc, base = _spawn(tmp_path)
         st = state(base)

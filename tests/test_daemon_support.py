@@ -93,6 +93,11 @@ def control(base: str, path: str, body: object = None, pin: str | None = PIN,
     return status, json.loads(data or b"{}")
 
 
+def base(d) -> str:
+    """The web address of the in-process daemon ``d`` (:func:`running_daemon`)."""
+    return f"http://127.0.0.1:{d.port}/"
+
+
 def state(base: str) -> dict:
     return json.loads(http(base + "api/state")[2])
 
@@ -106,12 +111,55 @@ def board_reads(base: str, before: list[str], lifted: list[str], placed: list[st
              what=f"the board reading {sorted(lifted)} lifted and {sorted(placed)} placed")
 
 
+def click_move(base: str, frm: str, to: str) -> dict:
+    """Click ``frm`` then ``to`` on the daemon's simulated board: the state once it has the
+    move."""
+    n = len(state(base)["moves"])
+    for square in (frm, to):
+        assert control(base, "api/click", {"square": square})[0] == 200
+    return wait_for(lambda: (st := state(base))["moves"][n:] and st,  # type: ignore[return-value]
+                    what=f"the move {frm}-{to}")
+
+
 def clean_trace(path: Path, variant: str, moves: list[str], step: float = 1.0,
                 scan_hz: int = 100) -> Path:
     """Write the trace of a tidy player playing ``moves`` (see ``simulator.tidy_trace``)."""
     lines, _ = tidy_trace(get_variant(variant), moves, step=step, scan_hz=scan_hz)
     path.write_text("".join(line + "\n" for line in lines))
     return path
+
+
+class HeldBoard:
+    """A board standing on the opening position whose reading can be held: with ``release``
+    cleared the loop thread waits inside its step (as on a stuck bus) and ``held`` is set. It
+    counts its close() calls; a close lets a held reading go."""
+
+    kind = "gpio"
+
+    def __init__(self) -> None:
+        from companion.rules.game import Game
+
+        self.size = 11
+        self.occupied = Game(get_variant("copenhagen")).board.occupied_names()
+        self.release = threading.Event()
+        self.release.set()
+        self.held = threading.Event()
+        self.closed = 0
+
+    def scan(self, now: float):
+        from companion.scan import Scan
+
+        if not self.release.is_set():
+            self.held.set()
+            self.release.wait()
+        return Scan(now, self.occupied)
+
+    def status(self) -> dict:
+        return {"kind": self.kind, "connected": True, "detail": "test board"}
+
+    def close(self) -> None:
+        self.closed += 1
+        self.release.set()
 
 
 class DaemonProcess:

@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from test_daemon_support import PATIENCE, control, http, running_daemon, wait_for
+from test_daemon_support import PATIENCE, base, control, http, running_daemon, wait_for
 from test_rules_otg_opentafl import ANNOTATED, COPENHAGEN_START, ESCAPE_TURNS, STUDY
 
 from companion.web.limits import DEFAULT_LIMITS
@@ -28,10 +28,6 @@ CSV_WIN = '"d1-e1 d3-e3 d2-e2 d4-d1 e1-f1 d1-a1",0,0,White\n'
 def daemon(tmp_path: Path):
     with running_daemon(tmp_path) as d:
         yield d
-
-
-def base(d) -> str:
-    return f"http://127.0.0.1:{d.port}/"
 
 
 def get(d, path: str) -> dict:

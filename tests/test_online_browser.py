@@ -6,28 +6,20 @@ join a game, chat; the password never shown again; watch a game of two others on
 from __future__ import annotations
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
-from test_daemon_support import PIN, control, spawn_daemon
+from online_helpers import Opponent, serving, spawn_online_daemon
+from test_daemon_support import PIN, control
 from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the fixture)
 
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("bob", "pw", rating=1612.0)
-    double.add_account("carol", "pw", rating=1580.0)
-    double.add_account("dave", "pw dave")         # (alice's account is made on the page)
-    yield double
-    double.stop()
+    # (alice's account is made on the page)
+    yield from serving(("bob", "pw", 1612.0), ("carol", "pw", 1580.0), ("dave", "pw dave"))
 
 
 @pytest.fixture
 def daemon(tmp_path, server):
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-                      f'[online]\nserver = "{server.address}"\n')
-    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
+    proc, base = spawn_online_daemon(tmp_path, server)
     yield base
     proc.stop()
 

@@ -12,7 +12,7 @@ import threading
 import pytest
 from fake_clock import FakeClock
 from hnefatafl_double import HnefataflDouble
-from online_helpers import Inbox, Opponent, flushed, settle, wait_until
+from online_helpers import Inbox, Opponent, flushed, serving, settle, wait_until
 from test_daemon_support import PATIENCE
 
 from companion.online.account import OnlineConfig
@@ -36,11 +36,7 @@ FAST = {"login_waits": (1.0, 2.0, 4.0, 8.0, 16.0, 1800.0), "connect_waits": (0.5
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "secret pw")
-    double.add_account("bob", "pw", rating=1723.5)
-    yield double
-    double.stop()
+    yield from serving(("alice", "secret pw"), ("bob", "pw", 1723.5))
 
 
 def start_client(server, tmp_path, version="32d9a140", user="alice", password="secret pw",

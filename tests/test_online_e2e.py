@@ -6,13 +6,11 @@ nothing, and the result is the server's."""
 
 from __future__ import annotations
 
-import json
 import signal
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
-from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
+from online_helpers import Opponent, join_seek, log_in, online, serving, spawn_online_daemon
+from test_daemon_support import click_move, control, state, wait_for
 
 from companion.online.protocol import parse_square, square_name
 from companion.rules import Board
@@ -21,31 +19,11 @@ from companion.rules.hnefatafl_org import BY_SIZE
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1701.0)
-    yield double
-    double.stop()
+    yield from serving(("alice", "pw alice"), ("bob", "pw", 1701.0))
 
 
 def start(tmp_path, server, variant="copenhagen"):
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\nvariant = "{variant}"\n[web]\nhost = "127.0.0.1"\n'
-                      f'port = 0\n[online]\nserver = "{server.address}"\n')
-    return spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
-
-
-def online(base):
-    from test_daemon_support import http
-
-    return json.loads(http(base + "api/online")[2])
-
-
-def click_move(base, frm, to):
-    n = len(state(base)["moves"])
-    for square in (frm, to):
-        assert control(base, "api/click", {"square": square})[0] == 200
-    wait_for(lambda: len(state(base)["moves"]) > n, what=f"the move {frm}-{to}")
+    return spawn_online_daemon(tmp_path, server, variant=variant)
 
 
 def carry_out(base, want):
@@ -64,17 +42,11 @@ def carry_out(base, want):
 def test_a_timed_game_with_a_kill_in_the_middle(tmp_path, server):
     proc, base = start(tmp_path, server)
     try:
-        assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
-            == 200
-        wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
+        log_in(base)
         bob = Opponent(server.address, "bob")
-        bob.send('new_game {"role":"Attacker","rated":true,"time_settings":{"Timed":'
-                 '{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
-        game_id = int(bob.expect(lambda line: line.startswith("= new_game")).split()[2])
-        wait_for(lambda: online(base)["open_games"], what="bob's game")
-        assert control(base, "api/online/join", {"id": game_id})[0] == 200
-        bob.expect(lambda line: line.startswith("= challenge_requested"))
-        bob.send(f"join_game {game_id}")
+        game_id = join_seek(base, bob, '{"role":"Attacker","rated":true,"time_settings":'
+                            '{"Timed":{"add_seconds":10,"milliseconds_left":900000}},'
+                            '"board_size":11}')
         s = wait_for(lambda: (lambda st: st if st["players"]["attackers"]["kind"] == "online"
                               else None)(state(base)), what="the game on the board")
         assert s["variant"] == "hnefatafl-org" and s["moves"] == []
@@ -124,9 +96,7 @@ def test_a_timed_game_with_a_kill_in_the_middle(tmp_path, server):
 def test_a_brandubh_seek_starts_on_the_board(tmp_path, server):
     proc, base = start(tmp_path, server, variant="brandubh")
     try:
-        assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
-            == 200
-        wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
+        log_in(base)
         assert control(base, "api/online/seek", {"side": "attackers", "variant": "brandubh",
                                                  "rated": False, "time_control": "5+3"})[0] == 200
         wait_for(lambda: online(base)["seek"] is not None, what="the seek")

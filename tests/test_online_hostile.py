@@ -11,8 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import wait_until
+from online_helpers import serving, wait_until
 from test_online_client import mv, start_client, start_game
 
 from companion.online.connection import MAX_LINE, LineConnection
@@ -21,11 +20,7 @@ from companion.session.remote import RemoteMove, RemoteRefused, RemoteStart, Rem
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "secret pw")
-    double.add_account("bob", "pw", rating=1723.5)
-    yield double
-    double.stop()
+    yield from serving(("alice", "secret pw"), ("bob", "pw", 1723.5))
 
 
 def flood_line(i: int, size: int) -> str:

@@ -6,12 +6,10 @@ shows where the game is. Real daemon process, the protocol-faithful test server.
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
-from test_daemon_support import PIN, control, http, spawn_daemon, wait_for
+from online_helpers import Opponent, join_seek, online
+from online_page_fixtures import daemon, server  # noqa: F401  (the fixtures)
+from test_daemon_support import PIN, control, wait_for
 from test_e2e_browser import SHOTS, browser, open_page  # noqa: F401  (the fixture)
 
 WORDS = {
@@ -20,30 +18,6 @@ WORDS = {
     "de": {"mine": "deine Partie: du spielst die Angreifer", "tc": "3 T. + 6 Std.",
            "first": "Die Uhren laufen ab dem ersten Zug", "chat": "bob schreibt: good luck"},
 }
-
-
-@pytest.fixture
-def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1612.0)
-    yield double
-    double.stop()
-
-
-@pytest.fixture
-def daemon(tmp_path, server):
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-                      f'[online]\nserver = "{server.address}"\nuser = "alice"\n'
-                      'password = "pw alice"\n')
-    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
-    yield base
-    proc.stop()
-
-
-def online(base):
-    return json.loads(http(base + "api/online")[2])
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -65,14 +39,8 @@ def test_online_play_reads_right_on_a_phone(browser, daemon, server, lang):  # n
     page.screenshot(path=str(SHOTS / f"online-own-seek-{lang}.png"))
     assert control(daemon, "api/online/leave", {})[0] == 200
     bob = Opponent(server.address, "bob")
-    bob.send('new_game {"role":"Attacker","rated":false,"time_settings":{"Timed":'
-             '{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
-    game_id = int(bob.expect(lambda line: line.startswith("= new_game")).split()[2])
-    wait_for(lambda: any(g["by"] == "bob" for g in online(daemon)["open_games"]),
-             what="bob's seek")
-    assert control(daemon, "api/online/join", {"id": game_id})[0] == 200
-    bob.expect(lambda line: line.startswith("= challenge_requested"))
-    bob.send(f"join_game {game_id}")
+    game_id = join_seek(daemon, bob, '{"role":"Attacker","rated":false,"time_settings":'
+                        '{"Timed":{"add_seconds":10,"milliseconds_left":900000}},"board_size":11}')
     # the server's clocks run from the join: the attackers' (bob's) clock is running
     page.wait_for_selector('#clocks .clock.run[data-side="attackers"]')
     assert w["first"] not in page.inner_text("#clocks")

@@ -6,37 +6,11 @@ opponent."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
-from test_daemon_support import PIN, control, http, spawn_daemon, wait_for
+from online_helpers import Opponent, join_seek, online
+from online_page_fixtures import daemon, server  # noqa: F401  (the fixtures)
+from test_daemon_support import PIN, state, wait_for
 from test_e2e_browser import SHOTS, browser, move, open_page  # noqa: F401  (the fixture)
-
-
-@pytest.fixture
-def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1612.0)
-    yield double
-    double.stop()
-
-
-@pytest.fixture
-def daemon(tmp_path, server):
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
-                      f'[online]\nserver = "{server.address}"\nuser = "alice"\n'
-                      'password = "pw alice"\n')
-    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
-    yield base
-    proc.stop()
-
-
-def state(base):
-    return json.loads(http(base + "api/state")[2])
 
 
 @pytest.mark.parametrize(("lang", "asks", "button"), [
@@ -46,16 +20,10 @@ def state(base):
      "Die Notation der Gegenseite übernehmen")])
 def test_the_owner_is_asked_before_a_move_the_server_accepted_is_dropped(
         browser, daemon, server, lang, asks, button):  # noqa: F811
-    wait_for(lambda: json.loads(http(daemon + "api/online")[2])["status"] == "lobby",
-             what="logged in")
+    wait_for(lambda: online(daemon)["status"] == "lobby", what="logged in")
     bob = Opponent(server.address, "bob")
-    bob.send('new_game {"role":"Attacker","rated":false,"time_settings":"UnTimed",'
-             '"board_size":11}')
-    game_id = int(bob.expect(lambda line: line.startswith("= new_game")).split()[2])
-    wait_for(lambda: json.loads(http(daemon + "api/online")[2])["open_games"], what="the seek")
-    assert control(daemon, "api/online/join", {"id": game_id})[0] == 200
-    bob.expect(lambda line: line.startswith("= challenge_requested"))
-    bob.send(f"join_game {game_id}")
+    game_id = join_seek(daemon, bob, '{"role":"Attacker","rated":false,'
+                        '"time_settings":"UnTimed","board_size":11}')
     page = open_page(browser, daemon + f"?lang={lang}#pin={PIN}")
     bob.send(f"game {game_id} play attacker e1 e4")
     page.wait_for_selector("#tomake:not([hidden])")

@@ -11,26 +11,15 @@ import signal
 import time
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from test_daemon_support import control, state, wait_for
-from test_online_e2e import carry_out, click_move, online, start
+from online_helpers import log_in, online, serving
+from test_daemon_support import click_move, control, state, wait_for
+from test_online_e2e import carry_out, start
 from test_online_watch import play, two_play
 
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1701.0)
-    double.add_account("carol", "pw", rating=1650.0)
-    yield double
-    double.stop()
-
-
-def login(base):
-    assert control(base, "api/online/login", {"user": "alice", "password": "pw alice"})[0] \
-        == 200
-    wait_for(lambda: online(base)["status"] == "lobby", what="the lobby")
+    yield from serving(("alice", "pw alice"), ("bob", "pw", 1701.0), ("carol", "pw", 1650.0))
 
 
 def watched(base):
@@ -42,7 +31,7 @@ def watched(base):
 def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
     proc, base = start(tmp_path, server)
     try:
-        login(base)
+        log_in(base)
         bob, carol, game_id = two_play(server)
         play(bob, game_id, "attacker", "e1", "e4", carol)
         live = wait_for(lambda: online(base)["live_games"], what="the live game")
@@ -105,7 +94,7 @@ def test_watch_a_game_to_its_end_with_a_kill_in_the_middle(tmp_path, server):
 def test_stop_watching_frees_the_board(tmp_path, server):
     proc, base = start(tmp_path, server)
     try:
-        login(base)
+        log_in(base)
         bob, carol, game_id = two_play(server, timed=False)
         assert control(base, "api/online/watch", {"id": game_id})[0] == 200
         watched(base)

@@ -10,8 +10,7 @@ import stat
 from dataclasses import replace
 
 import pytest
-from hnefatafl_double import HnefataflDouble
-from online_helpers import Opponent
+from online_helpers import Opponent, serving
 from test_daemon_support import control, http, test_config, wait_for
 
 from companion.online.account import OnlineConfig
@@ -19,11 +18,7 @@ from companion.online.account import OnlineConfig
 
 @pytest.fixture
 def server():
-    double = HnefataflDouble().start()
-    double.add_account("alice", "pw alice")
-    double.add_account("bob", "pw", rating=1650.0)
-    yield double
-    double.stop()
+    yield from serving(("alice", "pw alice"), ("bob", "pw", 1650.0))
 
 
 @pytest.fixture

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from session_helpers import Harness
+from session_helpers import Harness, wait
 
 from companion.drivers.buttons import ButtonEvent, SimButtons
 from companion.drivers.display import FONT_SIZES, WIDTH, _fit, capture_display
@@ -36,17 +35,6 @@ def make_panel(h: Harness, cfg: ButtonsConfig | None = None, lang: str = "en") -
                   wall=lambda: 1.7e9 + h.t)
     panel.refresh()
     return panel
-
-
-def wait(h: Harness, pred: Any, what: str, timeout: float = 30.0) -> Any:
-    end = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if got:
-            return got
-        assert time.monotonic() < end, f"timed out waiting for {what}: {h.state['message']}"
-        h.run(0.05)
-        time.sleep(0.02)
 
 
 def press(h: Harness, panel: Panel, button: str, long: bool = False) -> list[str]:

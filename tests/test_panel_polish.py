@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_panel import make_panel, over, press, ready, wait
+from session_helpers import wait
+from test_panel import make_panel, over, press, ready
 
 from companion.drivers.display import capture_display
 from companion.panel.text import clock_text, game_lines

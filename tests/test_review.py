@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_daemon_support import control, http, running_daemon
+from test_daemon_support import base, control, http, running_daemon
 
 from companion.cli import main
 from companion.rules import get_variant
@@ -21,10 +21,6 @@ BRANDUBH_WIN = ["d1-e1", "d3-e3", "d2-e2", "d4-d1", "e1-f1", "d1-a1"]
 def daemon(tmp_path: Path):
     with running_daemon(tmp_path) as d:  # the real tracker
         yield d
-
-
-def base(d) -> str:
-    return f"http://127.0.0.1:{d.port}/"
 
 
 def stored_game(d, variant: str, moves: list[str], players=("Ann", "Bob")) -> int:

@@ -7,11 +7,10 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from session_helpers import Harness
+from session_helpers import Harness, wait
 
 from companion.session import OWNER, SPECTATOR, ControlError
 from companion.session.actors import player
@@ -24,18 +23,6 @@ SCRIPT = Path(__file__).with_name("scripted_engine.py")
 @pytest.fixture()
 def scripted():
     return lambda mode: f"{sys.executable} {SCRIPT} {mode}"
-
-
-def wait(h: Harness, pred, what: str, timeout: float = 30.0):
-    """Step the session (virtual board time) while real time passes for the engines."""
-    end = time.monotonic() + timeout
-    while True:
-        got = pred()
-        if got:
-            return got
-        assert time.monotonic() < end, f"timed out waiting for {what}: {h.state['message']}"
-        h.run(0.05)
-        time.sleep(0.02)
 
 
 def computer_move(h: Harness) -> dict:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_daemon_support import PIN, control, http, running_daemon, state, wait_for
+from test_daemon_support import PIN, base, control, http, running_daemon, state, wait_for
 
 from companion.rules import get_variant
 
@@ -19,10 +19,6 @@ from companion.rules import get_variant
 def daemon(tmp_path: Path):
     with running_daemon(tmp_path) as d:
         yield d
-
-
-def base(d) -> str:
-    return f"http://127.0.0.1:{d.port}/"
 
 
 def read_until(sock: socket.socket, marker: bytes, buf: bytes = b"") -> bytes:

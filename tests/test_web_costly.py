@@ -6,18 +6,15 @@ real daemon on loopback; connections come from chosen loopback addresses, one pe
 
 from __future__ import annotations
 
-import http.client
 import json
-import random
 import threading
 import time
 from pathlib import Path
 
 import pytest
 from test_daemon_support import running_daemon
+from web_load_support import quiet_game, request
 
-from companion.rules import get_variant
-from companion.rules.game import Game
 from companion.web import costly
 from companion.web.costly import Budget, Busy, RenderCache
 
@@ -25,31 +22,7 @@ LINK = "http://192.168.1.20:8080/?player=" + "x" * 300
 
 
 def get(port: int, path: str, src: str = "127.0.0.1") -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(src, 0))
-    try:
-        conn.request("GET", path)
-        resp = conn.getresponse()
-        return resp.status, dict(resp.getheaders()), resp.read()
-    finally:
-        conn.close()
-
-
-def quiet_game(plies: int, seed: int = 3) -> Game:
-    """A Copenhagen game of ``plies`` moves that capture nothing and do not end it."""
-    rng = random.Random(seed)
-    game = Game(get_variant("copenhagen"))
-    while len(game.played) < plies:
-        options = game.board.legal_moves()
-        rng.shuffle(options)
-        for move in options:
-            played = game.play(move)
-            if played.captures or game.is_over():
-                game.undo()
-                continue
-            break
-        else:
-            raise RuntimeError("no quiet move")
-    return game
+    return request(port, path, src, timeout=10)
 
 
 @pytest.fixture()
@@ -98,7 +71,7 @@ def test_a_finished_games_review_is_made_once_per_version(daemon, monkeypatch) -
     make = review.review_json
     monkeypatch.setattr(review, "review_json", lambda store, gid: made.append(gid) or
                         make(store, gid))
-    gid = daemon.store.import_game(quiet_game(60), ("Ann", "Bo"), time.time(),
+    gid = daemon.store.import_game(quiet_game(60, seed=3), ("Ann", "Bo"), time.time(),
                                    {"format": "otg", "name": "t.otg"})
     first = get(daemon.port, f"/api/review/{gid}", "127.0.10.1")
     second = get(daemon.port, f"/api/review/{gid}", "127.0.10.2")

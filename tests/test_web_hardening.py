@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from test_daemon_support import (
     PIN,
+    base,
     control,
     http,
     running_daemon,
@@ -30,10 +31,6 @@ from test_daemon_support import (
 def daemon(tmp_path: Path):
     with running_daemon(tmp_path) as d:
         yield d
-
-
-def base(d) -> str:
-    return f"http://127.0.0.1:{d.port}/"
 
 
 def post_raw(d, path: str, raw: bytes) -> tuple[int, dict]:

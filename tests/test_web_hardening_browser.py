@@ -4,38 +4,8 @@ for a token; a token the daemon no longer accepts locks the controls again."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
-import pytest
-from prerequisites import require
-from test_daemon_support import PIN, spawn_daemon
-
-CHROMIUM = "/usr/bin/chromium"
-require(importlib.util.find_spec("playwright") is not None, "the playwright package",
-        module_level=True)
-require(Path(CHROMIUM).exists(), "/usr/bin/chromium (apt-get install chromium)",
-        module_level=True)
-playwright = pytest.importorskip("playwright.sync_api")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def daemon(tmp_path: Path):
-    config = tmp_path / "config.toml"
-    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n')
-    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data")])
-    yield base
-    proc.stop()
+from test_daemon_support import PIN
+from test_e2e_browser import browser, daemon  # noqa: F401  (the fixtures)
 
 
 def storage(page) -> dict:
@@ -46,7 +16,7 @@ def unlocked(page) -> bool:
     return page.is_visible("#ctl") and not page.is_visible("#pinform")
 
 
-def test_the_unlock_link_leaves_a_token_and_no_pin(browser, daemon) -> None:
+def test_the_unlock_link_leaves_a_token_and_no_pin(browser, daemon) -> None:  # noqa: F811
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     page = ctx.new_page()
     requests = []
@@ -71,7 +41,8 @@ def test_the_unlock_link_leaves_a_token_and_no_pin(browser, daemon) -> None:
     ctx.close()
 
 
-def test_typing_the_pin_and_an_old_stored_pin_are_traded_for_a_token(browser, daemon) -> None:
+def test_typing_the_pin_and_an_old_stored_pin_are_traded_for_a_token(
+        browser, daemon) -> None:  # noqa: F811
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
     page = ctx.new_page()
     page.goto(daemon)

@@ -7,13 +7,13 @@ Real daemon on loopback, real sockets, each device a loopback address."""
 from __future__ import annotations
 
 import contextlib
-import http.client
 import socket
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from test_daemon_support import running_daemon, wait_for
+from web_load_support import request
 
 PIPELINE = b"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 8
 
@@ -40,14 +40,7 @@ def stuck_writer(port: int, src: str, times: int = 1) -> socket.socket:
 
 
 def fetch(port: int, path: str, src: str) -> int:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(src, 0))
-    try:
-        conn.request("GET", path, headers={"Host": "127.0.0.1"})
-        response = conn.getresponse()
-        response.read()
-        return response.status
-    finally:
-        conn.close()
+    return request(port, path, src, headers={"Host": "127.0.0.1"})[0]
 
 
 def test_pipelined_requests_never_read_cannot_keep_a_new_visitor_out(quick_limits,

@@ -34,26 +34,18 @@ from companion.club.words import words
 
 log = logging.getLogger("companion.club")
 HERE = Path(__file__).parent
-CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
 
 def create_room_app(room: ClubRoom) -> Flask:
     """The room's Flask app (the live stream is the web server's)."""
     from companion import i18n
+    from companion.web import headers
 
     app = Flask(__name__, static_folder=str(HERE / "static"),
                 template_folder=str(HERE / "templates"))
     app.config.update(MAX_CONTENT_LENGTH=1024, JSON_SORT_KEYS=False)
 
-    @app.after_request
-    def _headers(resp: Response) -> Response:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        if request.path.startswith("/api/"):
-            resp.headers.setdefault("Cache-Control", "no-store")
-        return resp
+    app.after_request(headers.add_headers)
 
     @app.errorhandler(404)
     def _not_found(exc: Exception) -> tuple[Response, int]:
@@ -71,9 +63,7 @@ def create_room_app(room: ClubRoom) -> Flask:
         html = render_template("room.html", club=room.club, lang=lang, w=table,
                                words_json=json.dumps(table, ensure_ascii=False)
                                .replace("</", "<\\/"))
-        resp = Response(html, mimetype="text/html")
-        resp.headers["Cache-Control"] = "no-cache"
-        resp.headers["Content-Security-Policy"] = CSP
+        resp = headers.page(html)
         resp.headers["Content-Language"] = lang
         resp.headers["Vary"] = "Accept-Language, Cookie"
         return resp

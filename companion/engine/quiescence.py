@@ -62,18 +62,7 @@ class Quiescence:
                 return -(WIN - ply - 2)
             if qd >= self.qdepth:
                 return self.evaluate(pos)
-            best = -INF
-            for m in forcing:
-                pos.make(m)
-                s = -self.quiesce(pos, -beta, -alpha, ply + 1, qd + 1)
-                pos.unmake()
-                if s > best:
-                    best = s
-                    if s > alpha:
-                        alpha = s
-                        if s >= beta:
-                            break
-            return best
+            return self.best_of(pos, forcing, -INF, alpha, beta, ply, qd)
         stand = self.evaluate(pos)
         if qd >= self.qdepth:
             return stand
@@ -107,7 +96,13 @@ class Quiescence:
             _, threats = self.evaluator.king_threat_squares(pos)
             if threats:
                 candidates += [king << 9 | d for d in pos.geo.iter_bits(threats)]
-        for m in candidates:
+        return self.best_of(pos, candidates, best, alpha, beta, ply, qd)
+
+    def best_of(self, pos: Position, moves: list[int], best: int, alpha: int, beta: int,
+                ply: int, qd: int) -> int:
+        """The best of ``best`` and the scores of ``moves`` from ``pos`` (each searched in
+        quiescence, in order, until one reaches ``beta``)."""
+        for m in moves:
             pos.make(m)
             s = -self.quiesce(pos, -beta, -alpha, ply + 1, qd + 1)
             pos.unmake()

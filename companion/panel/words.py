@@ -8,10 +8,12 @@ them. They are kept here, beside the code that places them.
 
 from __future__ import annotations
 
+from companion.side_words import names
+
 WORDS: dict[str, dict[str, str]] = {
     "en": {
-        "attackers": "Attackers",
-        "defenders": "Defenders",
+        "attackers": names("en")["Attackers"],
+        "defenders": names("en")["Defenders"],
         "to_move": "{side} to move",
         "your_move": "Your move",
         "computer": "Computer",
@@ -100,8 +102,8 @@ WORDS: dict[str, dict[str, str]] = {
         "check_pieces": "Check the pieces",
     },
     "de": {
-        "attackers": "Angreifer",
-        "defenders": "Verteidiger",
+        "attackers": names("de")["Attackers"],
+        "defenders": names("de")["Defenders"],
         "to_move": "{side} am Zug",
         "your_move": "Dein Zug",
         "computer": "Computer",

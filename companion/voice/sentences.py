@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion.side_words import names
+
 State = Mapping[str, Any]  # the session's published state (JSON: /api/state)
 
 #: Low-time warnings, seconds left on the clock of the side to move.
@@ -20,9 +22,7 @@ LOW_TIME = (60.0, 10.0)
 
 T: dict[str, dict[str, str]] = {
     "en": {
-        "attackers": "attackers", "defenders": "defenders",
-        "Attackers": "Attackers", "Defenders": "Defenders",
-        "t": "attacker", "T": "defender", "K": "king",
+        **names("en"),  # the sides and the pieces
         "computer": "Computer", "engine": "The engine", "online": "{name}", "club": "{name}",
         "page": "{name}",
         "make": "{who}: {frm} to {to}.", "make_captures": "{who}: {frm} to {to}, captures {caps}.",
@@ -49,9 +49,7 @@ T: dict[str, dict[str, str]] = {
         "king_no_lines": "The king on {square} has no free line to an edge.",
     },
     "de": {
-        "attackers": "Angreifer", "defenders": "Verteidiger",
-        "Attackers": "Angreifer", "Defenders": "Verteidiger",
-        "t": "Angreifer", "T": "Verteidiger", "K": "König",
+        **names("de"),
         "computer": "Computer", "engine": "Die Engine", "online": "{name}", "club": "{name}",
         "page": "{name}",
         "make": "{who}: {frm} nach {to}.",

@@ -30,7 +30,7 @@ from companion import i18n
 from companion.rules import PRESETS
 from companion.session.actors import OWNER, SPECTATOR, Actor
 from companion.session.api import SessionAPI
-from companion.web import auth, costly, errors, review
+from companion.web import auth, costly, errors, headers, review
 from companion.web.hub import StateHub
 from companion.web.online_api import OnlineControl, register_online_routes
 from companion.web.pagefiles import PageFiles
@@ -103,25 +103,11 @@ def create_app(session: SessionAPI, hub: StateHub, pin: str, host: str = "0.0.0.
     def _http_error(exc: HTTPException) -> tuple[Response, int]:
         return jsonify(error=exc.description or exc.name), exc.code or 400
 
-    @app.after_request
-    def _headers(resp: Response) -> Response:
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
-        resp.headers.setdefault("X-Frame-Options", "DENY")
-        if request.path.startswith("/api/"):
-            resp.headers.setdefault("Cache-Control", "no-store")
-        return resp
+    app.after_request(headers.add_headers)
 
     @app.get("/")
     def index() -> Response:
-        html = render_template("index.html", v=version)
-        resp = Response(html, mimetype="text/html")
-        resp.headers["Cache-Control"] = "no-cache"
-        resp.headers["Content-Security-Policy"] = (
-            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-        )
-        return resp
+        return headers.page(render_template("index.html", v=version))
 
     @app.before_request
     def _guard() -> None:
