@@ -26,6 +26,8 @@ from companion.store_rows import (
     NOT_ENDINGS,
     GameRow,
     MatchRow,
+    PuzzleProgress,
+    PuzzleStanding,
     StoreError,
     match_row,
     rules_of,
@@ -184,6 +186,23 @@ class StoreReader:
             if row is not None:
                 out[fp] = int(row[0])
         return out
+
+    def stored_puzzles(self, variant: str | None = None) -> list[dict[str, Any]]:
+        """The puzzles read from files (their JSON), of ``variant`` or all, oldest first."""
+        sql = "SELECT data FROM puzzles" + (" WHERE variant = ?" if variant else "")
+        rows = self._fetch(sql + " ORDER BY added, id", (variant,) if variant else ())
+        return [json.loads(r[0]) for r in rows]
+
+    def puzzle_progress(self) -> PuzzleProgress:
+        """The player's puzzle rating (None before any attempt), attempts and puzzles solved,
+        and each tried puzzle's rating, attempts and solves."""
+        row = self._one("SELECT player_after FROM puzzle_attempts ORDER BY id DESC LIMIT 1")
+        totals = self._one("SELECT COUNT(*), COALESCE(SUM(solved), 0) FROM puzzle_attempts")
+        tried = {str(r[0]): PuzzleStanding(float(r[1]), int(r[2]), int(r[3]))
+                 for r in self._fetch("SELECT puzzle, rating, attempts, solved FROM "
+                                      "puzzle_ratings", ())}
+        return PuzzleProgress(float(row[0]) if row else None, int(totals[0]) if totals else 0,
+                              int(totals[1]) if totals else 0, tried)
 
     def load_game(self, gid: int) -> Game:
         """The stored game replayed through its own rules (manual endings restored)."""

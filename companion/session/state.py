@@ -168,6 +168,7 @@ def live_state(ctx: Context) -> LiveState:
         "note": "",
         "display": ctx.display.copy() if ctx.display else None,
         "voice": dict(ctx.voice) if ctx.voice else None,
+        "puzzle": ctx.puzzle.copy() if ctx.puzzle else None,
     }
 
 
