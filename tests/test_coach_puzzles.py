@@ -232,3 +232,27 @@ def test_a_wrong_move_is_answered_with_the_refutation(tmp_path: Path) -> None:
         assert s["puzzle"]["player_rating"] < puzzle_rating.PLAYER_START
         assert any(e["kind"] == "puzzle" and e.get("status") == "wrong"
                    for e in state(base)["events"])
+
+
+def test_an_opentafl_puzzle_imported_joins_the_library(tmp_path: Path) -> None:
+    from test_imports_web import PUZZLE
+
+    with running_daemon(tmp_path) as d:
+        base = f"http://127.0.0.1:{d.port}/"
+        text = PUZZLE.replace("[puzzle-start:2b]\n", "[puzzle-start:2b]\n[start-comment:The "
+                              "king escapes in three.]\n")
+        status, j = control(base, "api/import", {"name": "puzzle.otg", "text": text})
+        assert status == 200, j
+        listed = json.loads(http(base + "api/puzzles?variant=fetlar")[2])["puzzles"]
+        (p,) = listed
+        assert (p["side"], p["goal"], p["moves"]) == ("defenders", "escape", 3)
+        # the same file again: the same puzzle, kept once
+        assert control(base, "api/import", {"name": "again.otg", "text": text})[0] == 200
+        assert len(json.loads(http(base + "api/puzzles?variant=fetlar")[2])["puzzles"]) == 1
+        assert control(base, "api/puzzle", {"id": p["id"]})[0] == 200
+        s = state(base)
+        assert s["variant"] == "fetlar" and s["turn"] == "defenders"
+        assert s["puzzle"]["comment"] == "The king escapes in three."
+        stored = next(x for x in d.store.stored_puzzles("fetlar"))
+        assert check_line(Puzzle.from_json(stored)) is None
+        assert stored["line"][0].startswith("f6-i6")

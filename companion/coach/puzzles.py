@@ -180,3 +180,36 @@ def find_shipped(pid: str) -> Puzzle | None:
     """The shipped puzzle ``pid`` (its id starts with its variant's name)."""
     variant = pid.rsplit("-", 1)[0]
     return next((p for p in shipped(variant) if p.id == pid), None)
+
+
+def imported_rating(moves: int) -> int:
+    """The starting rating of a puzzle read from a file (its length alone is known)."""
+    return 800 + 250 * (moves - 1)
+
+
+def from_record(game: Game, start: int, comment: str = "", source: str = "") -> Puzzle | None:
+    """The puzzle of an OpenTafl record (``puzzle-start``: the ply it starts after): the side
+    that wins the main line by the rules solves it from the first position where it is to move,
+    the rest of the line is the solution. None when the line ends otherwise (no win by the
+    rules, a variant of its own, nothing left to play)."""
+    from companion.rules import PRESETS
+
+    if game.rules.id not in PRESETS or game.board.outcome() is None or goal_of(game) is None:
+        return None
+    winner = game.result
+    at = Game(game.rules, game.start_position, game.start_turn)
+    played = game.played
+    k = max(0, min(start, len(played)))
+    for p in played[:k]:
+        at.play(p.move)
+    if at.turn != winner and k < len(played):
+        at.play(played[k].move)  # the puzzle's first move is the other side's: made for him
+        k += 1
+    line = tuple(p.text for p in played[k:])
+    if not line or at.turn != winner:
+        return None
+    position, side = at.board.otn(), str(at.turn)
+    moves = (len(line) + 1) // 2
+    return Puzzle(id=puzzle_id(game.rules.id, position, side), variant=game.rules.id,
+                  position=position, side=side, goal=goal_of(game) or "win", moves=moves,
+                  rating=imported_rating(moves), line=line, source=source, comment=comment)
