@@ -8,6 +8,29 @@
   let asked = "";
   let variants = null;
 
+  /* the list's parts, made once (kept out of the page's first load) */
+  const box = $("puzzles");
+  const vrow = document.createElement("p");
+  vrow.className = "row";
+  const vlabel = document.createElement("label");
+  vlabel.htmlFor = "puzzlevariant";
+  vlabel.textContent = _("Variant");
+  const vsel = document.createElement("select");
+  vsel.id = "puzzlevariant";
+  vrow.append(vlabel, " ", vsel);
+  const player = document.createElement("p");
+  player.id = "puzzleplayer";
+  player.className = "small";
+  const table = document.createElement("table");
+  table.id = "puzzletable";
+  table.className = "explorer";
+  table.appendChild(document.createElement("tbody"));
+  box.append(vrow, player, table);
+  const line = document.createElement("p");   // what the board says while a puzzle is on
+  line.id = "puzzleline";
+  line.hidden = true;
+  document.getElementById("matchline").after(line);
+
   function sideText(side) { return side === "attackers" ? _("the attackers") : _("the defenders"); }
 
   function goalText(goal, n) {
@@ -77,7 +100,6 @@
   }
 
   function status(S) {
-    const line = $("puzzleline");
     const p = S.puzzle;
     line.hidden = !p;
     if (!p) return;
@@ -99,9 +121,9 @@
     line.className = "matchline puzzle-" + p.status;
   }
 
-  function render(S, owner) {
+  function render(S) {
     status(S);
-    list(S, owner, false);
+    list(S, T.live.me().role === "owner", false);
   }
 
   $("puzzlevariant").addEventListener("change", () => { const S = T.live.state(); if (S) list(S, T.live.me().role === "owner", true); });
