@@ -35,6 +35,7 @@ from companion.store_rows import (
     GameRow,
     MatchRow,
     PuzzleAttemptRow,
+    StoredPuzzle,
     StoreError,
     imported_settings,
     rules_of,
@@ -340,14 +341,15 @@ class Store(StoreReader):
                        "created, review) VALUES (?, ?, ?, ?, ?, ?)",
                        (gid, _dumps(list(moves)), seconds, engine, time.time(), _dumps(review)))
 
-    def save_puzzles(self, puzzles: Sequence[tuple[str, str, Mapping[str, Any]]]) -> int:
-        """Keep puzzles read from files (``(id, variant, data)``), all in one transaction; a
-        puzzle already kept is not written again. How many were new."""
+    def save_puzzles(self, puzzles: Sequence[StoredPuzzle]) -> int:
+        """Keep puzzles read from files, all in one transaction; a puzzle already kept is not
+        written again. How many were new."""
         new = 0
         with self._tx() as db:
-            for pid, variant, data in puzzles:
+            for p in puzzles:
                 cur = db.execute("INSERT OR IGNORE INTO puzzles (id, variant, data, added) "
-                                 "VALUES (?, ?, ?, ?)", (pid, variant, _dumps(data), time.time()))
+                                 "VALUES (?, ?, ?, ?)", (p.id, p.variant, _dumps(p.data),
+                                                         time.time()))
                 new += cur.rowcount
         return new
 

@@ -28,6 +28,7 @@ from companion.store_rows import (
     MatchRow,
     PuzzleProgress,
     PuzzleStanding,
+    StoredPuzzle,
     StoreError,
     match_row,
     rules_of,
@@ -187,11 +188,11 @@ class StoreReader:
                 out[fp] = int(row[0])
         return out
 
-    def stored_puzzles(self, variant: str | None = None) -> list[dict[str, Any]]:
-        """The puzzles read from files (their JSON), of ``variant`` or all, oldest first."""
-        sql = "SELECT data FROM puzzles" + (" WHERE variant = ?" if variant else "")
+    def stored_puzzles(self, variant: str | None = None) -> list[StoredPuzzle]:
+        """The puzzles read from files, of ``variant`` or all, oldest first."""
+        sql = "SELECT id, variant, data FROM puzzles" + (" WHERE variant = ?" if variant else "")
         rows = self._fetch(sql + " ORDER BY added, id", (variant,) if variant else ())
-        return [json.loads(r[0]) for r in rows]
+        return [StoredPuzzle(str(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
 
     def puzzle_progress(self) -> PuzzleProgress:
         """The player's puzzle rating (None before any attempt), attempts and puzzles solved,

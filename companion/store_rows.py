@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,6 +217,15 @@ class PuzzleAttemptRow:
     player_after: float
     puzzle_before: float
     puzzle_after: float
+
+
+@dataclass(frozen=True)
+class StoredPuzzle:
+    """A puzzle read from a file, as kept: its id, variant and JSON (companion.coach.puzzles)."""
+
+    id: str
+    variant: str
+    data: Mapping[str, object]
 
 
 @dataclass(frozen=True)

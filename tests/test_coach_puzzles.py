@@ -22,7 +22,7 @@ from companion.coach.puzzles import SHIPPED, Puzzle, shipped
 from companion.rules import get_variant
 from companion.rules.game import Game
 from companion.store import Store
-from companion.store_rows import PuzzleAttemptRow
+from companion.store_rows import PuzzleAttemptRow, StoredPuzzle
 
 
 def test_the_doctests_pass() -> None:
@@ -115,9 +115,9 @@ def test_the_store_keeps_attempts_and_ratings(tmp_path: Path) -> None:
     p = store.puzzle_progress()
     assert (p.rating, p.attempts, p.solved) == (1500.0, 2, 1)
     assert p.puzzles["x-1"].attempts == 2 and p.puzzles["x-1"].rating == 1508.0
-    assert store.save_puzzles([("y-1", "brandubh", {"id": "y-1"})]) == 1
-    assert store.save_puzzles([("y-1", "brandubh", {"id": "y-1"})]) == 0
-    assert store.stored_puzzles("brandubh") == [{"id": "y-1"}]
+    assert store.save_puzzles([StoredPuzzle("y-1", "brandubh", {"id": "y-1"})]) == 1
+    assert store.save_puzzles([StoredPuzzle("y-1", "brandubh", {"id": "y-1"})]) == 0
+    assert store.stored_puzzles("brandubh") == [StoredPuzzle("y-1", "brandubh", {"id": "y-1"})]
     store.close()
 
 
@@ -253,6 +253,6 @@ def test_an_opentafl_puzzle_imported_joins_the_library(tmp_path: Path) -> None:
         s = state(base)
         assert s["variant"] == "fetlar" and s["turn"] == "defenders"
         assert s["puzzle"]["comment"] == "The king escapes in three."
-        stored = next(x for x in d.store.stored_puzzles("fetlar"))
-        assert check_line(Puzzle.from_json(stored)) is None
-        assert stored["line"][0].startswith("f6-i6")
+        (stored,) = d.store.stored_puzzles("fetlar")
+        puzzle = Puzzle.from_json(stored.data)
+        assert check_line(puzzle) is None and puzzle.line[0].startswith("f6-i6")

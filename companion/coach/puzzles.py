@@ -47,6 +47,22 @@ class PuzzleListing(TypedDict):
     rating: int
 
 
+class PuzzlePlayer(TypedDict):
+    """The player's puzzle rating (None before the first attempt) and progress."""
+
+    rating: float | None
+    attempts: int
+    solved: int
+
+
+class PuzzleCatalogue(TypedDict):
+    """``GET /api/puzzles``: a variant's puzzles, easiest first, and the player's standing."""
+
+    variant: str
+    puzzles: list[PuzzleListing]
+    player: PuzzlePlayer
+
+
 class PuzzleJSON(TypedDict, total=False):
     """A puzzle as it is shipped and stored."""
 

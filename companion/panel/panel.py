@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
+from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.buttons import ButtonEvent, ButtonSource
 from companion.drivers.display import LumaDisplay, TextDisplay, render
 from companion.panel.menu import Menu
@@ -72,7 +73,7 @@ class PanelSession(Protocol):
 
     def start_puzzle(self, actor: Actor, pid: object) -> object: ...
 
-    def puzzles(self, variant: str) -> Mapping[str, Any]:
+    def puzzles(self, variant: str) -> PuzzleCatalogue:
         """The variant's puzzles (``GET /api/puzzles``'s answer; any thread)."""
         ...
 
@@ -310,9 +311,8 @@ class Panel:
         menu = self.menu
         if menu is None or menu.origin != "puzzle" or menu.puzzles_of == menu.variant:
             return
-        listed = self.session.puzzles(menu.variant).get("puzzles") or []
-        choices = tuple((str(p["id"]), str(p["goal"]), int(p["moves"]), int(p["rating"]))
-                        for p in listed)
+        choices = tuple((p["id"], p["goal"], p["moves"], p["rating"])
+                        for p in self.session.puzzles(menu.variant)["puzzles"])
         self.menu = replace(menu, puzzles=choices, puzzles_of=menu.variant, puzzle=0)
 
     def _follow_reading(self, renew: bool = False) -> None:

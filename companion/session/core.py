@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.rules.game import Game
 from companion.session import state
@@ -50,7 +51,7 @@ from companion.session.match import Match
 from companion.session.move_clocks import Clocks
 from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
-from companion.session.puzzle_run import PuzzleCatalogue, PuzzleRun, PuzzleStarted, catalogue
+from companion.session.puzzle_run import PuzzleRun, PuzzleStarted, catalogue
 from companion.session.record import GameRecord
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames

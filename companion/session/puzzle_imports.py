@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from companion.coach.puzzles import PuzzleJSON, from_record
+from companion.coach.puzzles import from_record
 from companion.session.api import ImportedGame
+from companion.store_rows import StoredPuzzle
 
 
-def puzzles_of(games: Sequence[ImportedGame]) -> list[tuple[str, str, Mapping[str, object]]]:
-    """``(id, variant, data)`` of the puzzles among ``games`` (for ``Store.save_puzzles``)."""
-    out: list[tuple[str, str, Mapping[str, object]]] = []
+def puzzles_of(games: Sequence[ImportedGame]) -> list[StoredPuzzle]:
+    """The puzzles among ``games`` (for ``Store.save_puzzles``)."""
+    out: list[StoredPuzzle] = []
     for g in games:
         marker = g.origin.get("puzzle")
         if not isinstance(marker, Mapping):
@@ -26,6 +27,5 @@ def puzzles_of(games: Sequence[ImportedGame]) -> list[tuple[str, str, Mapping[st
         puzzle = from_record(g.game, int(start) if isinstance(start, int) else 0, comment,
                              f"OpenTafl file {name}" if name else "OpenTafl file")
         if puzzle is not None:
-            data: PuzzleJSON = puzzle.to_json()
-            out.append((puzzle.id, puzzle.variant, dict(data)))
+            out.append(StoredPuzzle(puzzle.id, puzzle.variant, dict(puzzle.to_json())))
     return out

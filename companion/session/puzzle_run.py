@@ -15,7 +15,14 @@ from typing import TypedDict
 
 from companion.coach import puzzle_rating
 from companion.coach.puzzle_attempt import Attempt, Verdict
-from companion.coach.puzzles import DEFAULT_RATING, Puzzle, PuzzleListing, find_shipped, shipped
+from companion.coach.puzzles import (
+    DEFAULT_RATING,
+    Puzzle,
+    PuzzleCatalogue,
+    PuzzlePlayer,
+    find_shipped,
+    shipped,
+)
 from companion.rules import PRESETS
 from companion.rules.board import Position
 from companion.session import state
@@ -42,22 +49,14 @@ class PuzzleStarted(TypedDict):
     puzzle: str
 
 
-class PuzzleCatalogue(TypedDict):
-    """``GET /api/puzzles``."""
-
-    variant: str
-    puzzles: list[PuzzleListing]
-    player: dict[str, float | int | None]
-
-
 def find(reader: StoreReader, pid: str) -> Puzzle | None:
     """A shipped puzzle, or one read from a file and stored."""
     found = find_shipped(pid)
     if found is not None:
         return found
-    for data in reader.stored_puzzles():
-        if data.get("id") == pid:
-            return Puzzle.from_json(data)
+    for stored in reader.stored_puzzles():
+        if stored.id == pid:
+            return Puzzle.from_json(stored.data)
     return None
 
 
@@ -66,16 +65,16 @@ def catalogue(reader: StoreReader, variant: str) -> PuzzleCatalogue:
     attempts gave them, and the player's rating and progress (any thread: ``reader`` is
     read-only)."""
     progress = reader.puzzle_progress()
-    puzzles = list(shipped(variant)) + [Puzzle.from_json(d)
-                                        for d in reader.stored_puzzles(variant)]
+    puzzles = list(shipped(variant)) + [Puzzle.from_json(s.data)
+                                        for s in reader.stored_puzzles(variant)]
     listed = []
     for p in puzzles:
         standing = progress.puzzles.get(p.id)
         listed.append(p.listing(round(standing.rating) if standing else None))
     listed.sort(key=lambda x: (x["rating"], x["id"]))
-    return {"variant": variant, "puzzles": listed,
-            "player": {"rating": progress.rating, "attempts": progress.attempts,
-                       "solved": progress.solved}}
+    player: PuzzlePlayer = {"rating": progress.rating, "attempts": progress.attempts,
+                            "solved": progress.solved}
+    return {"variant": variant, "puzzles": listed, "player": player}
 
 
 class PuzzleRun:
