@@ -194,6 +194,10 @@ class StoreReader:
         rows = self._fetch(sql + " ORDER BY added, id", (variant,) if variant else ())
         return [StoredPuzzle(str(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
 
+    def puzzle_attempted(self, gid: int) -> bool:
+        """Whether an attempt at a puzzle was stored for game ``gid``."""
+        return self._one("SELECT 1 FROM puzzle_attempts WHERE game_id = ?", (gid,)) is not None
+
     def puzzle_progress(self) -> PuzzleProgress:
         """The player's puzzle rating (None before any attempt), attempts and puzzles solved,
         and each tried puzzle's rating, attempts and solves."""

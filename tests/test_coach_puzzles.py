@@ -256,3 +256,27 @@ def test_an_opentafl_puzzle_imported_joins_the_library(tmp_path: Path) -> None:
         (stored,) = d.store.stored_puzzles("fetlar")
         puzzle = Puzzle.from_json(stored.data)
         assert check_line(puzzle) is None and puzzle.line[0].startswith("f6-i6")
+
+
+def test_a_puzzle_goes_on_after_a_restart(tmp_path: Path) -> None:
+    with running_daemon(tmp_path) as d:
+        base = f"http://127.0.0.1:{d.port}/"
+        listed = a_puzzle(base, "brandubh", moves=2)
+        puzzle = companion.coach.puzzles.find_shipped(listed["id"])
+        assert puzzle is not None
+        assert control(base, "api/puzzle", {"id": listed["id"]})[0] == 200
+        set_up(base)
+        make(base, puzzle.line[0])
+        m = wait_for(lambda: state(base)["move_to_make"], what="the puzzle's answer")
+    with running_daemon(tmp_path) as d:  # the same store: the game, its move to make, the puzzle
+        base = f"http://127.0.0.1:{d.port}/"
+        s = when(base, lambda x: bool(x["puzzle"]), "the puzzle resumed")
+        assert s["puzzle"]["id"] == listed["id"] and s["puzzle"]["played"] == 1
+        assert s["puzzle"]["status"] == "playing" and s["move_to_make"]["move"] == m["move"]
+        if state(base)["tracking"] == "setup":
+            set_up(base)
+        make(base, puzzle.line[1])
+        make(base, puzzle.line[2])
+        s = when(base, lambda x: x["puzzle"]["status"] == "solved", "solved")
+        j = json.loads(http(base + "api/puzzles?variant=brandubh")[2])
+        assert j["player"]["attempts"] == 1 and j["player"]["solved"] == 1

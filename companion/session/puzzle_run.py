@@ -5,6 +5,10 @@ answers (the solution's defence, or the refutation of a wrong move) become the m
 the board, shown with the LEDs. A finished attempt is stored with both ratings (Elo,
 :mod:`companion.coach.puzzle_rating`).
 
+After a restart the puzzle goes on: a game played against the puzzle (its other side's player
+is :data:`OPPONENT`) from a puzzle's position is the attempt again, its moves judged afresh (an
+attempt already stored is not stored twice).
+
 The part owns ``ctx.puzzle`` (what the state shows) and nothing else of the context's.
 """
 
@@ -21,6 +25,7 @@ from companion.coach.puzzles import (
     PuzzleCatalogue,
     PuzzlePlayer,
     find_shipped,
+    puzzle_id,
     shipped,
 )
 from companion.rules import PRESETS
@@ -91,6 +96,8 @@ class PuzzleRun:
         self.started = 0.0
         self.recorded = False
         self.ratings: tuple[float, float] | None = None  # the player's and the puzzle's, after
+        self.looked = -1  # the game last looked at for a puzzle to resume
+        self.quiet = False  # the moves judged again after a restart are not announced again
 
     def start(self, actor: Actor, pid: object) -> PuzzleStarted:
         """Start puzzle ``pid`` (owner): a new game from its position, the solver at the
@@ -128,19 +135,23 @@ class PuzzleRun:
     def step(self) -> None:
         """Judge the moves made since the last step; make the answer the move to make (loop
         thread, every step)."""
-        a = self.attempt
-        if a is None:
-            return
         ctx = self.ctx
-        if ctx.gid != self.gid:  # another game: the puzzle is left
+        if self.attempt is not None and ctx.gid != self.gid:  # another game: the puzzle is left
             self.attempt = None
             self._show()
+        if self.attempt is None and self.looked != ctx.gid:
+            self.looked = ctx.gid
+            self._resume()
+        a = self.attempt
+        if a is None:
             return
         game = ctx.game
         if len(game.played) < a.judged and not self.recorded:
             self.attempt = a = Attempt(a.puzzle)  # taken back: tried afresh
         for verdict in a.follow(game):
-            self._said(verdict)
+            if not self.quiet:
+                self._said(verdict)
+        self.quiet = False
         if a.over and not self.recorded and a.status in ("solved", "failed"):
             self._record(a)
         if (a.expected is not None and len(game.played) == a.judged and not game.is_over()
@@ -152,6 +163,27 @@ class PuzzleRun:
                 log.warning("game %d: the puzzle's answer %s not taken: %s", ctx.gid,
                             a.expected, exc)
         self._show()
+
+    def _resume(self) -> None:
+        """The current game is a puzzle's (a restart): its attempt again."""
+        ctx = self.ctx
+        game = ctx.game
+        side = str(game.start_turn)
+        other = SIDES[1 - SIDES.index(side)] if side in SIDES else ""
+        if not other or ctx.players[other].name != OPPONENT:
+            return
+        try:
+            puzzle = find(ctx.store, puzzle_id(game.rules.id, game.start_position, side))
+            recorded = ctx.store.puzzle_attempted(ctx.gid)
+        except STORE_ERRORS as exc:
+            log.warning("game %d: the puzzle not resumed: %s", ctx.gid, exc)
+            return
+        if puzzle is None:
+            return
+        self.attempt = Attempt(puzzle)
+        self.gid, self.started, self.recorded, self.ratings = ctx.gid, ctx.wall(), recorded, None
+        self.quiet = True
+        log.info("game %d: puzzle %s resumed", ctx.gid, puzzle.id)
 
     def _said(self, v: Verdict) -> None:
         ctx = self.ctx
