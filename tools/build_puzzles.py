@@ -10,7 +10,8 @@ side that went on to win is to move (either side in a drawn or unfinished game) 
 win in 1-5 moves by the side to move, the first move unique, verified by the engine with its
 pruning off. The run stops scanning after ``--minutes`` (the cap; the time is split between the
 variants by their games). Prints the figures: positions scanned, candidates, puzzles kept by
-length, dropped (not unique, over the node budget), nodes, time, bytes written.
+length, dropped (not unique, over the node budget), the deepest verification, nodes, time and
+bytes written.
 """
 
 from __future__ import annotations
@@ -110,11 +111,13 @@ def main() -> None:
         (args.out / f"{variant}.json.gz").write_bytes(data)
         f = maker.figures
         lengths = ", ".join(f"{k}: {v}" for k, v in sorted(f.by_moves.items()))
+        deepest = 2 * max(f.by_moves, default=0) - 1
         goals = {g: sum(1 for p in puzzles if p.goal == g) for g in ("escape", "capture", "win")}
         print(f"{variant}: {f.scanned} positions scanned, {f.candidates} candidates, "
               f"{len(puzzles)} puzzles kept (by moves {lengths}; {goals}); dropped: "
               f"{f.not_unique} not unique, {f.over_budget} over the node budget, {f.refused} "
-              f"not confirmed; {f.nodes:,} nodes; {time.monotonic() - start:.0f} s "
+              f"not confirmed; verified full width to {max(deepest, 0)} plies at most (a win in N "
+              f"moves to 2N-1); {f.nodes:,} nodes; {time.monotonic() - start:.0f} s "
               f"({time.process_time() - cpu:.0f} s CPU); {len(data):,} bytes")
 
 
