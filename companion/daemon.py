@@ -50,7 +50,7 @@ from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
-    from flask import Flask
+    from flask import Blueprint, Flask
 
     from companion.club.service import ClubService
     from companion.panel import Panel
@@ -272,6 +272,7 @@ class Daemon:
         from companion.coach.web import blueprint as explorer_routes
 
         flask_app.register_blueprint(explorer_routes(self._own_games))  # GET /api/explorer
+        flask_app.register_blueprint(self._puzzle_routes())  # /api/puzzles, POST /api/puzzle
         self.voice = self._voice()
         if self.voice is not None:
             from companion.voice.web import blueprint as voice_routes
@@ -284,6 +285,22 @@ class Daemon:
         self._attach_remote_players()
         if own:  # always attached: a game opened or joined on the page starts here
             self.session.attach_remote(online_player)
+
+    def _puzzle_routes(self) -> Blueprint:
+        """The puzzles' routes on the session (the start is the owner's control)."""
+        from companion.coach.puzzle_web import PuzzleRefused, blueprint
+        from companion.session.actors import OWNER, ControlError
+
+        session = self.session
+        assert session is not None
+
+        def start(pid: object) -> Mapping[str, object]:
+            try:
+                return session.start_puzzle(OWNER, pid)
+            except ControlError as exc:
+                raise PuzzleRefused(exc.status, exc.code, exc.message) from None
+
+        return blueprint(session.puzzles, start)
 
     def _own_games(self, variant: str) -> list[tuple[list[str], str]]:
         """The board's finished games of ``variant`` from its start (the explorer's; a web

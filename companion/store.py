@@ -11,7 +11,7 @@ Tables: ``matches``, ``games`` (variant, settings, players, time control, curren
 result), ``moves`` (one row per ply: wall time ``t``, both clocks after the move), ``events``
 (illegal moves, warnings, takebacks, draw offers, flag falls, hints ...: wall time ``t`` and a
 JSON payload), ``links`` (player-link tokens), ``analyses`` (the engine's analysis of a game),
-``meta``.
+``meta``; ``puzzles`` (read from files), ``puzzle_attempts`` and ``puzzle_ratings``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from companion.store_rows import (
     MANUAL_REASONS,
     GameRow,
     MatchRow,
+    PuzzleAttemptRow,
+    StoredPuzzle,
     StoreError,
     imported_settings,
     rules_of,
@@ -338,6 +340,34 @@ class Store(StoreReader):
             db.execute("INSERT OR REPLACE INTO analyses (game_id, moves, seconds, engine, "
                        "created, review) VALUES (?, ?, ?, ?, ?, ?)",
                        (gid, _dumps(list(moves)), seconds, engine, time.time(), _dumps(review)))
+
+    def save_puzzles(self, puzzles: Sequence[StoredPuzzle]) -> int:
+        """Keep puzzles read from files, all in one transaction; a puzzle already kept is not
+        written again. How many were new."""
+        new = 0
+        with self._tx() as db:
+            for p in puzzles:
+                cur = db.execute("INSERT OR IGNORE INTO puzzles (id, variant, data, added) "
+                                 "VALUES (?, ?, ?, ?)", (p.id, p.variant, _dumps(p.data),
+                                                         time.time()))
+                new += cur.rowcount
+        return new
+
+    def puzzle_attempt(self, a: PuzzleAttemptRow) -> None:
+        """Keep one finished attempt at a puzzle and the puzzle's rating after it."""
+        with self._tx() as db:
+            db.execute("INSERT INTO puzzle_attempts (puzzle, game_id, started, ended, solved, "
+                       "moves, player_before, player_after, puzzle_before, puzzle_after) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (a.puzzle, a.game_id, a.started, a.ended, int(a.solved),
+                        " ".join(a.moves), a.player_before, a.player_after, a.puzzle_before,
+                        a.puzzle_after))
+            db.execute("INSERT INTO puzzle_ratings (puzzle, rating, attempts, solved) "
+                       "VALUES (?, ?, 1, ?) ON CONFLICT(puzzle) DO UPDATE SET "
+                       "rating = excluded.rating, attempts = attempts + 1, "
+                       "solved = solved + excluded.solved",
+                       (a.puzzle, a.puzzle_after, int(a.solved)))
+
 
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) under the store lock."""

@@ -26,6 +26,9 @@ from companion.store_rows import (
     NOT_ENDINGS,
     GameRow,
     MatchRow,
+    PuzzleProgress,
+    PuzzleStanding,
+    StoredPuzzle,
     StoreError,
     match_row,
     rules_of,
@@ -184,6 +187,27 @@ class StoreReader:
             if row is not None:
                 out[fp] = int(row[0])
         return out
+
+    def stored_puzzles(self, variant: str | None = None) -> list[StoredPuzzle]:
+        """The puzzles read from files, of ``variant`` or all, oldest first."""
+        sql = "SELECT id, variant, data FROM puzzles" + (" WHERE variant = ?" if variant else "")
+        rows = self._fetch(sql + " ORDER BY added, id", (variant,) if variant else ())
+        return [StoredPuzzle(str(r[0]), str(r[1]), json.loads(r[2])) for r in rows]
+
+    def puzzle_attempted(self, gid: int) -> bool:
+        """Whether an attempt at a puzzle was stored for game ``gid``."""
+        return self._one("SELECT 1 FROM puzzle_attempts WHERE game_id = ?", (gid,)) is not None
+
+    def puzzle_progress(self) -> PuzzleProgress:
+        """The player's puzzle rating (None before any attempt), attempts and puzzles solved,
+        and each tried puzzle's rating, attempts and solves."""
+        row = self._one("SELECT player_after FROM puzzle_attempts ORDER BY id DESC LIMIT 1")
+        totals = self._one("SELECT COUNT(*), COALESCE(SUM(solved), 0) FROM puzzle_attempts")
+        tried = {str(r[0]): PuzzleStanding(float(r[1]), int(r[2]), int(r[3]))
+                 for r in self._fetch("SELECT puzzle, rating, attempts, solved FROM "
+                                      "puzzle_ratings", ())}
+        return PuzzleProgress(float(row[0]) if row else None, int(totals[0]) if totals else 0,
+                              int(totals[1]) if totals else 0, tried)
 
     def load_game(self, gid: int) -> Game:
         """The stored game replayed through its own rules (manual endings restored)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -200,3 +201,48 @@ def match_row(r: tuple[Any, ...]) -> MatchRow:
                     json.loads(r[5] or "{}"), r[6], json.loads(r[7]) if r[7] else None)
 
 
+
+
+@dataclass(frozen=True)
+class PuzzleAttemptRow:
+    """One finished attempt at a puzzle, with the ratings before and after it."""
+
+    puzzle: str
+    game_id: int | None
+    started: float
+    ended: float
+    solved: bool
+    moves: tuple[str, ...]
+    player_before: float
+    player_after: float
+    puzzle_before: float
+    puzzle_after: float
+
+
+@dataclass(frozen=True)
+class StoredPuzzle:
+    """A puzzle read from a file, as kept: its id, variant and JSON (companion.coach.puzzles)."""
+
+    id: str
+    variant: str
+    data: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class PuzzleStanding:
+    """A tried puzzle's rating, attempts and solves."""
+
+    rating: float
+    attempts: int
+    solved: int
+
+
+@dataclass(frozen=True)
+class PuzzleProgress:
+    """The player's puzzle rating (None before the first attempt), attempts, solves, and the
+    tried puzzles by id."""
+
+    rating: float | None
+    attempts: int
+    solved: int
+    puzzles: dict[str, PuzzleStanding]

@@ -5,7 +5,8 @@ never set the pragma, so it reads 0 with tables present); each later version has
 that moves a store forward, all in one transaction (2: matches, settings, players, clocks, links;
 3: hints per game and the ``analyses`` table; 4: the pending move to make of a game; 5: the
 terms of a game with a player at a distance; 6: an index of imported games by their
-fingerprint). A new
+fingerprint; 7: puzzles read from files, the attempts at puzzles and the puzzles' and the
+player's puzzle ratings). A new
 store is made as version 2 and migrated.
 A store made by a newer version is refused, never written. Opening checks, in order, and stops
 at the first problem with one clear line (:class:`StoreOpenError`): the data directory (a file?
@@ -26,7 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 HEADER = b"SQLite format 3\x00"
 
 SCHEMA_V2 = """
@@ -144,6 +145,36 @@ ALTER TABLE games ADD COLUMN remote TEXT;
     # again is not stored twice), without reading every event
     5: """
 CREATE INDEX events_import ON events(json_extract(data, '$.fingerprint')) WHERE kind = 'imported';
+""",
+    # 7: puzzles (docs/coach.md): those read from OpenTafl files (the shipped ones live in the
+    # package), every attempt with its outcome and the ratings after it, and each puzzle's
+    # rating as the attempts moved it (the player's is the last attempt's ``player_after``)
+    6: """
+CREATE TABLE puzzles (
+    id TEXT PRIMARY KEY,
+    variant TEXT NOT NULL,
+    data TEXT NOT NULL,
+    added REAL NOT NULL
+);
+CREATE TABLE puzzle_attempts (
+    id INTEGER PRIMARY KEY,
+    puzzle TEXT NOT NULL,
+    game_id INTEGER REFERENCES games(id),
+    started REAL NOT NULL,
+    ended REAL NOT NULL,
+    solved INTEGER NOT NULL,
+    moves TEXT NOT NULL,
+    player_before REAL NOT NULL,
+    player_after REAL NOT NULL,
+    puzzle_before REAL NOT NULL,
+    puzzle_after REAL NOT NULL
+);
+CREATE TABLE puzzle_ratings (
+    puzzle TEXT PRIMARY KEY,
+    rating REAL NOT NULL,
+    attempts INTEGER NOT NULL,
+    solved INTEGER NOT NULL
+);
 """,
 }
 

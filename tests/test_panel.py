@@ -291,7 +291,7 @@ def test_both_languages_have_every_word_and_every_line_fits() -> None:
     assert set(WORDS["en"]) == set(WORDS["de"])
     sample = {"side": "Verteidiger", "who": "Computer", "move": "e10 → e11",
               "squares": "a1 b2 c3 …", "square": "k11", "n": 12, "of": 2, "a": "1.5", "b": "0.5",
-              "button": "Zurück", "m": 24}
+              "button": "Zurück", "m": 24, "goal": "Schlagen", "r": 1850}
     for lang, table in WORDS.items():
         for key, text in table.items():
             line = text.format(**sample)
@@ -501,5 +501,33 @@ def test_the_board_is_read_as_long_as_the_menu_asks(tmp_path: Path) -> None:
         assert h.state["tracking"] == "reading"
         press(h, panel, "hint")                     # back to the set-up: the board is judged
         assert h.state["tracking"] != "reading"
+    finally:
+        h.session.close()
+
+
+def test_the_menu_starts_a_puzzle_of_the_library(tmp_path: Path) -> None:
+    """Issue 28: a puzzle chosen with the buttons (its goal, length and rating on the display),
+    easiest first; starting it sets the board up for it."""
+    from companion.coach.puzzles import shipped
+
+    first = sorted(shipped("brandubh"), key=lambda p: (p.rating, p.id))[0]
+    goal = {"escape": "Escape", "capture": "Capture", "win": "Win"}[first.goal]
+    h = Harness(tmp_path, variant="brandubh")
+    try:
+        panel = make_panel(h)
+        assert press(h, panel, "new")[1] == "Opponent"
+        press(h, panel, "clock")  # the variant
+        assert press(h, panel, "clock")[1:3] == ["Start from", "◀ Set-up ▶"]
+        press(h, panel, "hint")
+        assert press(h, panel, "hint")[2] == "◀ A puzzle ▶"
+        shown = press(h, panel, "clock")
+        assert shown[1:3] == ["Puzzle", f"◀ {goal} {first.moves} ({first.rating}) ▶"]
+        assert press(h, panel, "hint")[2] != shown[2]  # the next puzzle
+        press(h, panel, "takeback")
+        assert press(h, panel, "clock")[:3] == ["Puzzle", "Start game", "Brandubh"]
+        press(h, panel, "clock")
+        s = wait(h, lambda: h.state if h.state.get("puzzle") else None, "the puzzle")
+        assert s["puzzle"]["id"] == first.id and s["position"] == first.position
+        assert s["turn"] == first.side
     finally:
         h.session.close()

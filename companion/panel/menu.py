@@ -1,6 +1,7 @@
 """The board's menu: the next game's opponent, the computer's level and side, the variant,
-the position it starts from (the variant's set-up, or the pieces on the board and the side to
-move) and the clock, chosen with the buttons and shown on the display.
+the position it starts from (the variant's set-up, the pieces on the board and the side to
+move, or a puzzle of the library: its goal, length and rating) and the clock, chosen with the
+buttons and shown on the display.
 
 A :class:`Menu` is a value walked by four roles: ``ok`` (the next item; on "Start game" it
 starts), ``next`` and ``prev`` (change the value), ``close``. Which button plays which role is
@@ -21,7 +22,9 @@ LEVELS = tuple(range(1, 11))
 CLOCKS = ("none", "3+2", "5+3", "10+5", "15+10", "25+10")
 OPPONENTS = ("person", "computer")
 SIDES = ("attackers", "defenders")
-ORIGINS = ("start", "board")  # the variant's set-up, or the position on the board
+ORIGINS = ("start", "board", "puzzle")  # the variant's set-up, the board's position, a puzzle
+#: A puzzle the menu offers: id, goal (escape, capture, win), the solver's moves, rating.
+PuzzleChoice = tuple[str, str, int, int]
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,9 @@ class Menu:
     origin: str = "start"
     turn: str = "attackers"  # to move first in a position from the board
     refused: tuple[str, str] | None = None  # why the rules refused that position (two lines)
+    puzzles: tuple[PuzzleChoice, ...] = ()  # the variant's puzzles (the panel fills them)
+    puzzles_of: str = ""  # the variant they were read for
+    puzzle: int = 0
 
     @classmethod
     def from_state(cls, st: Mapping[str, Any], variants: Sequence[tuple[str, str]]) -> Menu:
@@ -65,7 +71,14 @@ class Menu:
         out += ["variant", "from"]
         if self.origin == "board":
             out.append("turn")
+        if self.origin == "puzzle":  # a puzzle has no clock
+            return out + ["puzzle", "start"]
         return out + ["clock", "start"]
+
+    @property
+    def puzzle_id(self) -> str | None:
+        """The chosen puzzle's id (None: the variant has none)."""
+        return self.puzzles[self.puzzle % len(self.puzzles)][0] if self.puzzles else None
 
     @property
     def current(self) -> str:
@@ -98,6 +111,8 @@ class Menu:
             return replace(self, origin=turn(ORIGINS, self.origin))
         if name == "turn":
             return replace(self, turn=turn(SIDES, self.turn))
+        if name == "puzzle" and self.puzzles:
+            return replace(self, puzzle=(self.puzzle + delta) % len(self.puzzles))
         return self
 
     def request(self, position: str | None = None) -> dict[str, Any]:
@@ -123,6 +138,8 @@ class Menu:
         name = self.current
         if name == "start" and self.refused:
             return [w["not_legal"], *self.refused, w["try_again"]]
+        if name == "start" and self.origin == "puzzle":
+            return [w["puzzle"], w["start"], self._variant_name(lang), w["start_hint"]]
         if name == "start":
             who = w["person"] if self.opponent == "person" else (
                 f"{w['computer']} {self.level}")
@@ -141,6 +158,11 @@ class Menu:
             value = w["from_" + self.origin]
         elif name == "turn":
             value = w[self.turn]
+        elif name == "puzzle":
+            if not self.puzzles:
+                return [w["menu"], w["puzzle"], w["no_puzzles"], w["ok_next"]]
+            _, goal, moves, rating = self.puzzles[self.puzzle % len(self.puzzles)]
+            value = w["pz_choice"].format(goal=w["goal_" + goal], n=moves, r=rating)
         else:
             value = w["none"] if self.clock == "none" else self.clock
         return [w["menu"], w[name], f"◀ {value} ▶", w["ok_next"]]

@@ -26,11 +26,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
+from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.buttons import ButtonEvent, ButtonSource
 from companion.drivers.display import LumaDisplay, TextDisplay, render
 from companion.panel.menu import Menu
 from companion.panel.position import board_position, reading_squares, refusal
-from companion.panel.text import address_lines, game_lines
+from companion.panel.text import address_lines, game_lines, puzzle_line
 from companion.panel.words import words
 from companion.rules import PRESETS
 from companion.session.actors import BOARD, Actor, ControlError
@@ -69,6 +70,12 @@ class PanelSession(Protocol):
     def read_board(self, actor: Actor, on: bool) -> object: ...
 
     def set_display(self, lines: list[str] | None) -> None: ...
+
+    def start_puzzle(self, actor: Actor, pid: object) -> object: ...
+
+    def puzzles(self, variant: str) -> PuzzleCatalogue:
+        """The variant's puzzles (``GET /api/puzzles``'s answer; any thread)."""
+        ...
 
     def state(self) -> dict[str, Any]:
         """The state as last published (any thread)."""
@@ -250,6 +257,12 @@ class Panel:
         if menu is not None and menu.origin == "board":
             self._from_board(st, menu)
             return
+        if menu is not None and menu.origin == "puzzle":
+            pid = menu.puzzle_id
+            if pid is not None and self._control(lambda: self.session.start_puzzle(BOARD, pid)):
+                self.menu = None
+                self.note("starting")
+            return
         if menu is None and match.get("next") and st.get("result", "ongoing") != "ongoing":
             ok = self._control(lambda: self.session.next_game(BOARD))
         else:  # the menu's choices, or the same players, variant and clock again
@@ -290,7 +303,17 @@ class Panel:
             self.menu = menu.ok()
         elif role in ("next", "prev"):
             self.menu = menu.step(1 if role == "next" else -1)
+        self._with_puzzles()
         self._follow_reading()
+
+    def _with_puzzles(self) -> None:
+        """Read the variant's puzzles into the menu when it offers a puzzle (easiest first)."""
+        menu = self.menu
+        if menu is None or menu.origin != "puzzle" or menu.puzzles_of == menu.variant:
+            return
+        choices = tuple((p["id"], p["goal"], p["moves"], p["rating"])
+                        for p in self.session.puzzles(menu.variant)["puzzles"])
+        self.menu = replace(menu, puzzles=choices, puzzles_of=menu.variant, puzzle=0)
 
     def _follow_reading(self, renew: bool = False) -> None:
         """The session reads the board while the menu starts from the board's position (and
@@ -359,6 +382,8 @@ class Panel:
             if self._stuck:
                 note = w["stuck"].format(button=w["b_" + sorted(self._stuck)[0]])
             lines = game_lines(st, lang, note, now)
+            if st.get("puzzle") and not lines[2]:
+                lines[2] = puzzle_line(st["puzzle"], w)
             if self.press_to_end and waits_for_press(st) and not lines[2]:
                 lines[2] = w["press_clock"]
             return lines

@@ -171,3 +171,18 @@ def address_lines(url: str, lang: str = "en") -> list[str]:
     if not host or not port.isdigit():
         host, port = rest, ""
     return [w["page_at"], host, f":{port}" if port else "", ""]
+
+
+def puzzle_line(puzzle: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """What the board says of the puzzle being played (``puzzle`` of the state)."""
+    status, last = puzzle.get("status"), puzzle.get("last") or {}
+    if status == "solved":
+        return w["pz_solved"]
+    if status == "failed":
+        return w["pz_wrong"].format(move=str(last.get("answer") or "").split("x")[0])
+    if status == "left":
+        return w["pz_left"]
+    if last.get("kind") == "right":
+        return w["pz_right"]
+    return w["pz_goal"].format(goal=w["goal_" + str(puzzle.get("goal", "win"))],
+                               n=puzzle.get("moves", 1))

@@ -30,7 +30,7 @@ from companion.session.record import GameRecord, Refusal
 from companion.session.remote_play import RemoteGames
 from companion.session.seats import Seats
 from companion.session.settings import GameSettings
-from companion.session.state_document import DisplayJSON, GameState, MoveToMake
+from companion.session.state_document import DisplayJSON, GameState, MoveToMake, PuzzleState
 from companion.session.storage import Outbox
 from companion.session.tracking import ProposingTracker
 from companion.store import Store
@@ -88,6 +88,7 @@ class Context:
     # ends with the clock button (as on a chess clock)
     display: DisplayJSON | None = None
     voice: dict[str, Any] | None = None  # the voice's engine and what it said (companion.voice)
+    puzzle: PuzzleState | None = None  # the puzzle being played (PuzzleRun's own)
     press_to_end: bool = False
     # the board defines the next game's position (the tracker's reading) until this loop time:
     # the owner's page renews it while its editor is open (GameSetup.read_board)

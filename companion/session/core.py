@@ -28,15 +28,16 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.rules.game import Game
 from companion.session import state
-from companion.session.actors import BOARD
+from companion.session.actors import BOARD, Actor
 from companion.session.advice import Advisor
 from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import GameClock
-from companion.session.command_queue import CommandQueue
+from companion.session.command_queue import CommandQueue, on_loop
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context, SessionDefaults
 from companion.session.controls import Controls
@@ -50,6 +51,7 @@ from companion.session.match import Match
 from companion.session.move_clocks import Clocks
 from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
+from companion.session.puzzle_run import PuzzleRun, PuzzleStarted, catalogue
 from companion.session.record import GameRecord
 from companion.session.remote_actions import RemoteActions
 from companion.session.remote_play import RemoteGames
@@ -109,6 +111,7 @@ class GameSession(SessionService):
         self.setup = GameSetup(ctx, self.decisions, self.games)
         self.proposals = Proposals(ctx, self.decisions, lambda: self.setup.next_game(BOARD))
         self.machines = Machines(ctx, self.decisions, self.controls)
+        self.puzzle_run = PuzzleRun(ctx, self.decisions, self.games, self.setup)
         self.remote_actions = RemoteActions(ctx, self.decisions, self.games, self.controls)
         ctx.remote = RemoteGames(self.remote_actions, commands.post)
         super().__init__(ctx, commands, self.decisions, self.controls, self.setup,
@@ -136,6 +139,7 @@ class GameSession(SessionService):
             self.proposals.check_next_game(scan)
             self.setup.reading_over(now)
             self.machines.computer_turn(now)
+            self.puzzle_run.step()
             self.machines.advice()
             if ctx.outbox.due(now):
                 self.decisions.write(now)
@@ -146,6 +150,16 @@ class GameSession(SessionService):
             return ctx.caps.due
         finally:
             applied.settle()
+
+    # -- puzzles (docs/coach.md) -----------------------------------------------------------------
+    @on_loop
+    def start_puzzle(self, actor: Actor, pid: object) -> PuzzleStarted:
+        """Start a puzzle (owner): the board guides its set-up, then judges the solution."""
+        return self.puzzle_run.start(actor, pid)
+
+    def puzzles(self, variant: str) -> PuzzleCatalogue:
+        """The puzzles of ``variant`` with their ratings, and the player's (any thread)."""
+        return catalogue(self.reader, variant)
 
     @property
     def leds(self) -> dict[str, str]:

@@ -74,10 +74,12 @@ class Games:
               players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
               new_match: dict[str, Any] | None = None,
               remote: tuple[RemoteKind, RemoteTerms] | None = None,
-              start: Position | None = None) -> None:
+              start: Position | None = None, place: bool = True) -> None:
         """A new game (game 2 of ``match``, game 1 of ``new_match``, or with a player at a
         distance on ``remote`` terms; from the ``start`` position, or the variant's), stored
-        first; the game before it, unfinished, is closed as abandoned."""
+        first; the game before it, unfinished, is closed as abandoned. A simulated board gets
+        the new position unless ``place`` is false (a puzzle: it keeps its pieces, of the same
+        size, and the set-up guidance is followed by clicks as on a real board)."""
         ctx = self.ctx
         rules = settings.rules()
         game = Game(rules, start.otn, start.turn) if start else Game(rules)
@@ -112,8 +114,10 @@ class Games:
         ctx.seats.forget_hopeless()
         ctx.left_start = False
         board = ctx.caps.clickable
-        if board is not None:
-            board.resize(rules.size, game.board.occupied_names())
+        if board is not None and (place or rules.size != ctx.board.size
+                                  or ctx.occupied is None):
+            board.resize(rules.size, game.board.occupied_names() if place
+                         else Game(rules).board.occupied_names())
         ctx.fed = None
         if remote is not None:
             ctx.remote.bind(*remote, started=False)  # started() once its moves are known

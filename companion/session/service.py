@@ -26,6 +26,7 @@ from companion.session.decisions import Decisions, storage_error
 from companion.session.game_setup import GameSetup
 from companion.session.library import Library
 from companion.session.lineup import Lineup
+from companion.session.puzzle_imports import puzzles_of
 from companion.session.remote import RemotePlayer
 from companion.session.results import (
     AnalysisStatus,
@@ -256,6 +257,7 @@ class SessionService:
                  dict(g.origin), g.ending) for g in games]
         try:
             ids = ctx.store.import_games(rows)
+            ctx.store.save_puzzles(puzzles_of(games))  # OpenTafl puzzles join the library
         except STORE_ERRORS as exc:
             if ctx.outbox.failed(exc, ctx.monotonic()) is Written.DOWN:
                 self.decisions.store_plain(ctx.tracker.suspend("storage"))

@@ -106,7 +106,7 @@ def message(ctx: Context) -> str:
     if m and tracking in ("ready", "lifted"):
         caps = f", then lift the captured {', '.join(m['captures'])}" if m["captures"] else ""
         name = ctx.players[m["side"]].name
-        who = {"page": f"{name}, on the phone", "computer": "the computer",
+        who = {"page": f"{name}, on the phone", "computer": "the computer", "puzzle": "the puzzle",
                "engine": "the engine", "online": f"{name}, online",
                "club": f"{name}, at another board"}.get(m["by"], m["by"])
         return (f"{m['side'].capitalize()} ({who}) play {m['from']} to {m['to']}: make the move "
@@ -168,6 +168,7 @@ def live_state(ctx: Context) -> LiveState:
         "note": "",
         "display": ctx.display.copy() if ctx.display else None,
         "voice": dict(ctx.voice) if ctx.voice else None,
+        "puzzle": ctx.puzzle.copy() if ctx.puzzle else None,
     }
 
 

@@ -25,6 +25,34 @@ from companion.session.storage import StorageJSON
 SessionEvent = dict[str, object]
 
 
+class PuzzleLast(TypedDict):
+    """The judgement of the solver's last move (companion.coach.puzzle_attempt.Verdict)."""
+
+    move: str
+    kind: str  # right, solved, wrong
+    answer: str | None  # the computer's answer: the defence, or the refutation
+    why: str | None  # what a refutation does: escape, capture, win, holds
+    solution: str | None  # after a wrong move: the right one
+
+
+class PuzzleState(TypedDict):
+    """``puzzle`` in the page state while a puzzle is played (docs/coach.md)."""
+
+    id: str
+    variant: str
+    side: str
+    goal: str
+    moves: int
+    rating: int
+    status: str  # playing, solved, failed, left
+    setup: bool  # the board is being set up for it
+    played: int  # the solver's moves judged
+    last: PuzzleLast | None
+    comment: str
+    player_rating: float | None  # after the attempt, once it is stored
+    puzzle_rating: float | None
+
+
 class DisplayJSON(TypedDict):
     """``display`` of the page state: the board display's text lines (companion.panel)."""
 
@@ -99,6 +127,7 @@ class LiveState(TypedDict):
     remote: RemoteJSON | None
     note: str
     display: DisplayJSON | None  # the board display's text (companion.panel)
+    puzzle: PuzzleState | None  # the puzzle being played (companion.session.puzzle_run)
     voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)
 
 

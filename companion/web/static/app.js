@@ -170,9 +170,9 @@
     $("analysebtn").hidden = !over || !S.moves.length;
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
-    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the board's display and buttons
-    if ($("explorer").open) (T.explorer ? Promise.resolve() : T.load("explorer")).then(() => T.explorer.render(S));
-    $("voicerow").hidden = !(S.voice && isOwner());   // the board's voice: repeat, clocks, the position
+    if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the display
+    for (const [d, on] of [["explorer"], ["puzzles", T.puzzles || S.puzzle]]) if (on || $(d).open) Promise.resolve(T[d] || T.load(d)).then(() => T[d].render(S));
+    $("voicerow").hidden = !(S.voice && isOwner());   // voice: repeat, clocks, position
     renderClub();
   }
 
@@ -336,7 +336,7 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
-  $("explorer").addEventListener("toggle", () => { if (S) render(); });
+  ["explorer", "puzzles"].forEach((d) => $(d).addEventListener("toggle", () => S && render()));
   $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
     const b = ev.target.closest("button[data-voice]");
     if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
