@@ -47,7 +47,7 @@ def click(base: str, square: str) -> None:
 
 def club_link(base: str) -> str:
     """The board's club link state as its own page shows it (GET /api/club/status)."""
-    with urllib.request.urlopen(base + "api/club/status", timeout=10) as r:
+    with urllib.request.urlopen(base + "api/club/status", timeout=PATIENCE) as r:
         return str(json.loads(r.read())["link"])
 
 
