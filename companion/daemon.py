@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -302,20 +302,31 @@ class Daemon:
 
         return blueprint(session.puzzles, start)
 
-    def _own_games(self, variant: str) -> list[tuple[list[str], str]]:
-        """The board's finished games of ``variant`` from its start (the explorer's; a web
-        thread, on a read-only connection of its own)."""
+    def _own_games(self, variant: str
+                   ) -> tuple[Hashable, Callable[[], list[tuple[list[str], str]]]]:
+        """The board's finished games of ``variant`` from its start, for the explorer (a web
+        thread, on read-only connections of its own): their version (ids, results and
+        lengths: one query) and a reader of their moves (only when that version is new)."""
         if self.store is None:
-            return []
+            return (), list
         start = PRESETS[variant].start
         reader = self.store.reader()
         try:
             rows = [r for r in reader.list_games(limit=500)
                     if r.variant == variant and r.result != "ongoing"
                     and r.start_position == start]
-            return [([str(m["text"]) for m in reader.moves(r.id)], r.result) for r in rows]
         finally:
             reader.close()
+        store = self.store
+
+        def load() -> list[tuple[list[str], str]]:
+            moves = store.reader()
+            try:
+                return [([str(m["text"]) for m in moves.moves(r.id)], r.result) for r in rows]
+            finally:
+                moves.close()
+
+        return tuple((r.id, r.result, r.plies) for r in rows), load
 
     def _voice(self) -> Voice | None:
         """The voice of ``[voice]`` / ``--voice`` (None when it is off), fed by the hub."""

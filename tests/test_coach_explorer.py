@@ -88,3 +88,31 @@ def test_the_explorer_answers_with_the_book_and_the_boards_own_games(tmp_path: P
         assert http(base + "api/explorer?variant=chess")[0] == 400
         j = json.loads(http(base + "api/explorer?variant=tablut")[2])
         assert j["moves"] == [] and "no games of this variant" in j["note"]
+
+
+def test_the_boards_own_book_is_made_once_per_version_of_its_games() -> None:
+    """The page asks at every move: the board's games are read and their book made only when
+    the games themselves changed (a game finished, a result changed)."""
+    from companion.coach.web import OwnBooks
+
+    games: list[tuple[list[str], str]] = [(["d1-d3", "h6-h9"], "attackers")]
+    loads = []
+
+    def own(variant: str):
+        def load():
+            loads.append(variant)
+            return list(games)
+        return tuple((i, r, len(m)) for i, (m, r) in enumerate(games)), load
+
+    books = OwnBooks(own)
+    start = start_key("copenhagen")
+    first = books.book("copenhagen")
+    for _ in range(5):  # the same games: the same book, read once
+        assert books.book("copenhagen") is first
+    assert loads == ["copenhagen"] and books.made == 1
+    assert [m.move for m in first.moves(start)] == ["d1-d3"]
+    games.append((["h1-h3"], "defenders"))  # one more finished game: a new book
+    second = books.book("copenhagen")
+    assert books.made == 2 and {m.move for m in second.moves(start)} == {"d1-d3", "h1-h3"}
+    deep = position_after("copenhagen", ["d1-d3"])  # any depth from the one book
+    assert [m.move for m in second.moves(key_of(deep))] == ["h6-h9"]

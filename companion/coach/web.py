@@ -11,7 +11,9 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from flask import Blueprint, Response, jsonify, request
 
@@ -25,7 +27,40 @@ MAX_MOVES = 400
 #: The moves a page shows at most.
 SHOWN = 12
 
-OwnGames = Callable[[str], Iterable[tuple[Sequence[str], str]]]
+#: The board's finished games of a variant: ``(version, load)``, where ``version`` changes
+#: whenever they do (e.g. their ids, results and lengths: one cheap query) and ``load()``
+#: reads their ``(record texts, result)`` (every move: the costly part).
+OwnGames = Callable[[str], tuple[Hashable, Callable[[], Iterable[tuple[Sequence[str], str]]]]]
+#: The board's own books kept (one per variant and version of its games).
+KEPT_BOOKS = 8
+
+
+class OwnBooks:
+    """The board's own games as a :class:`Book`, made once per version of them (the page asks
+    again at every move; before, each ask read every game's moves from the store)."""
+
+    def __init__(self, own_games: OwnGames, kept: int = KEPT_BOOKS) -> None:
+        self._own_games = own_games
+        self._kept = kept
+        self._lock = threading.Lock()
+        self._books: OrderedDict[tuple[str, Hashable], Book] = OrderedDict()
+        self.made = 0  #: books made so far (the tests count them)
+
+    def book(self, variant: str) -> Book:
+        version, load = self._own_games(variant)
+        key = (variant, version)
+        with self._lock:
+            book = self._books.get(key)
+            if book is not None:
+                self._books.move_to_end(key)
+                return book
+        book = Book.build(variant, load(), plies=MAX_MOVES + 1)
+        with self._lock:
+            self.made += 1
+            self._books[key] = book
+            while len(self._books) > self._kept:
+                self._books.popitem(last=False)
+        return book
 
 
 def _error(status: int, message: str, code: str) -> tuple[Response, int]:
@@ -37,10 +72,11 @@ def _shipped(variant: str) -> Book | None:
     return Book.shipped(variant)
 
 
-def blueprint(own_games: OwnGames) -> Blueprint:
-    """The explorer's route; ``own_games(variant)`` gives the board's finished games as
-    ``(record texts, result)`` (read from the store when asked)."""
+def blueprint(own_games: OwnGames | OwnBooks) -> Blueprint:
+    """The explorer's route; ``own_games(variant)`` gives the board's finished games (see
+    :data:`OwnGames`; their book is made once per version of them)."""
     bp = Blueprint("explorer", __name__)
+    books = own_games if isinstance(own_games, OwnBooks) else OwnBooks(own_games)
 
     @bp.get("/api/explorer")
     def explore() -> tuple[Response, int]:
@@ -57,7 +93,7 @@ def blueprint(own_games: OwnGames) -> Blueprint:
             return _error(400, str(exc), "bad_move")
         key = key_of(game)
         book = _shipped(variant)
-        own = Book.build(variant, own_games(variant), plies=len(moves) + 1)
+        own = books.book(variant)
         found: list[Iterable[BookMove]] = [own.moves(key)]
         sources = []
         if book is not None:
