@@ -136,6 +136,7 @@
     threat.hidden = !t;
     if (t) threat.textContent = A.threatWords(t) + ".";
     renderToMake();
+    renderCoach();
     renderSides(over);
     renderClocks();
     const m = S.match;
@@ -336,6 +337,18 @@
   }
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
+
+  /* The coach's warning of a move that loses, with the takeback it offers (its words are
+     coach.js's, loaded with the first warning). */
+  function renderCoach() {
+    const w = S.coach && S.coach.warning, box = $("coachbox");
+    if (w && !T.coach) T.load("coach").then(() => render(), () => {});
+    box.hidden = !w || !T.coach;
+    if (box.hidden) return;
+    $("coachtext").textContent = T.coach.warningText(w);
+    $("coachback").hidden = !isOwner() || S.result !== "ongoing";
+  }
+  $("coachback").addEventListener("click", () => { api("/api/takeback", {}).catch(refused); });
   $("explorer").addEventListener("toggle", () => { if (S) render(); });
   $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
     const b = ev.target.closest("button[data-voice]");

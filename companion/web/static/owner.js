@@ -121,6 +121,9 @@
         num("nf-main", +(tc.main / 60).toFixed(2), _("minutes")) + num("nf-inc", tc.increment, _("+ seconds a move")) +
         num("nf-periods", tc.periods || 3, _("periods")) + num("nf-period", tc.period || 30, _("seconds each")) +
         `</div></fieldset>` +
+        `<div class="row"><label for="nf-coach">${esc(_("Coach"))}</label>` +
+        sel("nf-coach", [["none", _("nobody")], ["attackers", _("warn the attackers of a losing move")],
+          ["defenders", _("warn the defenders of a losing move")]], (S && S.coach && S.coach.side) || "none") + `</div>` +
         `<div class="row"><button type="button" data-act="new">${esc(_("New game"))}</button>` +
         `<button type="button" data-act="newmatch">${esc(_("New match: two games, sides swapped"))}</button></div></div>`;
       if (S) $("variant").value = S.variant;
@@ -223,7 +226,9 @@
       const val = $("nf-opt-" + k).value, own = String(v.options[k]);
       if (val !== own) options[k] = val === "true" ? true : val === "false" ? false : val;
     }
-    const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf") };
+    const coach = $("nf-coach").value;
+    const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf"),
+      coach: coach === "none" ? null : coach };
     const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
     if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
