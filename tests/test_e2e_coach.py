@@ -56,7 +56,7 @@ def test_the_page_shows_the_coachs_warning_and_takes_the_move_back(
         assert page.is_hidden("#coachbox")
         click(base, "b4")
         click(base, "b3")
-        wait_text(page, "#coachtext", w["careful"])
+        wait_text(page, "#coachbox p", w["careful"])
         warning = state(base)["coach"]["warning"]
         assert warning["move"] == "b4-b3"
         # the threat's squares light up on the drawn board, as on the real one
