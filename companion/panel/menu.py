@@ -22,6 +22,7 @@ CLOCKS = ("none", "3+2", "5+3", "10+5", "15+10", "25+10")
 OPPONENTS = ("person", "computer")
 SIDES = ("attackers", "defenders")
 ORIGINS = ("start", "board")  # the variant's set-up, or the position on the board
+COACHES = ("none", "attackers", "defenders")  # the side coached (docs/coach.md)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Menu:
     origin: str = "start"
     turn: str = "attackers"  # to move first in a position from the board
     refused: tuple[str, str] | None = None  # why the rules refused that position (two lines)
+    coach: str = "none"  # the side the coach warns of losing moves (COACHES)
 
     @classmethod
     def from_state(cls, st: Mapping[str, Any], variants: Sequence[tuple[str, str]]) -> Menu:
@@ -54,8 +56,10 @@ class Menu:
         ids = [v for v, _ in variants]
         variant = variant if variant in ids else (ids[0] if ids else variant)
         first = PRESETS[variant].first if variant in PRESETS else "attackers"
+        coached = (st.get("coach") or {}).get("side") or "none"
         return cls(tuple(variants), opponent, level if level in LEVELS else 6, side, variant,
-                   control if control in CLOCKS else "none", turn=first)
+                   control if control in CLOCKS else "none", turn=first,
+                   coach=coached if coached in COACHES else "none")
 
     def items(self) -> list[str]:
         """The items shown, in order: the computer's only when it plays."""
@@ -65,7 +69,7 @@ class Menu:
         out += ["variant", "from"]
         if self.origin == "board":
             out.append("turn")
-        return out + ["clock", "start"]
+        return out + ["clock", "coach", "start"]
 
     @property
     def current(self) -> str:
@@ -98,6 +102,8 @@ class Menu:
             return replace(self, origin=turn(ORIGINS, self.origin))
         if name == "turn":
             return replace(self, turn=turn(SIDES, self.turn))
+        if name == "coach":
+            return replace(self, coach=turn(COACHES, self.coach))
         return self
 
     def request(self, position: str | None = None) -> dict[str, Any]:
@@ -107,7 +113,8 @@ class Menu:
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}
         out: dict[str, Any] = {"variant": self.variant, "time_control": self.clock,
-                               "players": players}
+                               "players": players,
+                               "coach": None if self.coach == "none" else self.coach}
         if self.origin == "board":
             if position is None:
                 raise ValueError("a game from the board needs the board's position")
@@ -141,6 +148,8 @@ class Menu:
             value = w["from_" + self.origin]
         elif name == "turn":
             value = w[self.turn]
+        elif name == "coach":
+            value = w["coach_none"] if self.coach == "none" else w[self.coach]
         else:
             value = w["none"] if self.clock == "none" else self.clock
         return [w["menu"], w[name], f"◀ {value} ▶", w["ok_next"]]
