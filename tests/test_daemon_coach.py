@@ -2,7 +2,7 @@
 (real tracker, store and advisor engine process). The coached attackers' person blunders in a
 position of a real game (tests/data/brandubh.csv line 68: after b4-b3 the king reaches a corner
 in two moves); the warning with its threat is in the state and on the LEDs while the defenders
-have not replied, takeback clears it, and a sound move gets no warning."""
+have not replied, the voice says it, takeback clears it, and a sound move gets no warning."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from test_daemon_support import control, state, test_config, wait_for
 from companion.coach.config import CoachConfig
 from companion.coach.local import LocalLooker
 from companion.rules import PRESETS, Board
+from companion.voice import VoiceConfig
 
 # tests/data/brandubh.csv line 68, before ply 9 (tests/data/coach_positions.json)
 POSITION, TURN = "/3t3/3t3/5T1/ttT1K1t/3t1t1/7/3t3/", "attackers"
@@ -26,7 +27,7 @@ def daemon(tmp_path: Path) -> Iterator[str]:
     from companion.daemon import Daemon
 
     cfg = dataclasses.replace(test_config(tmp_path, variant="brandubh"),
-                              coach=CoachConfig(seconds=1.0))
+                              coach=CoachConfig(seconds=1.0), voice=VoiceConfig("page"))
     d = Daemon(cfg)
     d.start()
     try:
@@ -67,6 +68,9 @@ def test_a_blunder_is_warned_of_with_its_threat_before_the_reply(tmp_path: Path)
         assert w["target"] in ("a1", "g1", "a7", "g7")
         assert f"This lets the king reach {w['target']}" in w["text"]
         assert all(st["leds"][sq] == "warning" for sq in w["threat"]), st["leds"]
+        # the voice says it (the page's voice here: what it said is in the state)
+        wait_for(lambda: any(t["text"].startswith("Careful: b4 to b3 lets the king reach ")
+                             for t in state(base)["voice"]["said"]), what="the warning said")
         events = [e for e in st["events"] if e["kind"] == "coach_warning"]
         assert events and events[-1]["move"] == "b4-b3" and events[-1]["threat"] == w["threat"]
         # takeback, as offered: the warning goes with the position it was about
