@@ -91,3 +91,26 @@ def test_a_blunder_is_warned_of_with_its_threat_before_the_reply(tmp_path: Path)
                       what="the coach's look at the sound move")
         assert st["coach"]["warning"] is None, st["coach"]
         assert st["moves"] == [best.line[0]]
+
+
+def test_the_position_is_evaluated_on_request_and_the_score_goes_with_it(tmp_path: Path) -> None:
+    with daemon(tmp_path) as base:
+        status, out = control(base, "api/new", {"variant": "brandubh", "position": POSITION,
+                                                "turn": TURN, "coach": None})
+        assert status == 200, out
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the position set up")
+        assert state(base)["coach"] is None and state(base)["evaluation"] is None
+        assert control(base, "api/eval", {}, pin=None)[1]["code"] == "forbidden"
+        status, out = control(base, "api/eval", {})
+        assert status in (200, 202), out
+        assert out["evaluation"]["side"] == "attackers" and out["evaluation"]["ply"] == 0
+        ev = wait_for(lambda: (e := state(base)["evaluation"]) and e["score"] is not None and e,
+                      what="the evaluation")
+        assert ev["best"] and ev["line"][0] == ev["best"] and ev["by"] == "owner"
+        assert state(base)["move_to_make"] is None  # a score, never a move to make
+        wait_for(lambda: (state(base)["display"] or {}).get("lines", ["", "", ""])[2]
+                 .startswith(("Attackers ", "Defenders ")), what="the score on the display")
+        status, out = control(base, "api/eval", {})
+        assert status == 200 and out["status"] == "ready" and out["evaluation"] == ev
+        make(base, "b4", "b3")
+        assert state(base)["evaluation"] is None  # the position changed: the score went

@@ -304,7 +304,7 @@ def test_both_languages_have_every_word_and_every_line_fits() -> None:
     assert set(WORDS["en"]) == set(WORDS["de"])
     sample = {"side": "Verteidiger", "who": "Computer", "move": "e10 → e11",
               "squares": "a1 b2 c3 …", "square": "k11", "n": 12, "of": 2, "a": "1.5", "b": "0.5",
-              "button": "Zurück", "m": 24, "drop": "12,5"}
+              "button": "Zurück", "m": 24, "drop": "12,5", "score": "12,5"}
     for lang, table in WORDS.items():
         for key, text in table.items():
             line = text.format(**sample)
@@ -540,3 +540,14 @@ def test_the_menu_chooses_the_coach_and_the_display_says_its_warning() -> None:
     assert game_lines(st, "de")[2] == "2,2 Steine weg"
     st["coach"]["warning"].update(kind="capture", moves=1)
     assert game_lines(st, "en")[2] == "King taken in 1"
+
+
+def test_the_display_shows_the_evaluation_asked_for() -> None:
+    st = {"turn": "attackers", "result": "ongoing", "moves": [],
+          "evaluation": {"side": "attackers", "score": -1.25, "best": "d1-d3", "ply": 0}}
+    assert game_lines(st, "en")[2] == "Defenders +1.2"
+    assert game_lines(st, "de")[2] == "Verteidiger +1,2"
+    st["evaluation"]["score"] = 995.0
+    assert game_lines(st, "en")[2] == "Attackers can win"
+    st["evaluation"]["score"] = None  # still looking: nothing yet
+    assert game_lines(st, "en")[2] == ""

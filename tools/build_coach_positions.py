@@ -7,13 +7,13 @@ From games that ended by the rules with the king escaping or captured:
 
 - ``at_once``: the loser's last move (the winner's next move ends the game);
 - ``in_two``: the loser's move before that, where the winner had no win at once but a forced
-  win of two moves that a deeper search (depth ORACLE) confirms;
+  win of two moves that a search (depth ORACLE) confirms;
 
-each kept only where the position before the move was not lost already (the same search finds
-no forced loss there: another move saved it), with the game's own ending as the threat to
-name. ``quiet``: moves from the middle of games (plies 8 to 40, one a game) after which the
-deeper search finds neither a forced loss nor an evaluation drop of 0.5 soldier from the best
-move. Every entry names its origin: the file and line of its game.
+each kept only where the position before the move was not lost already (a deeper search, depth
+DEEP, finds no forced loss there: another move saved it), with the game's own ending as the
+threat to name. ``quiet``: moves from the middle of games (plies 8 to 40, one a game) after
+which the deeper search finds neither a forced loss nor an evaluation drop of 0.5 soldier from
+the best move. Every entry names its origin: the file and line of its game.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from companion.coach.local import LocalLooker  # noqa: E402
 from companion.coach.look import at_once  # noqa: E402
 from companion.rules import PRESETS, Board, MoveError, Termination  # noqa: E402
 
-ORACLE = 5
+ORACLE = 5   # the search that confirms a forced win in two
+DEEP = 7     # the search that says a position was not lost, or a move is quiet
 PER_KIND = {"copenhagen": 30, "brandubh": 20}
 QUIET = {"copenhagen": 40, "brandubh": 25}
 ORIGIN = {"copenhagen": "aagenielsen.dk games (CC0-1.0, via the hnefatafl-copenhagen project)",
@@ -69,6 +70,7 @@ def main() -> None:
     out: dict[str, list[dict]] = {"at_once": [], "in_two": [], "quiet": []}
     for variant in ("copenhagen", "brandubh"):
         looker = LocalLooker(PRESETS[variant], ORACLE)
+        deep = LocalLooker(PRESETS[variant], DEEP)
         counts = {"at_once": 0, "in_two": 0, "quiet": 0}
         for line, moves in games(variant):
             boards = replay(variant, moves)
@@ -91,7 +93,7 @@ def main() -> None:
                     warned = at_once(before, move)
                     if (warned is not None) != (label == "at_once"):
                         continue
-                    saved = looker.look(before)
+                    saved = deep.look(before)
                     if saved is None or (saved.forced_plies or 0) < 0:
                         continue  # lost already: not this move's fault
                     if label == "in_two":
@@ -104,7 +106,7 @@ def main() -> None:
             if counts["quiet"] < QUIET[variant] and n > 12:
                 i = min(8 + line % 32, n - 2)
                 before, move = boards[i], moves[i].partition("x")[0]
-                best, after = looker.look(before), looker.look(boards[i + 1])
+                best, after = deep.look(before), deep.look(boards[i + 1])
                 if (best is None or after is None or best.forced_plies is not None
                         or after.forced_plies is not None):
                     continue
@@ -115,7 +117,8 @@ def main() -> None:
                                               drop=round(drop, 2)))
         print(variant, counts)
     doc = {"origin": {v: f"tests/data/{v}.csv: {o}" for v, o in ORIGIN.items()},
-           "built_by": "tools/build_coach_positions.py", "oracle_depth": ORACLE, **out}
+           "built_by": "tools/build_coach_positions.py", "oracle_depth": ORACLE,
+           "deep_depth": DEEP, **out}
     path = ROOT / "tests" / "data" / "coach_positions.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
     print(path, sum(len(v) for v in out.values()), "positions")

@@ -144,6 +144,17 @@ def coach_lines(warning: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, 
     return head, w["coach_drop"].format(drop=drop.replace(".", w["decimal"]))
 
 
+def eval_words(ev: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """The score asked for (``evaluation`` of the state): the side better off and by how much
+    (``Attackers +1.5``), or who can force a win."""
+    score, side = float(ev["score"]), str(ev.get("side"))
+    other = "defenders" if side == "attackers" else "attackers"
+    better = w[side if score >= 0 else other]
+    if abs(score) >= 900:
+        return w["eval_forced"].format(side=better)
+    return w["eval"].format(side=better, score=f"{abs(score):.1f}".replace(".", w["decimal"]))
+
+
 def footer(st: Mapping[str, Any], w: Mapping[str, str]) -> str:
     """The match score, or what a finished game waits for (the coach's takeback offer while
     it warns)."""
@@ -177,6 +188,8 @@ def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
             detail = detail or w["paused"]
     else:
         second = w["move_n"].format(n=len(st.get("moves") or []) // 2 + 1)
+    if not detail and st.get("evaluation") and st["evaluation"].get("score") is not None:
+        detail = eval_words(st["evaluation"], w)
     if not detail and (st.get("guidance") or {}).get("kind") == "check_pieces":
         detail = w["check_pieces"]  # a reed board: the LEDs show where the defenders should be
     return [head, second, detail, note or footer(st, w)]

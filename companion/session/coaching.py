@@ -50,6 +50,26 @@ class CoachJSON(TypedDict):
     looking: bool
 
 
+class EvalJSON(TypedDict):
+    """``evaluation`` of the page state: the engine's score of the position now, asked for
+    (``POST /api/eval``): in soldiers for ``side`` (the side to move; forced results
+    ±(1000 - plies)), None while it looks; ``best`` its best move, never a move to make."""
+
+    side: str
+    score: float | None
+    best: str | None
+    line: list[str]
+    ply: int
+    by: str
+
+
+class EvalAnswer(TypedDict):
+    """The answer of ``POST /api/eval``: ``ready`` (with the evaluation) or ``thinking``."""
+
+    status: str
+    evaluation: EvalJSON
+
+
 @dataclass(frozen=True)
 class _Asked:
     """An after look asked for: the position before the move (its key and board) and the
@@ -77,12 +97,14 @@ class Coaching:
         self._looks: dict[PositionKey, Look | None] = {}
         self._asked: dict[PositionKey, _Asked] = {}
         self._before_asked: set[PositionKey] = set()
+        # the evaluation asked for: its position, who asked, the look (None while it looks)
+        self._eval: tuple[PositionKey, str, Look | None] | None = None
 
     def new_game(self, config: CoachConfig) -> None:
         """A new (or restored) game, coached as ``config`` says; nothing looked at yet (the
         advisor's queue is cleared with the game)."""
         self.config = config
-        self._seen = self._warning = None
+        self._seen = self._warning = self._eval = None
         self._looks.clear()
         self._asked.clear()
         self._before_asked.clear()
@@ -131,6 +153,10 @@ class Coaching:
         except EngineError as exc:
             log.warning("the coach's engine failed: %s", exc)
             look = None
+        if job.by != "coach":  # an evaluation asked for
+            if self._eval is not None and self._eval[0] == job.key:
+                self._eval = None if look is None else (job.key, self._eval[1], look)
+            return None
         asked = self._asked.pop(job.key, None)
         if asked is None:  # a before look
             self._before_asked.discard(job.key)
@@ -138,6 +164,7 @@ class Coaching:
             while len(self._looks) > KEPT_LOOKS:
                 del self._looks[next(iter(self._looks))]
             return None
+        self._looks[job.key] = look  # (an evaluation asked for there is known at once)
         if job.key != key or self.config.side is None:
             return None  # the position changed meanwhile: of no use now
         warning = judge(asked.before.board, asked.move, look,
@@ -145,6 +172,33 @@ class Coaching:
         if warning is not None:
             self._warning = (key, warning, key[1])
         return warning
+
+    def evaluate(self, key: PositionKey, game: Game, by: str,
+                 seconds: float) -> tuple[int, EvalAnswer]:
+        """The engine's score of the position ``key`` (``game`` now), asked ``by`` someone:
+        (200, the evaluation) when it is known (a look the coach made there serves), else
+        (202, thinking) while the advisor's engine looks for ``seconds``."""
+        if self._eval is None or self._eval[0] != key:
+            look = self._looks.get(key)
+            self._eval = (key, by, look)
+            if look is None:
+                self.engine.submit(Job("look", key, str(game.turn), "eval", seconds,
+                                       game.board.copy()))
+        ready = self._eval[2] is not None
+        out = self.eval_json(key, str(game.turn))
+        assert out is not None
+        return (200 if ready else 202), {"status": "ready" if ready else "thinking",
+                                         "evaluation": out}
+
+    def eval_json(self, key: PositionKey, side: str) -> EvalJSON | None:
+        """``evaluation`` of the page state for the position ``key`` (``side`` to move)."""
+        if self._eval is None or self._eval[0] != key:
+            self._eval = None
+            return None
+        _, by, look = self._eval
+        return {"side": side, "score": look.score if look else None,
+                "best": look.line[0] if look and look.line else None,
+                "line": list(look.line) if look else [], "ply": key[1], "by": by}
 
     def current(self, key: PositionKey) -> CoachWarning | None:
         """The warning for the position ``key`` (one for another position is dropped)."""

@@ -173,6 +173,7 @@ def live_state(ctx: Context) -> LiveState:
         "display": ctx.display.copy() if ctx.display else None,
         "voice": dict(ctx.voice) if ctx.voice else None,
         "coach": ctx.coach.to_json(position_key(ctx)),
+        "evaluation": ctx.coach.eval_json(position_key(ctx), str(ctx.game.turn)),
     }
 
 
