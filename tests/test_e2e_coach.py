@@ -75,3 +75,28 @@ def test_the_page_shows_the_coachs_warning_and_takes_the_move_back(
     finally:
         proc.stop()
 
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_owner_asks_for_the_engines_view_of_the_position(browser, tmp_path: Path,
+                                                             lang: str) -> None:
+    words = {"en": ("Evaluate the position", "The engine's view: the "),
+             "de": ("Stellung bewerten", "Die Engine meint: die ")}[lang]
+    proc, base = start(tmp_path)
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls > summary")
+        button = page.locator("#ctl [data-act=eval]")
+        button.wait_for()
+        assert button.text_content() == words[0]
+        button.click()
+        wait_text(page, "#evaltext", words[1])
+        ev = state(base)["evaluation"]
+        assert ev["best"] and ev["best"] in page.inner_text("#evaltext")
+        assert state(base)["move_to_make"] is None
+        click(base, "d2")  # a move (d2-c2): the score was the position before's
+        click(base, "c2")
+        page.wait_for_selector("#evaltext", state="hidden")
+        assert page.errors == []
+    finally:
+        proc.stop()

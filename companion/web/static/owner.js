@@ -315,6 +315,7 @@
     if (!S) return;
     const m = S.match;
     $("ctl").querySelector("[data-act=next]").hidden = !(m && m.next);
+    evalRow(S);
     const row = $("drawrow");
     const key = (S.result !== "ongoing") + ":" + S.draw_offer;
     if (row.dataset.key === key) return;
@@ -332,6 +333,26 @@
     }
   }
 
+  /* Evaluation on request (POST /api/eval): the engine's score of the position now, in words
+     (advice.js), until the position changes; never a move to make. */
+  function evalRow(S) {
+    let p = $("evaltext");
+    if (!p) {
+      const row = $("ctl").querySelector(".row");
+      row.insertAdjacentHTML("beforeend", `<button type="button" data-act="eval">${esc(_("Evaluate the position"))}</button>`);
+      row.insertAdjacentHTML("afterend", `<p id="evaltext" class="small" role="status"></p>`);
+      p = $("evaltext");
+    }
+    const ev = S.evaluation, over = S.result !== "ongoing";
+    $("ctl").querySelector("[data-act=eval]").hidden = over;
+    p.hidden = !ev || over;
+    if (p.hidden) return;
+    if (ev.score === null) { p.textContent = _("The engine looks at the position…"); return; }
+    if (!T.advice) { T.load("advice").then(() => evalRow(T.live.state())); return; }
+    p.textContent = _("The engine's view: {eval} (its best move: {move}).",
+      { eval: T.advice.evalText(ev.score, ev.side), move: ev.best || "?" });
+  }
+
   /* A control's button: its request, then the words for the owner (a promise), or null. */
   function act(b) {
     const a = b.dataset.act, side = b.dataset.side, api = T.api;
@@ -347,6 +368,7 @@
         ? _("For the next game: attackers {a}, defenders {d}.", { a: j.players.attackers, d: j.players.defenders })
         : _("Attackers: {a}, defenders: {d}.", { a: j.players.attackers, d: j.players.defenders })));
     }
+    if (a === "eval") return api("/api/eval").then(() => "");
     if (a === "next") return api("/api/next").then(() => _("The next game of the match has started."));
     if (a === "draw") return api("/api/draw", { action: b.dataset.action, side: side }).then(() => _("Done."));
     if (a === "resign") {
