@@ -114,3 +114,29 @@ def test_the_position_is_evaluated_on_request_and_the_score_goes_with_it(tmp_pat
         assert status == 200 and out["status"] == "ready" and out["evaluation"] == ev
         make(base, "b4", "b3")
         assert state(base)["evaluation"] is None  # the position changed: the score went
+
+
+def test_analysis_mode_evaluates_every_position_of_two_people(tmp_path: Path) -> None:
+    with daemon(tmp_path) as base:
+        status, out = control(base, "api/new", {"variant": "brandubh", "position": POSITION,
+                                                "turn": TURN, "players": {
+                                                    "defenders": {"kind": "computer",
+                                                                  "level": 1}}})
+        assert status == 200, out
+        status, out = control(base, "api/eval", {"analysis": True})
+        assert status == 409 and out["code"] == "not_two_people", out
+        status, out = control(base, "api/new", {"variant": "brandubh", "position": POSITION,
+                                                "turn": TURN, "players": {
+                                                    "defenders": {"kind": "board"}}})
+        assert status == 200, out
+        wait_for(lambda: state(base)["tracking"] == "ready", what="the position set up")
+        assert control(base, "api/eval", {"analysis": "yes"})[0] == 400
+        status, out = control(base, "api/eval", {"analysis": True})
+        assert status in (200, 202) and out["evaluation"]["analysis"] is True, out
+        make(base, "b4", "b3")
+        ev = wait_for(lambda: (e := state(base)["evaluation"]) and e["ply"] == 1
+                      and e["score"] is not None and e, what="the new position evaluated")
+        assert ev["side"] == "defenders" and ev["by"] == "analysis" and ev["analysis"]
+        assert state(base)["move_to_make"] is None  # shown, never a move to make
+        status, out = control(base, "api/eval", {"analysis": False})
+        assert status in (200, 202) and out["evaluation"]["analysis"] is False

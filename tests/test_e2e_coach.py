@@ -97,6 +97,17 @@ def test_the_owner_asks_for_the_engines_view_of_the_position(browser, tmp_path: 
         click(base, "d2")  # a move (d2-c2): the score was the position before's
         click(base, "c2")
         page.wait_for_selector("#evaltext", state="hidden")
+        # analysis mode: two people play, every position is evaluated as it comes
+        page.check("#analysismode")
+        wait_for(lambda: (state(base)["evaluation"] or {}).get("analysis"), what="analysis mode")
+        wait_text(page, "#evaltext", words[1])
+        ply = state(base)["evaluation"]["ply"]
+        click(base, "d3")  # the defenders' d3-c3
+        click(base, "c3")
+        wait_for(lambda: (e := state(base)["evaluation"]) and e["ply"] == ply + 1
+                 and e["score"] is not None, what="the next position evaluated")
+        wait_text(page, "#evaltext", words[1])
+        assert page.is_checked("#analysismode")
         assert page.errors == []
     finally:
         proc.stop()

@@ -144,9 +144,10 @@ class SessionAPI(Protocol):
         """(202, ``{"status": "thinking", "side"}``) or (200, the hint already shown)."""
         ...
 
-    def request_eval(self, actor: Actor) -> tuple[int, EvalAnswer]:
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
         """(202, ``{"status": "thinking", "evaluation"}``) or (200, ready): the engine's score
-        of the position now (``evaluation`` in the state)."""
+        of the position now (``evaluation`` in the state); ``analysis`` true/false: analysis
+        mode on/off (every position evaluated)."""
         ...
 
     def start_analysis(self, actor: Actor, gid: int,

@@ -61,6 +61,7 @@ class EvalJSON(TypedDict):
     line: list[str]
     ply: int
     by: str
+    analysis: bool  # analysis mode is on (every position is evaluated)
 
 
 class EvalAnswer(TypedDict):
@@ -99,6 +100,8 @@ class Coaching:
         self._before_asked: set[PositionKey] = set()
         # the evaluation asked for: its position, who asked, the look (None while it looks)
         self._eval: tuple[PositionKey, str, Look | None] | None = None
+        # analysis mode: every position of a game of two people evaluated (until turned off)
+        self.analysing = False
 
     def new_game(self, config: CoachConfig) -> None:
         """A new (or restored) game, coached as ``config`` says; nothing looked at yet (the
@@ -109,14 +112,27 @@ class Coaching:
         self._asked.clear()
         self._before_asked.clear()
 
-    def watch(self, key: PositionKey, game: Game, person: bool) -> CoachWarning | None:
+    def watch(self, key: PositionKey, game: Game, person: bool, two_people: bool = False,
+              seconds: float = 1.0) -> CoachWarning | None:
         """Notice a new position (every loop step; ``person``: a person plays the coached
-        side): ask the looks it needs; the warning when the rules alone find one."""
-        side = self.config.side
-        if side is None or key == self._seen:
+        side): ask the looks it needs; the warning when the rules alone find one. In analysis
+        mode (:meth:`analyse`) and a game of ``two_people`` the position is evaluated too, for
+        ``seconds``, after the coach's looks."""
+        if key == self._seen:
             return None
         self._seen = key
-        if not person or game.is_over():
+        warning = self._watch(key, game, person)
+        if self.analysing and two_people and not game.is_over():
+            self.evaluate(key, game, "analysis", seconds)
+        return warning
+
+    def analyse(self, on: bool) -> None:
+        """Analysis mode on or off: every new position evaluated while two people play."""
+        self.analysing = on
+
+    def _watch(self, key: PositionKey, game: Game, person: bool) -> CoachWarning | None:
+        side = self.config.side
+        if side is None or not person or game.is_over():
             return None
         played = game.played
         if played and played[-1].side == side:
@@ -165,6 +181,8 @@ class Coaching:
                 del self._looks[next(iter(self._looks))]
             return None
         self._looks[job.key] = look  # (an evaluation asked for there is known at once)
+        if self._eval is not None and self._eval[0] == job.key and self._eval[2] is None:
+            self._eval = None if look is None else (job.key, self._eval[1], look)
         if job.key != key or self.config.side is None:
             return None  # the position changed meanwhile: of no use now
         warning = judge(asked.before.board, asked.move, look,
@@ -181,7 +199,7 @@ class Coaching:
         if self._eval is None or self._eval[0] != key:
             look = self._looks.get(key)
             self._eval = (key, by, look)
-            if look is None:
+            if look is None and key not in self._asked:  # (an after look serves it too)
                 self.engine.submit(Job("look", key, str(game.turn), "eval", seconds,
                                        game.board.copy()))
         ready = self._eval[2] is not None
@@ -198,7 +216,8 @@ class Coaching:
         _, by, look = self._eval
         return {"side": side, "score": look.score if look else None,
                 "best": look.line[0] if look and look.line else None,
-                "line": list(look.line) if look else [], "ply": key[1], "by": by}
+                "line": list(look.line) if look else [], "ply": key[1], "by": by,
+                "analysis": self.analysing}
 
     def current(self, key: PositionKey) -> CoachWarning | None:
         """The warning for the position ``key`` (one for another position is dropped)."""

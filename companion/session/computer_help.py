@@ -63,12 +63,21 @@ class ComputerHelp:
         state.publish(ctx, force=True)
         return out
 
-    def request_eval(self, actor: Actor) -> tuple[int, EvalAnswer]:
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
         """The engine's score of the position now, shown until it changes, never a move to
         make: (202, thinking) or (200, the evaluation). Anyone who may ask for a hint may ask
-        (a player: on either side's turn)."""
+        (a player: on either side's turn). ``analysis`` (the owner): analysis mode on or off,
+        every position of a game of two people evaluated as it comes."""
         check(actor, Action.HINT)
         ctx = self.ctx
+        if analysis is not None:
+            check(actor, Action.NEW_GAME)  # the owner's
+            if not isinstance(analysis, bool):
+                raise ControlError(400, "bad_request", '"analysis" must be true or false')
+            if analysis and any(p.is_computer or p.is_remote for p in ctx.players.values()):
+                raise ControlError(409, "not_two_people", "analysis mode watches a game of two "
+                                                          "people at this board")
+            ctx.coach.analyse(analysis)
         if ctx.remote.binding is not None:
             raise ControlError(409, "no_eval", "no evaluation in a game against a player at a "
                                                "distance")

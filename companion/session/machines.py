@@ -75,7 +75,9 @@ class Machines:
         coached = ctx.coach.config.side
         person = coached is not None and not (ctx.players[coached].is_computer
                                               or ctx.players[coached].is_remote)
-        self._warned(ctx.coach.watch(key, ctx.game, person))
+        two_people = not any(p.is_computer or p.is_remote for p in ctx.players.values())
+        self._warned(ctx.coach.watch(key, ctx.game, person, two_people,
+                                     ctx.defaults.computer.hint_seconds))
         for answer in ctx.advisor.poll(key, len(ctx.game.played)):
             match answer:
                 case HintReady(hint=hint, row=row):

@@ -240,8 +240,8 @@ class SessionService:
         return self.computer_help.request_hint(actor, seconds)
 
     @on_loop
-    def request_eval(self, actor: Actor) -> tuple[int, EvalAnswer]:
-        return self.computer_help.request_eval(actor)
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
+        return self.computer_help.request_eval(actor, analysis)
 
     @on_loop
     def start_analysis(self, actor: Actor, gid: int,

@@ -266,7 +266,7 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
 
     @app.post("/api/eval")
     def evaluate() -> tuple[Response, int]:
-        status, out = control(session.request_eval)
+        status, out = control(session.request_eval, body().get("analysis"))
         return jsonify(out), status
 
     @app.post("/api/games/<int:gid>/analysis")

@@ -334,17 +334,25 @@
   }
 
   /* Evaluation on request (POST /api/eval): the engine's score of the position now, in words
-     (advice.js), until the position changes; never a move to make. */
+     (advice.js), until the position changes; never a move to make. Analysis mode: every
+     position of a game of two people, as it comes. */
   function evalRow(S) {
     let p = $("evaltext");
     if (!p) {
       const row = $("ctl").querySelector(".row");
       row.insertAdjacentHTML("beforeend", `<button type="button" data-act="eval">${esc(_("Evaluate the position"))}</button>`);
-      row.insertAdjacentHTML("afterend", `<p id="evaltext" class="small" role="status"></p>`);
+      row.insertAdjacentHTML("afterend", `<label class="check" id="analysisbox"><input type="checkbox" id="analysismode"> ` +
+        `${esc(_("Evaluate every position (analysis mode)"))}</label><p id="evaltext" class="small" role="status"></p>`);
+      $("analysismode").addEventListener("change", (ev) => {
+        T.api("/api/eval", { analysis: ev.target.checked }).catch((e) => { ev.target.checked = false; T.refused(e); });
+      });
       p = $("evaltext");
     }
     const ev = S.evaluation, over = S.result !== "ongoing";
+    const people = SIDES.every((s) => S.players[s] && ["board", "page"].includes(S.players[s].kind));
     $("ctl").querySelector("[data-act=eval]").hidden = over;
+    $("analysisbox").hidden = over || !people;
+    $("analysismode").checked = !!(ev && ev.analysis);
     p.hidden = !ev || over;
     if (p.hidden) return;
     if (ev.score === null) { p.textContent = _("The engine looks at the position…"); return; }
