@@ -22,6 +22,11 @@ The coach is not stored with the game: a new game takes it from ``POST /api/new`
 left out: the game before's carries over), a match's game 2 coaches the same person (the other
 side), and after a restart the config's ``[coach]`` applies. A side played by the computer, an
 engine or a player at a distance is not coached.
+
+Evaluation on request (:meth:`Coaching.evaluate`, ``POST /api/eval``) and analysis mode
+(:meth:`Coaching.analyse`: every position of a game of two people) use the same engine and
+show a score, never a move to make. The coach's judging lives in :mod:`companion.coach`
+(Rules and Engine only); the session imports it as it imports the engine.
 """
 
 from __future__ import annotations
