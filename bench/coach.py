@@ -11,6 +11,11 @@ that lost the game at once or in two moves. For each move: the rules' check at o
 strict. Prints one JSON document: per set, warnings per strictness, and the wall time from the
 move to the warning (the rules' check alone for a loss at once; otherwise the after look, the
 before look being made while the person thinks, plus the judging), p50/p95/max.
+
+``--daemon N``: the same for N of the Brandubh moves that lost in two through a real daemon on
+the simulated board (the coach on the mover's side, the clicks of a hand, ``/api/state`` polled
+every 5 ms): from the wall time the move was accepted (``accepted_at``) to the first state with
+the warning.
 """
 
 from __future__ import annotations
@@ -40,12 +45,76 @@ def quantiles(values: list[float]) -> dict[str, float]:
             "n": len(v)}
 
 
+def through_daemon(entries: list[dict[str, object]], seconds: float) -> dict[str, object]:
+    """Time from a move's acceptance to the warning in the state, on a real daemon."""
+    import dataclasses
+    import tempfile
+    import urllib.request
+
+    from companion.coach.config import CoachConfig
+    from companion.config import DaemonConfig, with_overrides
+    from companion.daemon import Daemon
+
+    pin = "2468"
+
+    def call(base: str, path: str, body: object = None) -> dict[str, object]:
+        req = urllib.request.Request(base + path, method="POST" if body is not None else "GET",
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Content-Type": "application/json",
+                                              "X-Tafl-Request": "1", "X-Tafl-Pin": pin})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())  # type: ignore[no-any-return]
+
+    def until(pred, limit: float = 60.0):  # type: ignore[no-untyped-def]
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            got = pred()
+            if got:
+                return got
+            time.sleep(0.005)
+        return None
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = with_overrides(DaemonConfig(), data_dir=tmp, port=0, host="127.0.0.1", pin=pin,
+                             variant="brandubh")
+        d = Daemon(dataclasses.replace(cfg, coach=CoachConfig(seconds=seconds)))
+        d.start()
+        base = f"http://127.0.0.1:{d.port}/"
+        times: list[float] = []
+        missed = 0
+        try:
+            for e in entries:
+                call(base, "api/new", {"variant": "brandubh", "position": e["position"],
+                                       "turn": e["turn"], "coach": e["turn"]})
+                until(lambda: call(base, "api/state")["tracking"] == "ready")
+                time.sleep(2 * seconds)  # the look before the move, as while a person thinks
+                frm, _, to = str(e["move"]).partition("-")
+                for sq in (frm, to):
+                    call(base, "api/click", {"square": sq})
+                st = until(lambda: (s := call(base, "api/state"))["coach"]["warning"] and s)  # type: ignore[index]
+                if not st:
+                    missed += 1
+                    continue
+                times.append(time.time() - float(st["accepted_at"]))  # type: ignore[arg-type]
+        finally:
+            d.stop()
+    return {"positions": len(entries), "missed": missed,
+            "accepted_to_warning_s (upper bound: the poll's time included)": quantiles(times)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=0.5, help="each look (default 0.5)")
     ap.add_argument("--limit", type=int, default=0, help="at most N positions a set")
+    ap.add_argument("--daemon", type=int, default=0, metavar="N",
+                    help="time N Brandubh warnings through a real daemon instead")
     args = ap.parse_args()
     data = json.loads((ROOT / "tests" / "data" / "coach_positions.json").read_text())
+    if args.daemon:
+        chosen = [e for e in data["in_two"] if e["variant"] == "brandubh"][: args.daemon]
+        print(json.dumps({"seconds": args.seconds, **through_daemon(chosen, args.seconds)},
+                         indent=1))
+        return
     host = OtepHost(builtin_engine_command(level=10), name="coach-bench")
     host.start()
     out: dict[str, object] = {"seconds": args.seconds}
