@@ -56,9 +56,9 @@ DROP: dict[Strictness, float] = {Strictness.GENTLE: 4.0, Strictness.STRICT: 2.0}
 class Kind(StrEnum):
     """What a warning is about."""
 
-    ESCAPE = "escape"    #: the king escapes (or reaches an exit fort)
+    ESCAPE = "escape"    #: the king escapes
     CAPTURE = "capture"  #: the attackers capture the king
-    LOSS = "loss"        #: another forced loss (encirclement, no moves, repetition)
+    LOSS = "loss"        #: another forced loss (exit fort, encirclement, no moves, repetition)
     DROP = "drop"        #: no forced loss, but the evaluation falls past the threshold
 
 
@@ -208,8 +208,10 @@ def _threat(board: Board, line: Sequence[str]) -> tuple[Kind, tuple[str, ...], s
         if outcome.winner != winner:
             return None
         term = outcome.termination
-        if term in (Termination.ESCAPE, Termination.EXIT_FORT):
-            return Kind.ESCAPE, tuple(path), b.name(m.to) if king_moves else None, n
+        if term == Termination.ESCAPE:
+            return Kind.ESCAPE, tuple(path), b.name(m.to), n
+        if term == Termination.EXIT_FORT:  # the king's way into his fort
+            return Kind.LOSS, tuple(path) or _move_squares(board, moves[0]), None, n
         if term == Termination.KING_CAPTURED:
             squares = [b.name(m.frm), b.name(m.to)] + ([king] if king else [])
             return Kind.CAPTURE, tuple(dict.fromkeys(squares)), king, n
