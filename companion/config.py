@@ -33,6 +33,10 @@ Schema (every key optional; see ``docs/raspberry-pi.md``)::
     analyse_finished = true         # analyse every finished or imported game in the background
     engines = ["/opt/engines/x --otep"]  # engine commands the owner may choose on the page
     any_engine = false              # any command from the page (only on a trusted network)
+    [coach]                         # the coach of one side (docs/coach.md)
+    side = "attackers"              # attackers | defenders | none (the default)
+    strictness = "gentle"           # gentle (forced losses, big drops) | strict (smaller drops)
+    seconds = 0.5                   # the engine's look at each position
     [online]                        # online play on a hnefatafl.org server (docs/online.md)
     server = "hnefatafl.org:49152"  # host:port (the protocol is plain text: no encryption)
     version = "32d9a140"            # the protocol's version id (a newer server may change it)
@@ -77,12 +81,13 @@ from companion.voice.config import VoiceConfig, VoiceConfigError, check_engine, 
 
 if TYPE_CHECKING:
     from companion.club.config import ClubConfig
+    from companion.coach.config import CoachConfig
     from companion.online.account import OnlineConfig
     from companion.session.computer import ComputerConfig
 
 TOP_KEYS = ("variant", "data_dir", "pin", "raichi", "time_control", "web", "board", "leds",
             "players", "rules", "match", "computer", "club", "online", "buttons",
-            "display", "voice")
+            "display", "voice", "coach")
 WEB_KEYS = ("host", "port", "allowed_hosts")
 PLAYER_KEYS = ("attackers", "defenders", "attackers_name", "defenders_name")
 MATCH_KEYS = ("enabled", "tie_break")
@@ -126,6 +131,7 @@ class DaemonConfig:
     online: OnlineConfig = field(default_factory=lambda: _online(None))
     club: ClubConfig | None = None  # when the board is in a club
     voice: VoiceConfig = field(default_factory=VoiceConfig)  # [voice] (companion.voice)
+    coach: CoachConfig = field(default_factory=lambda: _coach({}))  # [coach] (companion.coach)
 
 
 def _computer_defaults() -> ComputerConfig:
@@ -297,9 +303,23 @@ def _session_fields(cfg: DaemonConfig, doc: Mapping[str, Any]) -> DaemonConfig:
         cfg = replace(cfg, computer=_computer(_table(doc, "computer", COMPUTER_KEYS)))
         if "online" in doc:
             cfg = replace(cfg, online=_online(doc["online"]))
+        if "coach" in doc:
+            cfg = replace(cfg, coach=_coach(doc["coach"]))
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return cfg
+
+
+def _coach(table: object) -> CoachConfig:
+    """``[coach]``: the side coached and how strictly (a CoachConfig; docs/coach.md)."""
+    from companion.coach.config import CoachConfigError, parse_coach
+
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"[coach] must be a table, not {type(table).__name__}")
+    try:
+        return parse_coach(table)
+    except CoachConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _online(table: object) -> OnlineConfig:

@@ -92,7 +92,7 @@ def defaults_from(cfg: DaemonConfig) -> SessionDefaults:
     # say, see session/restore.py)
     return SessionDefaults(settings, TimeControl.parse(cfg.time_control), players,
                            tie_break=cfg.tie_break, match=cfg.match, raichi=cfg.raichi,
-                           computer=cfg.computer)
+                           computer=cfg.computer, coach=cfg.coach)
 
 
 def checks_pieces(board: BoardSource) -> bool:

@@ -4,7 +4,7 @@ A frame maps square names to one :class:`LedRole` each; squares without a role a
 drivers map roles to colours and blink patterns (``companion.drivers.leds``); this module only
 decides roles. When a square has several roles the most urgent one wins, in this order::
 
-    win > illegal > capture > make_to > make_from > storage > setup
+    win > illegal > capture > make_to > make_from > storage > setup > warning
         > hint_to > hint_from > raichi > check > target > to > from
 
 Why: ``win`` marks the end of the game and overrides everything (nothing is judged afterwards).
@@ -14,9 +14,10 @@ to the move to make, and a captured piece to lift comes before the next move. Th
 execute) beats everything else: it is what the board is waiting for. ``storage`` is laid
 board-wide by the session when moves are not being saved: the roles above show through it, the
 ones below (guidance that would invite play) are covered. ``setup`` guidance to fix the board
-beats the advisory roles: a requested hint, the raichi warning (the king has a free path to
-escape), the ``check`` of the pieces' kinds (boards whose sensors cannot tell them), the
-targets of a lifted piece, and the last move's ``from``/``to``.
+beats the advisory roles: the coach's ``warning`` (the threat a move of the coached side
+allows: the king's way to escape, or the capture of the king), a requested hint, the raichi
+warning (the king has a free path to escape), the ``check`` of the pieces' kinds (boards whose
+sensors cannot tell them), the targets of a lifted piece, and the last move's ``from``/``to``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class LedRole(StrEnum):
     MAKE_FROM = "make_from"  #: the piece of the move to make
     STORAGE = "storage"      #: board-wide: moves are not being saved
     SETUP = "setup"          #: a square to fix (place, clear, put back)
+    WARNING = "warning"      #: the coach: the threat the move just made allows
     HINT_TO = "hint_to"      #: the destination of a suggested move
     HINT_FROM = "hint_from"  #: the piece of a suggested move
     RAICHI = "raichi"        #: the king has a free path to escape here

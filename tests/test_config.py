@@ -193,3 +193,22 @@ def test_a_daemon_started_from_the_session_config_shows_it(tmp_path: Path) -> No
         assert "esc:e" in otg and "ka:n" in otg
     finally:
         d.stop()
+
+
+def test_the_coach_table(tmp_path: Path) -> None:
+    from companion.coach.config import CoachConfig
+    from companion.coach.look import Strictness
+
+    path = tmp_path / "config.toml"
+    path.write_text('[coach]\nside = "defenders"\nstrictness = "strict"\nseconds = 1.5\n')
+    cfg = load_config(path)
+    assert cfg.coach == CoachConfig("defenders", Strictness.STRICT, 1.5)
+    assert DaemonConfig().coach == CoachConfig()  # nobody coached by default
+    for text, words in (('[coach]\nside = "king"\n', "[coach] side must be attackers"),
+                        ('[coach]\nstrictness = "harsh"\n', "[coach] strictness"),
+                        ('[coach]\nlevel = 3\n', "[coach] unknown key 'level'"),
+                        ('coach = 3\n', "[coach] must be a table")):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=r"config\.toml: " + words.replace("[", r"\[")
+                           .replace("]", r"\]")):
+            load_config(path)

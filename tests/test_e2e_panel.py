@@ -141,6 +141,7 @@ def test_a_whole_game_against_the_computer_from_buttons_and_display(tmp_path):
         choose_in_menu(base, "Computer plays", "Defenders")
         choose_in_menu(base, "Variant", "Brandubh")
         choose_in_menu(base, "Clock", "5+3")
+        assert press(base, "clock")[1:3] == ["Coach", "◀ nobody ▶"]
         assert press(base, "clock")[1] == "Start game"
         shown = press(base, "clock")
         assert shown[0] == "Attackers to move", shown

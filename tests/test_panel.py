@@ -210,6 +210,7 @@ def test_the_menu_chooses_the_next_game(tmp_path: Path) -> None:
         assert press(h, panel, "clock")[1:3] == ["Stellung", "◀ Ausgangsstellung ▶"]
         assert press(h, panel, "clock")[1:3] == ["Uhr", "◀ keine ▶"]
         press(h, panel, "hint")
+        assert press(h, panel, "clock")[1:3] == ["Trainer", "◀ niemand ▶"]
         assert press(h, panel, "clock")[:3] == ["Computer 5", "Partie starten", "Brandubh"]
         game = h.state["game"]
         press(h, panel, "clock")
@@ -234,7 +235,7 @@ def test_two_buttons_are_enough(tmp_path: Path) -> None:
         press(h, panel, "hint", long=True)  # takeback
         assert len(h.state["moves"]) < n
         assert press(h, panel, "clock", long=True)[0] == "Menu"
-        for _ in range(6):  # OK until "Start game"
+        for _ in range(8):  # OK until "Start game"
             if panel.lines[1] == "Start game":
                 break
             press(h, panel, "clock")
@@ -291,7 +292,8 @@ def test_both_languages_have_every_word_and_every_line_fits() -> None:
     assert set(WORDS["en"]) == set(WORDS["de"])
     sample = {"side": "Verteidiger", "who": "Computer", "move": "e10 → e11",
               "squares": "a1 b2 c3 …", "square": "k11", "n": 12, "of": 2, "a": "1.5", "b": "0.5",
-              "button": "Zurück", "m": 24, "goal": "Schlagen", "r": 1850}
+              "button": "Zurück", "m": 24, "goal": "Schlagen", "r": 1850, "drop": "12,5",
+              "score": "12,5"}
     for lang, table in WORDS.items():
         for key, text in table.items():
             line = text.format(**sample)
@@ -305,23 +307,25 @@ def test_menu_values_wrap_and_make_the_request() -> None:
         "defenders": {"kind": "computer", "level": 3}},
         "clock": {"control": {"text": "5+3"}}}, VARIANTS)
     assert (m.opponent, m.level, m.computer_side, m.clock) == ("computer", 3, "defenders", "5+3")
-    assert m.items() == ["opponent", "level", "plays", "variant", "from", "clock", "start"]
+    assert m.items() == ["opponent", "level", "plays", "variant", "from", "clock", "coach",
+                         "start"]
     m = m.ok().step(-3)  # level 3 -> 10 (wraps)
     assert m.level == 10
     assert m.request() == {"variant": "brandubh", "time_control": "5+3", "players": {
-        "attackers": {"kind": "board"}, "defenders": {"kind": "computer", "level": 10}}}
+        "attackers": {"kind": "board"}, "defenders": {"kind": "computer", "level": 10}},
+        "coach": None}
     assert Menu.from_state({}, VARIANTS).items() == ["opponent", "variant", "from", "clock",
-                                                     "start"]
+                                                     "coach", "start"]
     board = Menu.from_state({"variant": "brandubh"}, VARIANTS)
     board = board.ok().ok().step(1)  # Start from: this position; the side to move appears
     assert (board.current, board.origin) == ("from", "board")
-    assert board.items() == ["opponent", "variant", "from", "turn", "clock", "start"]
+    assert board.items() == ["opponent", "variant", "from", "turn", "clock", "coach", "start"]
     with pytest.raises(ValueError):
         board.request()  # a game from the board needs its position
     assert board.ok().step(1).request("/3t3/7/7/3K3/7/7/7/") == {
         "variant": "brandubh", "time_control": "none", "players": {
             "attackers": {"kind": "board"}, "defenders": {"kind": "board"}},
-        "position": "/3t3/7/7/3K3/7/7/7/", "turn": "defenders"}
+        "position": "/3t3/7/7/3K3/7/7/7/", "turn": "defenders", "coach": None}
 
 
 def test_game_lines_from_a_snapshot() -> None:
@@ -468,8 +472,8 @@ def test_the_display_says_why_a_position_is_not_legal(tmp_path: Path, lang: str)
             press(h, panel, "clock")
         press(h, panel, "hint")                    # Start from: this position
         assert panel.menu is not None and panel.menu.origin == "board"
-        for _ in range(3):
-            press(h, panel, "clock")               # To move (attackers), Clock, Start game
+        for _ in range(4):
+            press(h, panel, "clock")               # To move (attackers), Clock, Coach, Start
         for pieces, said in cases:
             h.board.set_occupied(pieces)
             h.run(1.0)
@@ -531,3 +535,36 @@ def test_the_menu_starts_a_puzzle_of_the_library(tmp_path: Path) -> None:
         assert s["turn"] == first.side
     finally:
         h.session.close()
+
+
+def test_the_menu_chooses_the_coach_and_the_display_says_its_warning() -> None:
+    m = Menu.from_state({"variant": "brandubh", "coach": {"side": "defenders"}}, VARIANTS)
+    assert m.coach == "defenders"
+    while m.current != "coach":
+        m = m.ok()
+    assert m.lines("en")[1:3] == ["Coach", "◀ Defenders ▶"]
+    m = m.step(1)
+    assert m.lines("de")[1:3] == ["Trainer", "◀ niemand ▶"] and m.request()["coach"] is None
+    assert m.step(1).request()["coach"] == "attackers"
+    st = {"turn": "defenders", "result": "ongoing", "moves": ["b4-b3"],
+          "coach": {"side": "attackers", "warning": {
+              "move": "b4-b3", "kind": "escape", "target": "g1", "moves": 2}}}
+    assert game_lines(st, "en") == ["Careful: b4 → b3", "Move 1", "King g1 in 2",
+                                    "Take it back?"]
+    assert game_lines(st, "de") == ["Vorsicht: b4 → b3", "Zug 1", "König g1 in 2",
+                                    "Zurücknehmen?"]
+    st["coach"]["warning"].update(kind="drop", drop=2.25, target=None, moves=None)
+    assert game_lines(st, "de")[2] == "2,2 Steine weg"
+    st["coach"]["warning"].update(kind="capture", moves=1)
+    assert game_lines(st, "en")[2] == "King taken in 1"
+
+
+def test_the_display_shows_the_evaluation_asked_for() -> None:
+    st = {"turn": "attackers", "result": "ongoing", "moves": [],
+          "evaluation": {"side": "attackers", "score": -1.25, "best": "d1-d3", "ply": 0}}
+    assert game_lines(st, "en")[2] == "Defenders +1.2"
+    assert game_lines(st, "de")[2] == "Verteidiger +1,2"
+    st["evaluation"]["score"] = 995.0
+    assert game_lines(st, "en")[2] == "Attackers can win"
+    st["evaluation"]["score"] = None  # still looking: nothing yet
+    assert game_lines(st, "en")[2] == ""

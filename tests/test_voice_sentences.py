@@ -177,3 +177,21 @@ def test_a_silent_engine_still_lists_what_it_would_say() -> None:
     assert engine.heard == [] and speaker.problem == "no sound device"
     assert [s["text"] for s in speaker.said()] == ["Computer: e7 nach c7."]
     assert re.fullmatch(r"\d+\.\d+", str(speaker.said()[0]["t"])) or speaker.said()[0]["t"]
+
+
+def test_the_coachs_warning_is_said_once_with_the_takeback_it_offers() -> None:
+    warning = {"move": "b4-b3", "kind": "escape", "target": "g1", "moves": 2, "side": "attackers"}
+    now = dict(START, moves=["b4-b3"], turn="defenders",
+               coach={"side": "attackers", "warning": warning})
+    before = dict(now, coach={"side": "attackers", "warning": None})
+    assert said(before, now) == ["Careful: b4 to b3 lets the king reach g1 in 2 moves. "
+                                 "You can take it back."]
+    assert said(before, now, "de") == ["Vorsicht: Nach b4 nach b3 erreicht der König g1 in 2 "
+                                       "Zügen. Du kannst den Zug zurücknehmen."]
+    assert said(now, now) == []  # the same warning: not again
+    capture = dict(now, coach={"warning": dict(warning, kind="capture", moves=1)})
+    assert said(before, capture) == ["Careful: b4 to b3 lets the attackers capture the king "
+                                     "at once. You can take it back."]
+    drop = dict(now, coach={"warning": dict(warning, kind="drop", drop=2.5, moves=None)})
+    assert said(before, drop, "de")[0].startswith("Vorsicht: Mit b4 nach b3 steht deine "
+                                                  "Partei um etwa 2,5 Steine schlechter.")

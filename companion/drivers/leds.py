@@ -15,6 +15,7 @@ setup      amber               steady
 win        gold                pulses (breathes) at 1 Hz
 make_from  violet              blinks at 1 Hz (the piece of the move to make)
 make_to    violet              steady (its destination)
+warning    orange              blinks at 3 Hz (the coach: the threat a move allows)
 hint_from  dim cyan            steady (a suggested move's piece)
 hint_to    cyan                steady (its destination)
 raichi     pink                pulses at 2 Hz (the king's free path to escape)
@@ -64,6 +65,7 @@ ROLE_STYLES: dict[str, RoleStyle] = {
     "win": RoleStyle((255, 180, 40), "pulse", 1.0),
     "make_from": RoleStyle((140, 0, 255), "blink", 1.0),
     "make_to": RoleStyle((140, 0, 255), "steady"),
+    "warning": RoleStyle((255, 60, 0), "blink", 3.0),
     "hint_from": RoleStyle((0, 50, 50), "steady"),
     "hint_to": RoleStyle((0, 180, 180), "steady"),
     "raichi": RoleStyle((255, 30, 140), "pulse", 2.0),

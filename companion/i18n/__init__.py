@@ -48,7 +48,7 @@ STATIC = HERE.parent / "web" / "static"
 #: The page's scripts loaded on demand (core.js ``T.load``), not on the first load.
 LAZY_SCRIPTS = ("review.js", "rules.js", "analysis.js", "owner.js", "errors.js", "remote.js",
                 "over.js", "advice.js", "online.js", "club.js", "setup.js",
-                "check.js", "explorer.js", "puzzles.js")
+                "check.js", "explorer.js", "puzzles.js", "coach.js")
 #: CLDR plural categories, in the order the table is filled
 _CATEGORIES = ("zero", "one", "two", "few", "many", "other")
 

@@ -25,6 +25,7 @@ SIDES = ("attackers", "defenders")
 ORIGINS = ("start", "board", "puzzle")  # the variant's set-up, the board's position, a puzzle
 #: A puzzle the menu offers: id, goal (escape, capture, win), the solver's moves, rating.
 PuzzleChoice = tuple[str, str, int, int]
+COACHES = ("none", "attackers", "defenders")  # the side coached (docs/coach.md)
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,7 @@ class Menu:
     puzzles: tuple[PuzzleChoice, ...] = ()  # the variant's puzzles (the panel fills them)
     puzzles_of: str = ""  # the variant they were read for
     puzzle: int = 0
+    coach: str = "none"  # the side the coach warns of losing moves (COACHES)
 
     @classmethod
     def from_state(cls, st: Mapping[str, Any], variants: Sequence[tuple[str, str]]) -> Menu:
@@ -60,8 +62,10 @@ class Menu:
         ids = [v for v, _ in variants]
         variant = variant if variant in ids else (ids[0] if ids else variant)
         first = PRESETS[variant].first if variant in PRESETS else "attackers"
+        coached = (st.get("coach") or {}).get("side") or "none"
         return cls(tuple(variants), opponent, level if level in LEVELS else 6, side, variant,
-                   control if control in CLOCKS else "none", turn=first)
+                   control if control in CLOCKS else "none", turn=first,
+                   coach=coached if coached in COACHES else "none")
 
     def items(self) -> list[str]:
         """The items shown, in order: the computer's only when it plays."""
@@ -71,9 +75,9 @@ class Menu:
         out += ["variant", "from"]
         if self.origin == "board":
             out.append("turn")
-        if self.origin == "puzzle":  # a puzzle has no clock
+        if self.origin == "puzzle":  # a puzzle has no clock and no coach
             return out + ["puzzle", "start"]
-        return out + ["clock", "start"]
+        return out + ["clock", "coach", "start"]
 
     @property
     def puzzle_id(self) -> str | None:
@@ -113,6 +117,8 @@ class Menu:
             return replace(self, turn=turn(SIDES, self.turn))
         if name == "puzzle" and self.puzzles:
             return replace(self, puzzle=(self.puzzle + delta) % len(self.puzzles))
+        if name == "coach":
+            return replace(self, coach=turn(COACHES, self.coach))
         return self
 
     def request(self, position: str | None = None) -> dict[str, Any]:
@@ -122,7 +128,8 @@ class Menu:
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}
         out: dict[str, Any] = {"variant": self.variant, "time_control": self.clock,
-                               "players": players}
+                               "players": players,
+                               "coach": None if self.coach == "none" else self.coach}
         if self.origin == "board":
             if position is None:
                 raise ValueError("a game from the board needs the board's position")
@@ -163,6 +170,8 @@ class Menu:
                 return [w["menu"], w["puzzle"], w["no_puzzles"], w["ok_next"]]
             _, goal, moves, rating = self.puzzles[self.puzzle % len(self.puzzles)]
             value = w["pz_choice"].format(goal=w["goal_" + goal], n=moves, r=rating)
+        elif name == "coach":
+            value = w["coach_none"] if self.coach == "none" else w[self.coach]
         else:
             value = w["none"] if self.clock == "none" else self.clock
         return [w["menu"], w[name], f"◀ {value} ▶", w["ok_next"]]

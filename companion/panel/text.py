@@ -115,6 +115,9 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
         return w["reading"], w["n_read"].format(n=len(guidance.get("squares") or []))
     if kind == "takeback":
         return w["takeback_put"].format(squares=_squares(list(guidance.get("squares") or []))), ""
+    coach = (st.get("coach") or {}).get("warning")
+    if coach:
+        return coach_lines(coach, w)
     thinking = st.get("thinking")
     if thinking:
         return w["thinks"], ""
@@ -128,8 +131,35 @@ def headline(st: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
     return line, ""
 
 
+def coach_lines(warning: Mapping[str, Any], w: Mapping[str, str]) -> tuple[str, str]:
+    """The coach's warning: the move, and what it allows (``coach.warning`` of the state)."""
+    frm, _, to = str(warning.get("move", "")).partition("-")
+    head = w["careful"].format(move=move_words(frm, to))
+    kind, n = warning.get("kind"), warning.get("moves") or 1
+    if kind == "escape" and warning.get("target"):
+        return head, w["coach_escape"].format(square=warning["target"], n=n)
+    if kind in ("escape", "capture", "loss"):
+        return head, w["coach_" + ("loss" if kind == "escape" else str(kind))].format(n=n)
+    drop = f"{float(warning.get('drop') or 0):.1f}"
+    return head, w["coach_drop"].format(drop=drop.replace(".", w["decimal"]))
+
+
+def eval_words(ev: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """The score asked for (``evaluation`` of the state): the side better off and by how much
+    (``Attackers +1.5``), or who can force a win."""
+    score, side = float(ev["score"]), str(ev.get("side"))
+    other = "defenders" if side == "attackers" else "attackers"
+    better = w[side if score >= 0 else other]
+    if abs(score) >= 900:
+        return w["eval_forced"].format(side=better)
+    return w["eval"].format(side=better, score=f"{abs(score):.1f}".replace(".", w["decimal"]))
+
+
 def footer(st: Mapping[str, Any], w: Mapping[str, str]) -> str:
-    """The match score, or what a finished game waits for."""
+    """The match score, or what a finished game waits for (the coach's takeback offer while
+    it warns)."""
+    if (st.get("coach") or {}).get("warning") and st.get("result", "ongoing") == "ongoing":
+        return w["coach_back"]
     match = st.get("match")
     over = st.get("result", "ongoing") != "ongoing"
     if match and over and match.get("next"):
@@ -158,6 +188,8 @@ def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
             detail = detail or w["paused"]
     else:
         second = w["move_n"].format(n=len(st.get("moves") or []) // 2 + 1)
+    if not detail and st.get("evaluation") and st["evaluation"].get("score") is not None:
+        detail = eval_words(st["evaluation"], w)
     if not detail and (st.get("guidance") or {}).get("kind") == "check_pieces":
         detail = w["check_pieces"]  # a reed board: the LEDs show where the defenders should be
     return [head, second, detail, note or footer(st, w)]

@@ -37,8 +37,8 @@ PositionKey = tuple[int, int, str, str]
 
 @dataclass
 class Job:
-    """One question for the engine: ``kind`` (``hint`` or ``draw``) about the position ``key``
-    for ``side``, asked ``by`` someone."""
+    """One question for the engine: ``kind`` (``hint``, ``draw`` or the coach's ``look``)
+    about the position ``key`` for ``side``, asked ``by`` someone."""
 
     kind: str
     key: PositionKey
@@ -80,7 +80,14 @@ class DrawAnswer:
     again: bool = False
 
 
-Advice = HintReady | HintFailed | DrawAnswer
+@dataclass(frozen=True)
+class LookDone:
+    """The coach's look at a position finished (``companion.session.coaching`` judges it)."""
+
+    job: Job
+
+
+Advice = HintReady | HintFailed | DrawAnswer | LookDone
 
 
 class AdviceEngine:
@@ -204,6 +211,9 @@ class Advisor:
         played); never blocks."""
         out: list[Advice] = []
         while (job := self.engine.poll()) is not None:
+            if job.kind == "look":
+                out.append(LookDone(job))
+                continue
             advice = self._hint_done(job, key, ply) if job.kind == "hint" else (
                 self._draw_done(job, key))
             if advice is not None:

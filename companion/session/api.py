@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from companion.rules.game import Game
 from companion.session.actors import Actor
+from companion.session.coaching import EvalAnswer
 from companion.session.results import (
     AnalysisStatus,
     ClockResult,
@@ -141,6 +142,12 @@ class SessionAPI(Protocol):
 
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, HintAnswer]:
         """(202, ``{"status": "thinking", "side"}``) or (200, the hint already shown)."""
+        ...
+
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
+        """(202, ``{"status": "thinking", "evaluation"}``) or (200, ready): the engine's score
+        of the position now (``evaluation`` in the state); ``analysis`` true/false: analysis
+        mode on/off (every position evaluated)."""
         ...
 
     def start_analysis(self, actor: Actor, gid: int,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from companion.session import state
 from companion.session.actors import Action, Actor, ControlError, Role, check
+from companion.session.coaching import EvalAnswer
 from companion.session.context import Context
 from companion.session.decisions import Decisions, storage_error
 from companion.session.game_moves import copy_game
@@ -59,6 +60,32 @@ class ComputerHelp:
         out = ctx.advisor.request(position_key(ctx), side, actor.label,
                                   secs if secs is not None else ctx.defaults.computer.hint_seconds,
                                   copy_game(ctx.game, manual=False).board, ctx.wall())
+        state.publish(ctx, force=True)
+        return out
+
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
+        """The engine's score of the position now, shown until it changes, never a move to
+        make: (202, thinking) or (200, the evaluation). Anyone who may ask for a hint may ask
+        (a player: on either side's turn). ``analysis`` (the owner): analysis mode on or off,
+        every position of a game of two people evaluated as it comes."""
+        check(actor, Action.HINT)
+        ctx = self.ctx
+        if analysis is not None:
+            check(actor, Action.NEW_GAME)  # the owner's
+            if not isinstance(analysis, bool):
+                raise ControlError(400, "bad_request", '"analysis" must be true or false')
+            if analysis and any(p.is_computer or p.is_remote for p in ctx.players.values()):
+                raise ControlError(409, "not_two_people", "analysis mode watches a game of two "
+                                                          "people at this board")
+            ctx.coach.analyse(analysis)
+        if ctx.remote.binding is not None:
+            raise ControlError(409, "no_eval", "no evaluation in a game against a player at a "
+                                               "distance")
+        if ctx.game.is_over():
+            raise ControlError(409, "game_over", "the game is over: its analysis evaluates "
+                                                 "every position")
+        out = ctx.coach.evaluate(position_key(ctx), copy_game(ctx.game, manual=False),
+                                 actor.label, ctx.defaults.computer.hint_seconds)
         state.publish(ctx, force=True)
         return out
 

@@ -16,12 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.coach.config import CoachConfig
 from companion.drivers.base import BoardCapabilities, BoardSource
 from companion.rules.game import Game
 from companion.session.advice import Advisor
 from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import TimeControl
+from companion.session.coaching import Coaching
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match
 from companion.session.move_clocks import Clocks
@@ -55,6 +57,7 @@ class SessionDefaults:
     # the players to check the pieces' kinds at natural moments (the daemon sets it for such a
     # board; off for the simulator, polarity boards and sessions made in code)
     check_pieces: bool = False
+    coach: CoachConfig = field(default_factory=CoachConfig)  # [coach]: the side coached
 
 
 @dataclass(eq=False)
@@ -70,6 +73,7 @@ class Context:
     clocks: Clocks
     seats: Seats
     advisor: Advisor
+    coach: Coaching
     analyses: AnalysisWorker
     outbox: Outbox
     announcer: Announcer

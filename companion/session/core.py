@@ -37,6 +37,7 @@ from companion.session.advice import Advisor
 from companion.session.analysis_worker import AnalysisWorker
 from companion.session.announcer import Announcer
 from companion.session.clock import GameClock
+from companion.session.coaching import Coaching
 from companion.session.command_queue import CommandQueue, on_loop
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context, SessionDefaults
@@ -97,11 +98,12 @@ class GameSession(SessionService):
         def board_time() -> float:
             return caps.board_time(monotonic())
 
+        advisor = Advisor()
         self.ctx = ctx = Context(
             store=store, board=board, caps=caps, defaults=defaults,
             monotonic=monotonic, wall=wall,
             clocks=Clocks(board_time=board_time, wall=wall),
-            seats=Seats(), advisor=Advisor(),
+            seats=Seats(), advisor=advisor, coach=Coaching(advisor.engine, defaults.coach),
             analyses=AnalysisWorker(reader, self._analysis_done),
             outbox=Outbox(wall), announcer=Announcer(announce, wall, record.stamp),
             record=record, tracker=make_tracker(game), tracker_factory=make_tracker)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from companion.coach.config import CoachConfigError
 from companion.rules.board import Position
 from companion.rules.otn import PositionError
 from companion.rules.ruleset import RuleSet
@@ -28,7 +29,7 @@ from companion.session.settings import GameSettings, SettingsError
 
 # the fields of POST /api/new (and /api/match); anything else is refused, not ignored
 NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match",
-                             "position", "turn"})
+                             "position", "turn", "coach"})
 #: A reading of the board (a position of one's own) ends this long after the page last asked.
 READING_S = 60.0
 
@@ -86,7 +87,9 @@ class GameSetup:
         """A new game (or, with ``"match": true``, a two-game match): ``variant``, ``options``,
         ``time_control``, ``players`` and ``tie_break`` as optional fields; ``position`` (OTN)
         and ``turn`` start it from a position of one's own (a study, an endgame, a game from a
-        book, an imported game played on), checked for the variant (``rules.start``)."""
+        book, an imported game played on), checked for the variant (``rules.start``);
+        ``coach`` the side the coach watches (``attackers``, ``defenders`` or null; left out:
+        as in the game before; ``companion.session.coaching``)."""
         check(actor, Action.NEW_GAME)
         ctx = self.ctx
         unknown = sorted(set(request) - NEW_GAME_FIELDS)
@@ -112,7 +115,8 @@ class GameSetup:
             tie = ctx.defaults.tie_break
             if "tie_break" in request:
                 tie = check_tie_break(request.get("tie_break"))
-        except (SettingsError, TimeControlError, MatchError) as exc:
+            coach = ctx.coach.config.with_side(request["coach"]) if "coach" in request else None
+        except (SettingsError, TimeControlError, MatchError, CoachConfigError) as exc:
             raise ControlError(400, "bad_settings", str(exc)) from None
         rules = settings.rules()
         if ctx.caps.clickable is None and rules.size != ctx.board.size:
@@ -146,7 +150,8 @@ class GameSetup:
                                                              players["defenders"].to_json()]}}
         elif request.get("match") not in (None, False):
             raise ControlError(400, "bad_match", '"match" must be true or false')
-        self.games.start(settings, tc, players, None, actor, new_match, start=start)
+        self.games.start(settings, tc, players, None, actor, new_match, start=start,
+                         coach=coach)
         # a board of the club plays a side: the game is proposed to it (its answer starts it)
         self.games.propose_remote(only=PlayerKind.CLUB)
         state.publish(ctx, force=True)
@@ -180,7 +185,12 @@ class GameSetup:
         players = {"attackers": ctx.players["defenders"], "defenders": ctx.players["attackers"]}
         # a match played from a position of its own plays game 2 from it too
         start = Position(ctx.game.start_position, ctx.game.start_turn)
-        self.games.start(ctx.settings, ctx.clocks.tc, players, m, actor, start=start)
+        # the coach follows the person it coaches to the other side
+        coached = ctx.coach.config.side
+        coach = ctx.coach.config.with_side(
+            None if coached is None else "defenders" if coached == "attackers" else "attackers")
+        self.games.start(ctx.settings, ctx.clocks.tc, players, m, actor, start=start,
+                         coach=coach)
         return {"game": ctx.gid, "match": m.id}
 
     # -- a position of one's own, set up on the board ----------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from companion.coach.config import CoachConfig
 from companion.rules import other
 from companion.rules.board import Position
 from companion.rules.game import Game
@@ -74,12 +75,14 @@ class Games:
               players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
               new_match: dict[str, Any] | None = None,
               remote: tuple[RemoteKind, RemoteTerms] | None = None,
-              start: Position | None = None, place: bool = True) -> None:
+              start: Position | None = None, place: bool = True,
+              coach: CoachConfig | None = None) -> None:
         """A new game (game 2 of ``match``, game 1 of ``new_match``, or with a player at a
         distance on ``remote`` terms; from the ``start`` position, or the variant's), stored
         first; the game before it, unfinished, is closed as abandoned. A simulated board gets
         the new position unless ``place`` is false (a puzzle: it keeps its pieces, of the same
-        size, and the set-up guidance is followed by clicks as on a real board)."""
+        size, and the set-up guidance is followed by clicks as on a real board). ``coach``: the
+        side coached (None: as in the game before)."""
         ctx = self.ctx
         rules = settings.rules()
         game = Game(rules, start.otn, start.turn) if start else Game(rules)
@@ -111,6 +114,7 @@ class Games:
         self.sync_players()
         ctx.clocks.new_game(tc)  # it runs once the board is set up
         ctx.advisor.new_game()
+        ctx.coach.new_game(coach or ctx.coach.config)
         ctx.seats.forget_hopeless()
         ctx.left_start = False
         board = ctx.caps.clickable

@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 from typing import assert_never
 
+from companion.coach.look import CoachWarning
 from companion.session import state
 from companion.session.actors import ControlError
-from companion.session.advice import DrawAnswer, HintFailed, HintReady
+from companion.session.advice import DrawAnswer, HintFailed, HintReady, LookDone
 from companion.session.computer import Chose, Failed, Resigns, computer_actor
 from companion.session.context import Context
 from companion.session.controls import Controls
@@ -70,7 +71,14 @@ class Machines:
     def advice(self) -> None:
         """Take the advisor's finished answers (at every loop step; never blocks)."""
         ctx = self.ctx
-        for answer in ctx.advisor.poll(state.position_key(ctx), len(ctx.game.played)):
+        key = state.position_key(ctx)
+        coached = ctx.coach.config.side
+        person = coached is not None and not (ctx.players[coached].is_computer
+                                              or ctx.players[coached].is_remote)
+        two_people = not any(p.is_computer or p.is_remote for p in ctx.players.values())
+        self._warned(ctx.coach.watch(key, ctx.game, person, two_people,
+                                     ctx.defaults.computer.hint_seconds))
+        for answer in ctx.advisor.poll(key, len(ctx.game.played)):
             match answer:
                 case HintReady(hint=hint, row=row):
                     ctx.outbox.add("hint", row)
@@ -85,8 +93,20 @@ class Machines:
                     log.warning("game %d: no hint: %s", ctx.gid, answer.message)
                 case DrawAnswer():
                     self._draw_answer(answer)
+                case LookDone(job=job):
+                    self._warned(ctx.coach.done(job, key))
                 case _:
                     assert_never(answer)
+
+    def _warned(self, warning: CoachWarning | None) -> None:
+        """The coach warns of the move just made: an event, and the state at once."""
+        if warning is None:
+            return
+        ctx = self.ctx
+        ctx.announcer.note("coach_warning", "coach", side=warning.side, move=warning.move,
+                           warning=warning.kind.value, threat=list(warning.threat),
+                           reply=warning.line[0] if warning.line else None)
+        log.info("game %d: the coach warns the %s: %s", ctx.gid, warning.side, warning.text)
 
     def _draw_answer(self, answer: DrawAnswer) -> None:
         ctx = self.ctx

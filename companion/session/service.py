@@ -18,6 +18,7 @@ from typing import Any
 from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
+from companion.session.coaching import EvalAnswer
 from companion.session.command_queue import CommandQueue, on_loop
 from companion.session.computer_help import ComputerHelp
 from companion.session.context import Context
@@ -238,6 +239,10 @@ class SessionService:
     @on_loop
     def request_hint(self, actor: Actor, seconds: object = None) -> tuple[int, HintAnswer]:
         return self.computer_help.request_hint(actor, seconds)
+
+    @on_loop
+    def request_eval(self, actor: Actor, analysis: object = None) -> tuple[int, EvalAnswer]:
+        return self.computer_help.request_eval(actor, analysis)
 
     @on_loop
     def start_analysis(self, actor: Actor, gid: int,

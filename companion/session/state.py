@@ -82,7 +82,11 @@ def leds(ctx: Context) -> dict[str, str]:
     threat = ctx.game_json["threat"] if ctx.game_json and ctx.defaults.raichi else None
     if threat:
         frame = with_role(frame, threat["squares"], "raichi")
-    hint = ctx.advisor.current(position_key(ctx))
+    key = position_key(ctx)
+    warning = ctx.coach.current(key)
+    if warning is not None:
+        frame = with_role(frame, warning.threat, "warning")
+    hint = ctx.advisor.current(key)
     if hint is not None and ctx.move_to_make is None:
         frame = with_role(with_role(frame, [hint["from"]], "hint_from"), [hint["to"]],
                           "hint_to")
@@ -169,6 +173,8 @@ def live_state(ctx: Context) -> LiveState:
         "display": ctx.display.copy() if ctx.display else None,
         "voice": dict(ctx.voice) if ctx.voice else None,
         "puzzle": ctx.puzzle.copy() if ctx.puzzle else None,
+        "coach": ctx.coach.to_json(position_key(ctx)),
+        "evaluation": ctx.coach.eval_json(position_key(ctx), str(ctx.game.turn)),
     }
 
 

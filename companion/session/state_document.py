@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from companion.session.clock import ClockJSON
+from companion.session.coaching import CoachJSON, EvalJSON
 from companion.session.computer import PlayerFailure, Thinking
 from companion.session.match import MatchJSON
 from companion.session.remote_play import RemoteJSON
@@ -129,6 +130,8 @@ class LiveState(TypedDict):
     display: DisplayJSON | None  # the board display's text (companion.panel)
     puzzle: PuzzleState | None  # the puzzle being played (companion.session.puzzle_run)
     voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)
+    coach: CoachJSON | None  # the side coached and its warning (companion.session.coaching)
+    evaluation: EvalJSON | None  # the score asked for (POST /api/eval), for the position now
 
 
 class StateDocument(GameState, LiveState):

@@ -60,6 +60,9 @@ class Narrator:
             said = self.guidance(guidance)
             if said is not None:
                 out.append(said)
+        warning = (now.get("coach") or {}).get("warning")
+        if warning and warning != (before.get("coach") or {}).get("warning"):
+            out.append(self.coach(warning))
         hint = now.get("hint")
         if hint and hint.get("from") and hint != before.get("hint"):
             out.append(Utterance("hint", words(self.lang)["hint"].format(
@@ -131,6 +134,21 @@ class Narrator:
         if kind == "illegal" and back:
             return Utterance("illegal", w["illegal_short"].format(back=back))
         return None  # a warning without a square: the LEDs and the page show it
+
+    def coach(self, warning: Mapping[str, Any]) -> Utterance:
+        """The coach's warning of the move just made, and the takeback it offers."""
+        w = words(self.lang)
+        frm, _, to = str(warning.get("move", "")).partition("-")
+        kind, n = str(warning.get("kind")), int(warning.get("moves") or 0)
+        drop = f"{float(warning.get('drop') or 0):.1f}"
+        if kind == "escape" and not warning.get("target"):
+            kind = "loss"
+        key = f"coach_{kind}" if kind in ("escape", "capture", "loss") else "coach_drop"
+        if n == 1 and kind in ("escape", "capture"):
+            key += "_1"
+        text = w[key].format(frm=frm, to=to, square=warning.get("target"), n=n,
+                             drop=drop if self.lang == "en" else drop.replace(".", ","))
+        return Utterance("coach", f"{text} {w['coach_back']}")
 
     def setup(self, g: Mapping[str, Any]) -> Utterance:
         """Pieces to put right: one piece off its square and one square to fill is a piece to

@@ -47,6 +47,14 @@ T: dict[str, dict[str, str]] = {
         "pieces_on": "{what} on {squares}", "and": "and",
         "king_lines": "The king on {square} has free lines to {ends}.",
         "king_no_lines": "The king on {square} has no free line to an edge.",
+        "coach_escape_1": "Careful: {frm} to {to} lets the king reach {square} at once.",
+        "coach_escape": "Careful: {frm} to {to} lets the king reach {square} in {n} moves.",
+        "coach_capture_1": "Careful: {frm} to {to} lets the attackers capture the king at once.",
+        "coach_capture": "Careful: {frm} to {to} lets the attackers capture the king in {n} "
+                         "moves.",
+        "coach_loss": "Careful: {frm} to {to} loses by force in {n} moves.",
+        "coach_drop": "Careful: {frm} to {to} costs about {drop} soldiers.",
+        "coach_back": "You can take it back.",
     },
     "de": {
         **names("de"),
@@ -75,6 +83,17 @@ T: dict[str, dict[str, str]] = {
         "pieces_on": "{what} auf {squares}", "and": "und",
         "king_lines": "Der König auf {square} hat freie Linien nach {ends}.",
         "king_no_lines": "Der König auf {square} hat keine freie Linie zum Rand.",
+        "coach_escape_1": "Vorsicht: Nach {frm} nach {to} erreicht der König sofort {square}.",
+        "coach_escape": "Vorsicht: Nach {frm} nach {to} erreicht der König {square} in {n} "
+                        "Zügen.",
+        "coach_capture_1": "Vorsicht: Nach {frm} nach {to} schlagen die Angreifer den König "
+                           "sofort.",
+        "coach_capture": "Vorsicht: Nach {frm} nach {to} schlagen die Angreifer den König in "
+                         "{n} Zügen.",
+        "coach_loss": "Vorsicht: {frm} nach {to} verliert zwingend in {n} Zügen.",
+        "coach_drop": "Vorsicht: Mit {frm} nach {to} steht deine Partei um etwa {drop} Steine "
+                      "schlechter.",
+        "coach_back": "Du kannst den Zug zurücknehmen.",
     },
 }
 

@@ -264,6 +264,11 @@ def register_routes(app: Flask, session: SessionAPI, resolve_actor: Callable[[],
         status, out = control(session.request_hint, body().get("seconds"))
         return jsonify(out), status
 
+    @app.post("/api/eval")
+    def evaluate() -> tuple[Response, int]:
+        status, out = control(session.request_eval, body().get("analysis"))
+        return jsonify(out), status
+
     @app.post("/api/games/<int:gid>/analysis")
     def start_analysis(gid: int) -> tuple[Response, int]:
         seconds = body().get("seconds")

@@ -1,9 +1,9 @@
 /* tafl-companion page, the live game. Live state by Server-Sent Events (fallback: polling
    /api/state), the board drawn as SVG, the clocks, the players, the move to make, the session's
    events, and what this viewer may do: the owner (an owner session token, made from the PIN),
-   a player (a player link: /?player=TOKEN; he taps his moves and answers draws for his side),
-   or a spectator (sees everything, acts on nothing). The review, the rules cards, the analysis
-   and the owner's forms are loaded when first used (T.load). Words come from window.T. */
+   a player (a player link, /?player=TOKEN: his side's moves and draw answers) or a spectator
+   (sees everything, acts on nothing). The review, rules cards, analysis, owner's forms and the
+   coach's warning load when first used (T.load). Words come from window.T. */
 "use strict";
 (function () {
   const T = window.T, P = T.play, A = T.announce;
@@ -97,8 +97,8 @@
     $("boardwrap").classList.toggle("zoom", zoom && S.size >= 13);
   }
 
-  /* The kind of a piece the last move captured (the record marks soldiers "x<square>"; the
-     king is not marked, so a captured square missing from the text is the king's). */
+  /* The kind of piece the last move captured: the record marks soldiers "x<square>", never
+     the king. */
   function takenPiece(sq) {
     const last = S.last;
     if (last.text.indexOf("x" + sq) < 0) return "K";
@@ -136,6 +136,7 @@
     threat.hidden = !t;
     if (t) threat.textContent = A.threatWords(t) + ".";
     renderToMake();
+    if (S.coach?.warning || T.coach) T.load("coach").then(() => T.coach());
     renderSides(over);
     renderClocks();
     const m = S.match;

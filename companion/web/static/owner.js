@@ -121,6 +121,9 @@
         num("nf-main", +(tc.main / 60).toFixed(2), _("minutes")) + num("nf-inc", tc.increment, _("+ seconds a move")) +
         num("nf-periods", tc.periods || 3, _("periods")) + num("nf-period", tc.period || 30, _("seconds each")) +
         `</div></fieldset>` +
+        `<div class="row"><label for="nf-coach">${esc(_("Coach"))}</label>` +
+        sel("nf-coach", [["none", _("nobody")], ["attackers", _("warn the attackers of a losing move")],
+          ["defenders", _("warn the defenders of a losing move")]], (S && S.coach && S.coach.side) || "none") + `</div>` +
         `<div class="row"><button type="button" data-act="new">${esc(_("New game"))}</button>` +
         `<button type="button" data-act="newmatch">${esc(_("New match: two games, sides swapped"))}</button></div></div>`;
       if (S) $("variant").value = S.variant;
@@ -223,7 +226,9 @@
       const val = $("nf-opt-" + k).value, own = String(v.options[k]);
       if (val !== own) options[k] = val === "true" ? true : val === "false" ? false : val;
     }
-    const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf") };
+    const coach = $("nf-coach").value;
+    const body = { variant: v.id, options: options, time_control: timeControl(), players: players("nf"),
+      coach: coach === "none" ? null : coach };
     const from = $("nf-start").value === "setup" && T.setup ? T.setup.value() : null;
     if (from) Object.assign(body, from);   // the daemon checks the position for the variant
     if (match) body.match = true;
@@ -310,6 +315,7 @@
     if (!S) return;
     const m = S.match;
     $("ctl").querySelector("[data-act=next]").hidden = !(m && m.next);
+    evalRow(S);
     const row = $("drawrow");
     const key = (S.result !== "ongoing") + ":" + S.draw_offer;
     if (row.dataset.key === key) return;
@@ -327,6 +333,34 @@
     }
   }
 
+  /* Evaluation on request (POST /api/eval): the engine's score of the position now, in words
+     (advice.js), until the position changes; never a move to make. Analysis mode: every
+     position of a game of two people, as it comes. */
+  function evalRow(S) {
+    let p = $("evaltext");
+    if (!p) {
+      const row = $("ctl").querySelector(".row");
+      row.insertAdjacentHTML("beforeend", `<button type="button" data-act="eval">${esc(_("Evaluate the position"))}</button>`);
+      row.insertAdjacentHTML("afterend", `<label class="check" id="analysisbox"><input type="checkbox" id="analysismode"> ` +
+        `${esc(_("Evaluate every position (analysis mode)"))}</label><p id="evaltext" class="small" role="status"></p>`);
+      $("analysismode").addEventListener("change", (ev) => {
+        T.api("/api/eval", { analysis: ev.target.checked }).catch((e) => { ev.target.checked = false; T.refused(e); });
+      });
+      p = $("evaltext");
+    }
+    const ev = S.evaluation, over = S.result !== "ongoing";
+    const people = SIDES.every((s) => S.players[s] && ["board", "page"].includes(S.players[s].kind));
+    $("ctl").querySelector("[data-act=eval]").hidden = over;
+    $("analysisbox").hidden = over || !people;
+    $("analysismode").checked = !!(ev && ev.analysis);
+    p.hidden = !ev || over;
+    if (p.hidden) return;
+    if (ev.score === null) { p.textContent = _("The engine looks at the position…"); return; }
+    if (!T.advice) { T.load("advice").then(() => evalRow(T.live.state())); return; }
+    p.textContent = _("The engine's view: {eval} (its best move: {move}).",
+      { eval: T.advice.evalText(ev.score, ev.side), move: ev.best || "?" });
+  }
+
   /* A control's button: its request, then the words for the owner (a promise), or null. */
   function act(b) {
     const a = b.dataset.act, side = b.dataset.side, api = T.api;
@@ -342,6 +376,7 @@
         ? _("For the next game: attackers {a}, defenders {d}.", { a: j.players.attackers, d: j.players.defenders })
         : _("Attackers: {a}, defenders: {d}.", { a: j.players.attackers, d: j.players.defenders })));
     }
+    if (a === "eval") return api("/api/eval").then(() => "");
     if (a === "next") return api("/api/next").then(() => _("The next game of the match has started."));
     if (a === "draw") return api("/api/draw", { action: b.dataset.action, side: side }).then(() => _("Done."));
     if (a === "resign") {
