@@ -10,8 +10,10 @@
   const { _, N_, esc, sideName, resultText, variantLabel, TO_MOVE, other, playerName } = T;
   const $ = (id) => document.getElementById(id);
   const SIDES = P.SIDES;
-  let S = null;            // latest state from the daemon
-  let reachable = false;   // is the daemon answering?
+  // latest state from the daemon
+  let S = null;
+  // is the daemon answering?
+  let reachable = false;
   /* Credentials: this browser keeps an owner session token (made by POST /api/auth from the
      PIN), never the PIN itself; a PIN from the #pin= link or an older page is held in memory
      only until it is exchanged. A player link's token (/?player=...) is kept: this page then
@@ -23,8 +25,10 @@
   let me = { role: "spectator", side: null };
   let zoom = false, es = null, pollTimer = null, lastMoves = "", ticker = null;
   let results = {}, resultsKey = "", seenEvent = null;
-  let noteKey = "", noteTimer = null;   // the state a notice belongs to (see showNote)
-  let linkEnded = "";   // why this page's player link no longer works
+  // the state a notice belongs to (see showNote)
+  let noteKey = "", noteTimer = null;
+  // why this page's player link no longer works
+  let linkEnded = "";
   window.taflLatency = []; // ms from a move's acceptance to its drawing (tests, bench)
 
   if (location.hash.indexOf("#pin=") === 0) {
@@ -50,7 +54,8 @@
     if (!board.connected && S.result === "ongoing") {
       return _("The board is not connected: no move can be seen until it is back.") + (board.detail ? " (" + board.detail + ")" : "");
     }
-    const far = T.club && T.club.message(S);   // a game with another board of the club
+    // a game with another board of the club
+    const far = T.club && T.club.message(S);
     if (far) return far;
     // "Move the defender from f4 to i4" is for the hands at the board, not a player's phone
     if (me.role === "player" && S.guidance && S.guidance.kind === "make_move") return _("Waiting for the move to be made at the board.");
@@ -124,13 +129,16 @@
     msg.className = "msg" + (!reachable || !board.connected || illegalNow() || kind === "suspended" ? " bad"
       : roles.includes("capture") || roles.includes("setup") || /^(warning|setup|lift_captured|takeback|make_move)$/.test(kind) ? " act" : "");
     renderOver(over);
-    if (T.setup) T.setup.live(S);   // a position of one's own: the editor follows the board
-    if (T.check || kind === "check_pieces") {   // check the pieces' kinds (check.js, on demand)
+    // a position of one's own: the editor follows the board
+    if (T.setup) T.setup.live(S);
+    // check the pieces' kinds (check.js, on demand)
+    if (T.check || kind === "check_pieces") {
       if (T.check) T.check.render(S, me);
       else T.load("check").then(() => S && T.check.render(S, me), () => {});
     }
     const quiet = over && S.guidance && S.guidance.kind === "game_over" && !(S.guidance.squares || []).length;
-    msg.hidden = reachable && board.connected && !!quiet;   // the banner says it (nothing to lift)
+    // the banner says it (nothing to lift)
+    msg.hidden = reachable && board.connected && !!quiet;
     const threat = $("threat");
     const t = A.settings.threats && !over ? S.threat : null;
     threat.hidden = !t;
@@ -140,7 +148,8 @@
     renderSides(over);
     renderClocks();
     const m = S.match;
-    $("matchline").hidden = !m || over;   // after the game the banner has it
+    // after the game the banner has it
+    $("matchline").hidden = !m || over;
     if (m) $("matchline").textContent = P.matchText(m);
     const house = T.houseRulesText(S.settings && S.settings.options);
     $("houserules").hidden = !house;
@@ -173,7 +182,8 @@
     if (T.live.extra) T.live.extra(S, me);
     if (S.display || T.panel) (T.panel ? Promise.resolve() : T.loadSmall("panel")).then(() => T.panel.render(S, me)); // the display
     for (const [d, on] of [["explorer"], ["puzzles", T.puzzles || S.puzzle]]) if (on || $(d).open) Promise.resolve(T[d] || T.load(d)).then(() => T[d].render(S));
-    $("voicerow").hidden = !(S.voice && isOwner());   // voice: repeat, clocks, position
+    // voice: repeat, clocks, position
+    $("voicerow").hidden = !(S.voice && isOwner());
     renderClub();
   }
 
@@ -233,7 +243,8 @@
     const ticking = P.renderClocks(S, el);
     const pb = $("pausebtn");
     pb.hidden = !isOwner() || !S.clock || S.result !== "ongoing" || (!S.clock.running && !S.clock.paused) ||
-      !!(S.remote && S.remote.ref);   // a game at a distance: the clocks are not paused at one end
+      // a game at a distance: the clocks are not paused at one end
+      !!(S.remote && S.remote.ref);
     pb.textContent = S.clock && S.clock.paused ? _("Resume the clocks") : _("Pause the clocks");
     if (ticking && !ticker) ticker = setInterval(() => { if (S && P.renderClocks(S, el) === false) stopTicker(); }, 100);
     else if (!ticking) stopTicker();
@@ -306,7 +317,8 @@
   const isComputer = (side) => /^(computer|engine)$/.test(playerOf(side).kind || "");
   function canHint() {
     if (!S || S.result !== "ongoing" || S.move_to_make || isComputer(S.turn) || S.hint_pending) return false;
-    if (S.remote && S.remote.ref) return false;   // no hints against a player at a distance
+    // no hints against a player at a distance
+    if (S.remote && S.remote.ref) return false;
     return isOwner() || (me.role === "player" && me.side === S.turn);
   }
 
@@ -338,7 +350,8 @@
 
   $("hintbtn").addEventListener("click", () => { api("/api/hint", {}).catch(refused); });
   ["explorer", "puzzles"].forEach((d) => $(d).addEventListener("toggle", () => S && render()));
-  $("voicerow").addEventListener("click", (ev) => {   // the board says it (POST /api/voice)
+  // the board says it (POST /api/voice)
+  $("voicerow").addEventListener("click", (ev) => {
     const b = ev.target.closest("button[data-voice]");
     if (b) api("/api/voice", { action: b.dataset.voice }).catch(refused);
   });
@@ -347,7 +360,8 @@
   /* ---- the player of a player link (remote.js, loaded for a player only) ---- */
   function renderYou() {
     $("you").hidden = me.role !== "player" && !linkEnded;
-    if (me.role !== "player") {   // a link that ended says so until the page is left
+    // a link that ended says so until the page is left
+    if (me.role !== "player") {
       if (linkEnded) { $("youtext").textContent = linkEnded; $("yourow").innerHTML = ""; $("yourow").dataset.key = ""; }
       return;
     }
@@ -401,7 +415,8 @@
       `<li><span class="small">${esc(timeText(e.t))}</span> ${esc(text)}</li>`).join("");
     const last = evs.length ? evs[evs.length - 1] : null;
     const key = last ? last.id + ":" + last.t : "";
-    if (seenEvent === null) { seenEvent = key; return; }   // what happened before this page opened
+    // what happened before this page opened
+    if (seenEvent === null) { seenEvent = key; return; }
     if (key === seenEvent) return;
     const before = seenEvent;
     seenEvent = key;
@@ -493,7 +508,8 @@
     };
     es.onmessage = (e) => { setConn("live", _("live")); apply(JSON.parse(e.data)); };
     es.onerror = () => {
-      if (es.readyState === 2) {   // refused (e.g. too many live pages): poll, retry later
+      // refused (e.g. too many live pages): poll, retry later
+      if (es.readyState === 2) {
         es = null;
         startPolling();
         setTimeout(connect, 20000);
@@ -540,7 +556,8 @@
         T.load("errors").then(() => { linkEnded = T.errorText({ code: "bad_link", message: j.error }); render(); }, () => {});
         return whoami();
       }
-      if (j.code === "session_expired") {   // said at once, not only at the next control
+      // said at once, not only at the next control
+      if (j.code === "session_expired") {
         forget();
         $("controls").open = true;
         ctlMsg(_("This device's owner session has ended: enter the PIN again."), true);
@@ -584,7 +601,8 @@
         pin = "";
         localStorage.setItem("tafl-owner", owner);
       } else {
-        pin = given;  // a daemon without sessions: in memory only, never stored
+        // a daemon without sessions: in memory only, never stored
+        pin = given;
       }
       me = { role: j.role || "owner", side: j.side || null };
       showUnlocked();

@@ -202,7 +202,8 @@
         }
       }
     }
-    for (let i = 0; i < n; i++) {   // coordinates
+    // coordinates
+    for (let i = 0; i < n; i++) {
       const f = flip ? n - 1 - i : i, r = flip ? i : n - 1 - i;
       o.push(`<text class="coord" x="${i + .5}" y="${n + .25}">${String.fromCharCode(97 + f)}</text>`);
       o.push(`<text class="coord" x="-.28" y="${i + .5}">${r + 1}</text>`);
@@ -214,7 +215,8 @@
       o.push(`<rect class="lmsq" x="${x2 + .06}" y="${y2 + .06}" width=".88" height=".88"/>`);
       o.push(`<line class="lm" x1="${x1 + .5}" y1="${y1 + .5}" x2="${x2 + .5}" y2="${y2 + .5}"/>`);
     }
-    if (g.threat) {                   // raichi / tuichi: the king's free lines
+    // raichi / tuichi: the king's free lines
+    if (g.threat) {
       const [kx, ky] = xy(g.threat.king);
       for (const sq of g.threat.squares) {
         const [x, y] = xy(sq);
@@ -222,8 +224,10 @@
         o.push(`<circle class="threat" cx="${x + .5}" cy="${y + .5}" r=".3"/>`);
       }
     }
-    for (const sq in leds) {          // the LED mirror
-      if (leds[sq] === "capture") continue;   // drawn with the piece (a ring: lift it)
+    // the LED mirror
+    for (const sq in leds) {
+      // drawn with the piece (a ring: lift it)
+      if (leds[sq] === "capture") continue;
       const [x, y] = xy(sq);
       o.push(`<rect class="led ${esc(leds[sq])}" x="${x + .05}" y="${y + .05}" width=".9" height=".9" rx=".12"/>`);
     }
@@ -236,14 +240,17 @@
       const [x, y] = xy(sq), cx = x + .5, cy = y + .5;
       let piece = pos[sq];
       if (!piece && leds[sq] === "capture" && taken[sq]) {
-        piece = taken[sq];          // captured, still standing on the board: lift it
-      } else if (!piece && back[sq]) {   // a takeback: this piece goes home
+        // captured, still standing on the board: lift it
+        piece = taken[sq];
+      // a takeback: this piece goes home
+      } else if (!piece && back[sq]) {
         const [tx, ty] = xy(back[sq].to);
         o.push(`<line class="backline" x1="${cx}" y1="${cy}" x2="${tx + .5}" y2="${ty + .5}"/>` +
           `<circle class="p ${back[sq].piece} moving" cx="${cx}" cy="${cy}" r=".38"/>`);
         if (back[sq].piece === "K") o.push(`<path class="kc" d="M${cx - .18} ${cy}H${cx + .18}M${cx} ${cy - .18}V${cy + .18}"/>`);
         return;
-      } else if (!piece) {          // the sensors see a piece where the game has none
+      // the sensors see a piece where the game has none
+      } else if (!piece) {
         o.push(`<circle class="p ghost" cx="${cx}" cy="${cy}" r=".36"/><text class="q" x="${cx}" y="${cy}">${clear.has(sq) ? "×" : "?"}</text>`);
         return;
       }
@@ -255,7 +262,8 @@
           `<path class="lift" d="M${cx} ${cy + .2}V${cy - .2}M${cx - .13} ${cy - .07}L${cx} ${cy - .2}L${cx + .13} ${cy - .07}"/>`);
       }
     });
-    if (!occ) {                       // review: the pieces the move took, faded and struck
+    // review: the pieces the move took, faded and struck
+    if (!occ) {
       for (const sq in taken) {
         if (pos[sq]) continue;
         const [x, y] = xy(sq), cx = x + .5, cy = y + .5;
@@ -263,7 +271,8 @@
           `<path class="gonemark" d="M${cx - .22} ${cy + .22}L${cx + .22} ${cy - .22}"/>`);
       }
     }
-    if (g.pick) {                     // a remote player's choice: the piece and its targets
+    // a remote player's choice: the piece and its targets
+    if (g.pick) {
       const [x, y] = xy(g.pick.from);
       o.push(`<rect class="pick" x="${x + .04}" y="${y + .04}" width=".92" height=".92" rx=".1"/>`);
       for (const t of g.pick.to) {
@@ -271,7 +280,8 @@
         o.push(`<circle class="tgt${t.captures && t.captures.length ? " cap" : ""}" cx="${tx + .5}" cy="${ty + .5}" r=".17"/>`);
       }
     }
-    for (const sq in leds) {          // illegal: a cross on the square
+    // illegal: a cross on the square
+    for (const sq in leds) {
       if (leds[sq] !== "illegal") continue;
       const [x, y] = xy(sq);
       o.push(`<path class="mark" d="M${x + .25} ${y + .25}L${x + .75} ${y + .75}M${x + .75} ${y + .25}L${x + .25} ${y + .75}"/>`);

@@ -43,7 +43,8 @@
       row.appendChild(b);
     }
     root.append(screen, row);
-    document.getElementById("threat").after(root);   // under the result, the move to make and the guidance
+    // under the result, the move to make and the guidance
+    document.getElementById("threat").after(root);
   }
 
   function hold(b) {

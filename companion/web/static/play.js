@@ -9,7 +9,8 @@
   const SIDES = ["attackers", "defenders"];
 
   /* ---- the daemon's wall clock (the clocks count from its readings) ---- */
-  let offset = 0;   // daemon's wall time minus this device's, seconds
+  // daemon's wall time minus this device's, seconds
+  let offset = 0;
   function syncTime() {
     const t0 = Date.now();
     return T.getJSON("/api/time").then((j) => {
@@ -56,7 +57,8 @@
     return t;
   }
 
-  const LOW = 10;   // seconds: the low-time warning (as the daemon's clock)
+  // seconds: the low-time warning (as the daemon's clock)
+  const LOW = 10;
   let lowWarned = {};
 
   function renderClocks(S, el) {
