@@ -9,17 +9,7 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-
-class PlayerJSON(TypedDict):
-    """A side's player (``players`` of the state and of ``POST /api/players``)."""
-
-    name: str
-    kind: str
-    level: NotRequired[int]
-    command: NotRequired[str]
-    seconds: NotRequired[float]
-    board: NotRequired[str]  # club: the other board's name in the club
-    rating: NotRequired[float]  # online: the opponent's rating on the server
+from companion.store_types import PlayerJSON as PlayerJSON  # the player as stored with a game
 
 
 class TakebackResult(TypedDict):

@@ -46,6 +46,7 @@ from companion.session.snapshot import LegalMoves, Snapshot
 from companion.session.state_document import MoveToMake
 from companion.session.storage import STORE_ERRORS, Written
 from companion.store import ReadOnlyStore
+from companion.store_types import LinkJSON
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 LINKS_KEPT = 64  # player links remembered (found ones only: a flood of guesses costs nothing)
@@ -74,7 +75,7 @@ class SessionService:
         self.computer_help = computer_help
         self.library = library
         self.reader = reader
-        self._links: dict[str, dict[str, Any]] = {}
+        self._links: dict[str, tuple[LinkJSON, str | None]] = {}  # token -> link, its player
         self._links_lock = threading.Lock()
 
     def after_command(self) -> None:
@@ -101,38 +102,41 @@ class SessionService:
         published snapshot, never the loop's state."""
         if not isinstance(token, str) or not _TOKEN.match(token):
             return None
-        link = None
+        found = None
         with self._links_lock:
             for known, row in self._links.items():
                 if hmac.compare_digest(known, token):
-                    link = row
-        if link is None:
+                    found = row
+        if found is None:
             link = self.library.link(token)
             if link is None:
                 return None
             # the player it was made for (links follow their player from game to game)
-            link = {**link, "player": links.player_of(self.reader, link)}
+            found = link, links.player_of(self.reader, link)
             with self._links_lock:
                 if len(self._links) >= LINKS_KEPT:
                     self._links.clear()
-                self._links[token] = link
+                self._links[token] = found
         snap = self.snapshot
-        side = links.side_now(link, link["player"], links.Seating.of_state(
+        link, made_for = found
+        side = links.side_now(link, made_for, links.Seating.of_state(
             snap.state, snap.gid, snap.match_id, snap.match_number))
         return player(side) if side else None
 
     # -- stored games ----------------------------------------------------------------------------
+    # (SessionAPI still says dict[str, Any] for these: the library's typed documents, as
+    # plain dicts, the same JSON)
     def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return self.library.games(limit, offset)
+        return [dict(g) for g in self.library.games(limit, offset)]
 
     def stored_game(self, gid: int) -> dict[str, Any]:
-        return self.library.game(gid)
+        return dict(self.library.game(gid))
 
     def stored_matches(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return self.library.matches(limit, offset)
+        return [dict(m) for m in self.library.matches(limit, offset)]
 
     def stored_match(self, mid: int) -> dict[str, Any]:
-        return self.library.match(mid)
+        return dict(self.library.match(mid))
 
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.library.player_results()
@@ -144,7 +148,7 @@ class SessionService:
         return self.library.export(gid, kind, match)
 
     def review(self, gid: int) -> dict[str, Any]:
-        return self.library.review(gid)
+        return dict(self.library.review(gid))
 
     def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
         return self.library.version(gid, match)

@@ -8,11 +8,13 @@ and docs/events.md for everything it says.
 from .core import Tracker
 from .events import (
     Event,
+    EventData,
     EventKind,
     Fault,
     FaultFlagged,
     GameOver,
     Guidance,
+    GuidanceJSON,
     GuidanceKind,
     LedsChanged,
     MoveEvent,
@@ -29,7 +31,7 @@ from .events import (
     apply_proposal,
 )
 
-__all__ = ["Event", "EventKind", "Fault", "FaultFlagged", "GameOver", "Guidance",
-           "GuidanceKind", "LedsChanged", "MoveEvent", "MoveProposed", "MoveRevised",
-           "MoveTakenBack", "PieceRemoved", "PieceRestored", "Proposal", "ProposalError",
-           "Ready", "SetupNeeded", "Tracker", "TrackerState", "apply_proposal"]
+__all__ = ["Event", "EventData", "EventKind", "Fault", "FaultFlagged", "GameOver", "Guidance",
+           "GuidanceJSON", "GuidanceKind", "LedsChanged", "MoveEvent", "MoveProposed",
+           "MoveRevised", "MoveTakenBack", "PieceRemoved", "PieceRestored", "Proposal",
+           "ProposalError", "Ready", "SetupNeeded", "Tracker", "TrackerState", "apply_proposal"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import ClassVar, NotRequired, TypedDict
 
 from ..rules import Move, Outcome
 from ..rules.game import Game
@@ -77,15 +77,55 @@ class GuidanceKind(StrEnum):
     READING = "reading"                  #: squares (occupied), colours: set up any position
 
 
+KnockJSON = TypedDict("KnockJSON", {"from": str, "to": str, "piece": str | None})
+
+#: :meth:`Fault.details`: the fields a fault's code names (docs/events.md), squares named.
+FaultDetails = TypedDict("FaultDetails", {
+    "from": str, "to": str, "square": str, "piece": str | None, "turn": str, "side": str,
+    "colour": str, "expected": str, "expected_from": str, "expected_to": str,
+    "knocks": list[KnockJSON], "squares": list[str], "pieces": list[str], "new": list[str],
+}, total=False)
+
+
+#: A captured piece a takeback carries home (``setup`` guidance's ``back``).
+Back = TypedDict("Back", {"piece": str, "from": str, "to": str})
+
+
+class GuidanceData(FaultDetails, total=False):
+    """:attr:`Guidance.data`: the fields of every guidance kind (see :class:`GuidanceKind` for
+    which kind has which)."""
+
+    code: str
+    colours: dict[str, str]
+    fill: dict[str, str]
+    clear: list[str]
+    recolour: dict[str, str]
+    back: list[Back]
+    result: str
+    reason: str
+    winner: str | None
+    move: str
+    captured: list[str]
+    lifted: bool
+    wrong: str
+    wrong_piece: str | None
+
+
+class GuidanceJSON(GuidanceData, total=False):
+    """:meth:`Guidance.to_json`: the data and its ``kind``."""
+
+    kind: str
+
+
 @dataclass(frozen=True, slots=True)
 class Guidance:
     """What the players should do now, as the page's data (squares named: this is made for
     the page and ``companion.messages``, which makes sentences of it)."""
 
     kind: GuidanceKind
-    data: dict[str, Any] = field(default_factory=dict)
+    data: GuidanceData = field(default_factory=lambda: GuidanceData())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GuidanceJSON:
         """``{"kind": ..., **data}``."""
         return {"kind": str(self.kind), **self.data}
 
@@ -138,9 +178,14 @@ class Fault:
     gone: frozenset[int] = frozenset()
     new: frozenset[int] = frozenset()
 
-    def details(self, size: int) -> dict[str, Any]:
+    def details(self, size: int) -> FaultDetails:
         """The code's data as JSON (squares named on a ``size`` board)."""
-        out: dict[str, Any] = {}
+        out: FaultDetails = {}
+        self.add_details(out, size)
+        return out
+
+    def add_details(self, out: FaultDetails, size: int) -> None:
+        """Put :meth:`details` into ``out`` (an event's or a guidance's data)."""
         if self.frm is not None:
             out["from"] = square_name(self.frm, size)
         if self.to is not None:
@@ -170,10 +215,83 @@ class Fault:
             out["pieces"] = list(self.pieces)
         if self.placed is not None:
             out["new"] = _names(self.placed, size)
-        return out
 
 
 # -- events ------------------------------------------------------------------------------------
+
+#: :meth:`MoveEvent.payload`.
+MoveData = TypedDict("MoveData", {"move": str, "side": str, "captured": list[str], "from": str,
+                                  "to": str, "ply": int, "placed_at": float})
+
+
+class RevisedData(MoveData):
+    """:meth:`MoveRevised.payload`: the move and the record text of the move it replaces."""
+
+    replaces: str
+
+
+class TakebackData(TypedDict):
+    """:meth:`MoveTakenBack.payload`."""
+
+    move: str
+    side: str
+    ply: int
+
+
+class OutcomeData(TypedDict):
+    """:meth:`GameOver.payload` (``result`` ``ongoing``, ``reason`` ``revised``: un-ended)."""
+
+    result: str
+    reason: str
+
+
+class RemovedData(TypedDict):
+    """:meth:`PieceRemoved.payload`."""
+
+    square: str
+    lifted_at: float
+
+
+class SquareData(TypedDict):
+    """:meth:`PieceRestored.payload`."""
+
+    square: str
+
+
+class FaultData(FaultDetails):
+    """:meth:`FaultFlagged.payload`: the code, the English reason, the code's fields and
+    (``illegal``) the LED frame."""
+
+    code: str
+    reason: str
+    leds: NotRequired[dict[str, str]]
+
+
+class SetupData(TypedDict):
+    """:meth:`SetupNeeded.payload`."""
+
+    message: str
+    fill: list[str]
+    clear: list[str]
+    recolour: list[str]
+    pieces: dict[str, str]
+
+
+class ReadyData(TypedDict):
+    """:meth:`Ready.payload`."""
+
+    turn: str
+
+
+class LedsData(TypedDict):
+    """:meth:`LedsChanged.payload`."""
+
+    leds: dict[str, str]
+
+
+#: What an event's :meth:`Event.payload` is, by its class.
+EventData = (MoveData | RevisedData | TakebackData | OutcomeData | RemovedData | SquareData
+             | FaultData | SetupData | ReadyData | LedsData)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,18 +306,19 @@ class Event:
         """What happened (the ``event`` of the JSON line)."""
         return self.KIND
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> EventData:
         """The event's fields as JSON (squares named), in the documented order."""
         raise NotImplementedError
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> EventData:
         """:meth:`payload`: the JSON view the session stores and logs."""
         return self.payload()
 
-    def to_json(self) -> dict[str, Any]:
-        """The event as one INTERFACES.md event line: ``{"t": .., "event": kind, **data}``."""
-        out: dict[str, Any] = {"t": round(self.t, 3), "event": str(self.kind)}
+    def to_json(self) -> dict[str, object]:
+        """The event as one INTERFACES.md event line: ``{"t": .., "event": kind, **data}``
+        (what ``replay --events`` writes out; :meth:`payload` is the typed part)."""
+        out: dict[str, object] = {"t": round(self.t, 3), "event": str(self.kind)}
         out.update(self.payload())
         return out
 
@@ -219,7 +338,7 @@ class MoveEvent(Event):
     text: str
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> MoveData:
         n = self.size
         return {"move": self.text, "side": self.side,
                 "captured": sorted(square_name(s, n) for s in self.captures),
@@ -244,7 +363,7 @@ class MoveRevised(MoveEvent):
     replaces: Move
     replaces_text: str
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> RevisedData:
         return {"replaces": self.replaces_text, **MoveEvent.payload(self)}
 
 
@@ -259,7 +378,7 @@ class MoveTakenBack(Event):
     side: str
     ply: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> TakebackData:
         return {"move": self.text, "side": self.side, "ply": self.ply}
 
 
@@ -274,10 +393,10 @@ class GameOver(Event):
     KIND: ClassVar[EventKind] = EventKind.GAME_OVER
     outcome: Outcome | None
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> OutcomeData:
         if self.outcome is None:
             return {"result": "ongoing", "reason": "revised"}
-        return self.outcome.to_json()
+        return {"result": self.outcome.result, "reason": str(self.outcome.termination)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +409,7 @@ class PieceRemoved(Event):
     lifted_at: float
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> RemovedData:
         return {"square": square_name(self.square, self.size), "lifted_at": self.lifted_at}
 
 
@@ -302,7 +421,7 @@ class PieceRestored(Event):
     square: int
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> SquareData:
         return {"square": square_name(self.square, self.size)}
 
 
@@ -321,9 +440,9 @@ class FaultFlagged(Event):
         """``illegal`` or ``warning``: the fault's kind."""
         return self.fault.kind
 
-    def payload(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.fault.code, "reason": self.reason,
-                               **self.fault.details(self.size)}
+    def payload(self) -> FaultData:
+        out: FaultData = {"code": self.fault.code, "reason": self.reason}
+        self.fault.add_details(out, self.size)
         if self.leds is not None:
             out["leds"] = dict(self.leds)
         return out
@@ -342,7 +461,7 @@ class SetupNeeded(Event):
     recolour: tuple[tuple[int, str], ...]
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> SetupData:
         n = self.size
         pieces = sorted((square_name(s, n), p) for s, p in (*self.fill, *self.recolour))
         return {"message": self.message, "fill": [square_name(s, n) for s, _ in self.fill],
@@ -358,7 +477,7 @@ class Ready(Event):
     KIND: ClassVar[EventKind] = EventKind.READY
     turn: str
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> ReadyData:
         return {"turn": self.turn}
 
 
@@ -370,7 +489,7 @@ class LedsChanged(Event):
     KIND: ClassVar[EventKind] = EventKind.LEDS
     leds: Mapping[str, str]
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> LedsData:
         return {"leds": dict(self.leds)}
 
 

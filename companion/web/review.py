@@ -41,8 +41,7 @@ from companion.web import costly
 from companion.web.imports import MAX_IMPORT_GAMES, ImportRefused, parse_upload
 from companion.web.limits import DEFAULT_LIMITS
 
-__all__ = ["MAX_IMPORT_GAMES", "ReviewSource", "blueprint", "compress", "review_json",
-           "rules_json"]
+__all__ = ["MAX_IMPORT_GAMES", "ReviewSource", "blueprint", "compress", "review_json"]
 #: The page's light/dark switch (unset: as the device prefers)
 THEME_COOKIE = "tafl-theme"
 
@@ -56,13 +55,6 @@ class ReviewSource(Protocol):
 
     @property
     def host(self) -> str: ...
-
-
-def rules_json(rules: Any) -> dict[str, Any]:
-    """A rule set for the page (without the specification's source notes)."""
-    out: dict[str, Any] = rules.to_json()
-    out.pop("source", None)
-    return out
 
 
 def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
@@ -206,7 +198,7 @@ def blueprint(source: ReviewSource) -> Blueprint:
 
     @bp.get("/api/rules")
     def rules() -> Any:
-        return jsonify(rules={rid: rules_json(r) for rid, r in PRESETS.items()})
+        return jsonify(rules={rid: r.shown_json() for rid, r in PRESETS.items()})
 
     @bp.get("/api/links")
     def links() -> Any:
