@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+from companion.parts import PartStatus
 from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
@@ -199,10 +200,10 @@ class SessionService:
         self.ctx.display = {"lines": list(lines)} if lines is not None else None
 
     @on_loop
-    def set_parts(self, parts: Sequence[Mapping[str, Any]]) -> None:
+    def set_parts(self, parts: Sequence[PartStatus]) -> None:
         """The board's parts that are missing now (``board.parts`` of the state; the daemon's
         companion.parts calls this); published with the command."""
-        self.ctx.announcer.set_parts([dict(p) for p in parts])
+        self.ctx.announcer.set_parts(parts)
 
     @on_loop
     def set_voice(self, status: Mapping[str, Any] | None) -> None:
