@@ -12,7 +12,7 @@ import argparse
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from .commands import Subcommands, UsageError, emit
 from .rules.game import Game
@@ -80,7 +80,17 @@ def run_trace(trace: Trace, tracker: Tracker | None = None, game: Game | None = 
     return game, out
 
 
-def summary(game: Game, events: Iterable[Event]) -> dict[str, Any]:
+class ReplaySummary(TypedDict):
+    """``replay``'s summary: the accepted moves (final versions), the result, how many
+    illegal moves and warnings were flagged."""
+
+    moves: list[str]
+    result: str
+    illegal: int
+    warnings: int
+
+
+def summary(game: Game, events: Iterable[Event]) -> ReplaySummary:
     """The replay summary: accepted moves (final versions), result, illegal and warning counts."""
     kinds = [e.kind for e in events]
     return {
@@ -92,7 +102,7 @@ def summary(game: Game, events: Iterable[Event]) -> dict[str, Any]:
 
 
 def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
-                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 ) -> tuple[ReplaySummary, list[dict[str, object]]]:
     """Replay a trace file (a path) or its lines. Returns the summary and, when ``events`` is
     true, every event as its JSON dict (else an empty list). ValueError on a bad trace."""
     if isinstance(path_or_lines, str | Path):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from companion.panel.words import short_name, words
 from companion.rules import PRESETS
@@ -22,6 +22,25 @@ CLOCKS = ("none", "3+2", "5+3", "10+5", "15+10", "25+10")
 OPPONENTS = ("person", "computer")
 SIDES = ("attackers", "defenders")
 ORIGINS = ("start", "board")  # the variant's set-up, or the position on the board
+
+
+class PlayerRequest(TypedDict):
+    """A side's player in a new-game request: at the board, or the computer at a level."""
+
+    kind: str
+    level: NotRequired[int]
+
+
+class NewGameRequest(TypedDict):
+    """The new-game request the menu makes (``POST /api/new``'s body, docs/http-api.md): the
+    variant, the time control, the players and, for a game from the board, its position and
+    the side to move."""
+
+    variant: str
+    time_control: str
+    players: dict[str, PlayerRequest]
+    position: NotRequired[str]
+    turn: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -100,18 +119,18 @@ class Menu:
             return replace(self, turn=turn(SIDES, self.turn))
         return self
 
-    def request(self, position: str | None = None) -> dict[str, Any]:
+    def request(self, position: str | None = None) -> NewGameRequest:
         """The session's new-game request for these choices; from the board, ``position`` is
         the OTN placement the board reads (:mod:`companion.panel.position`)."""
-        players: dict[str, Any] = {s: {"kind": "board"} for s in SIDES}
+        players: dict[str, PlayerRequest] = {s: {"kind": "board"} for s in SIDES}
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}
-        out: dict[str, Any] = {"variant": self.variant, "time_control": self.clock,
+        out: NewGameRequest = {"variant": self.variant, "time_control": self.clock,
                                "players": players}
         if self.origin == "board":
             if position is None:
                 raise ValueError("a game from the board needs the board's position")
-            out.update(position=position, turn=self.turn)
+            out["position"], out["turn"] = position, self.turn
         return out
 
     def _variant_name(self, lang: str) -> str:

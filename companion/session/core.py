@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
 from companion.rules.game import Game
@@ -164,7 +163,7 @@ class GameSession(SessionService):
         self.reader.close()
 
     def _analysis_done(self, gid: int, moves: list[str], seconds: float, engine: str,
-                       review: dict[str, Any]) -> None:
+                       review: dict[str, object]) -> None:
         """The worker finished an analysis (its thread): stored by the loop thread."""
 
         def store() -> None:

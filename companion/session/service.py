@@ -48,6 +48,7 @@ from companion.session.state_document import MoveToMake
 from companion.session.storage import STORE_ERRORS, Written
 from companion.store import ReadOnlyStore
 from companion.store_types import LinkJSON
+from companion.voice.service import VoiceStatus
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 LINKS_KEPT = 64  # player links remembered (found ones only: a flood of guesses costs nothing)
@@ -206,10 +207,10 @@ class SessionService:
         self.ctx.announcer.set_parts(parts)
 
     @on_loop
-    def set_voice(self, status: Mapping[str, Any] | None) -> None:
+    def set_voice(self, status: VoiceStatus | None) -> None:
         """The voice's engine and what it said (``voice`` of the state; companion.voice calls
         this from its own thread); published with the command."""
-        self.ctx.voice = dict(status) if status is not None else None
+        self.ctx.voice = status.copy() if status is not None else None
 
     @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> GameStarted:

@@ -28,6 +28,7 @@ import gzip
 import hashlib
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -57,7 +58,7 @@ class ReviewSource(Protocol):
     def host(self) -> str: ...
 
 
-def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
+def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:  # SessionAPI.review's
     """The review of stored game ``gid`` (NotFound if there is none): the session's read of
     the store (:meth:`~companion.session.api.SessionAPI.review`)."""
     try:
@@ -71,7 +72,7 @@ def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
 # -- imports ------------------------------------------------------------------------------------
 
 
-def _started(tags: dict[str, Any]) -> float:
+def _started(tags: Mapping[str, str]) -> float:
     """The game's date from an ``.otg`` date tag (``2024.05.01``), noon local time; now
     without one."""
     with_date = tags.get("date", "")
@@ -134,7 +135,7 @@ def blueprint(source: ReviewSource) -> Blueprint:
     bp.after_app_request(compress)
 
     @bp.app_context_processor
-    def _theme() -> dict[str, Any]:
+    def _theme() -> dict[str, str]:
         theme = request.cookies.get(THEME_COOKIE, "")
         return {"theme": theme if theme in ("light", "dark") else ""}
 
