@@ -126,7 +126,7 @@ class SessionService:
         return player(side) if side else None
 
     # -- stored games ----------------------------------------------------------------------------
-    # (SessionAPI still says dict[str, Any] for these: the library's typed documents, as
+    # (SessionAPI still types these as plain dicts: the library's typed documents, as
     # plain dicts, the same JSON)
     def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         return [dict(g) for g in self.library.games(limit, offset)]

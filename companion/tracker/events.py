@@ -146,6 +146,18 @@ class Knock:
     piece: str | None
 
 
+class FaultFields(TypedDict, total=False):
+    """The :class:`Fault` fields a code's wording needs, as its maker finds them (the
+    keywords of ``Fault(...)``)."""
+
+    at: int
+    turn: str
+    side: str | None
+    colour: str
+    expected: Move
+    expected_text: str
+
+
 @dataclass(frozen=True, slots=True)
 class Fault:
     """A board state that needs the players' attention: ``kind`` is ``illegal`` or ``warning``,
