@@ -34,15 +34,16 @@ def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[MoveEv
     flagged = False
     grid = grid_for(trace.rules.size)
     for e in events:
-        if isinstance(e, FaultFlagged) and e.kind == EventKind.ILLEGAL:
-            flagged = True
-        elif isinstance(e, MoveEvent):
-            if not flagged:
-                squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
-                times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
-                if times:
-                    out.append((e, e.t - max(times)))
-            flagged = False
+        match e:
+            case FaultFlagged() if e.kind == EventKind.ILLEGAL:
+                flagged = True
+            case MoveEvent():
+                if not flagged:
+                    squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
+                    times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
+                    if times:
+                        out.append((e, e.t - max(times)))
+                flagged = False
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from typing import TypedDict
+from typing import TypedDict, assert_never
 
 from companion.club import topics
 from companion.club.channel import OfferJSON
@@ -35,10 +35,19 @@ from companion.club.topics import StateJSON
 from companion.rules import Move
 from companion.session.remote import (
     Inbox,
+    RemoteChat,
+    RemoteClock,
+    RemoteDraw,
+    RemoteEnd,
     RemoteEvent,
     RemoteKind,
+    RemoteLeave,
+    RemoteMove,
+    RemoteRefused,
+    RemoteResign,
     RemoteStart,
     RemoteStatus,
+    RemoteTakeback,
     RemoteTerms,
 )
 
@@ -270,19 +279,25 @@ class ClubOpponents:
         stale = None
         forward: RemoteEvent | None = event
         with self._lock:
-            if isinstance(event, RemoteStart):
-                if self.active is not None and self.active != peer:
-                    stale = self.peers.get(self.active)
-                self.active = peer
-                self._notice = None
-            elif isinstance(event, RemoteStatus):
-                if peer == self.active and event.code not in (None, "proposal"):
-                    self._notice = event
-                forward = None  # summed up by refresh()
-            elif peer != self.active:
-                log.info("club: %s from %s, whose game is not this board's: ignored",
-                         type(event).__name__, peer)
-                return
+            match event:
+                case RemoteStart():
+                    if self.active is not None and self.active != peer:
+                        stale = self.peers.get(self.active)
+                    self.active = peer
+                    self._notice = None
+                case RemoteStatus():
+                    if peer == self.active and event.code not in (None, "proposal"):
+                        self._notice = event
+                    forward = None  # summed up by refresh()
+                case (RemoteMove() | RemoteRefused() | RemoteClock() | RemoteDraw()
+                      | RemoteResign() | RemoteTakeback() | RemoteEnd() | RemoteLeave()
+                      | RemoteChat()):
+                    if peer != self.active:
+                        log.info("club: %s from %s, whose game is not this board's: ignored",
+                                 type(event).__name__, peer)
+                        return
+                case _:
+                    assert_never(event)
         if stale is not None:  # its offer withdrawn, on a thread of its own (its lock)
             threading.Thread(target=stale.stopped, name="club-withdraw", daemon=True).start()
         if forward is not None:

@@ -159,13 +159,15 @@ class TrackerAdapter:
             data: dict[str, object] = {k: v for k, v in e.data.items() if k != "leds"}
             data["board_t"] = round(e.t, 3)
             kind = str(e.kind)
-            if isinstance(e, PieceRemoved):
-                out.append(Observed(kind, e.t, data, e, square=e.square, lifted_at=e.lifted_at))
-            elif isinstance(e, MoveEvent):
-                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text,
-                                    placed_at=e.placed_at))
-            elif isinstance(e, MoveTakenBack):
-                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text))
-            else:
-                out.append(Observed(kind, e.t, data, e))
+            match e:
+                case PieceRemoved():
+                    out.append(Observed(kind, e.t, data, e, square=e.square,
+                                        lifted_at=e.lifted_at))
+                case MoveEvent():
+                    out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text,
+                                        placed_at=e.placed_at))
+                case MoveTakenBack():
+                    out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text))
+                case _:  # the rest carry their data alone
+                    out.append(Observed(kind, e.t, data, e))
         return out

@@ -534,18 +534,18 @@ def apply_proposal(game: Game, event: Event) -> bool:
     left unchanged then)."""
     played = game.played
     last = played[-1].text if played else "none"
-    if isinstance(event, MoveTakenBack):
-        if not played or played[-1].text != event.text:
-            raise ProposalError(f"cannot take back {event.text}: the game's last move is {last}")
-        game.undo()
-        return True
-    if not isinstance(event, MoveEvent):
-        return False
-    revising = isinstance(event, MoveRevised)
+    match event:
+        case MoveTakenBack():
+            if not played or played[-1].text != event.text:
+                raise ProposalError(f"cannot take back {event.text}: the game's last move is "
+                                    f"{last}")
+            game.undo()
+            return True
+        case MoveRevised() | MoveProposed():
+            _check_ply(event, len(played))
+        case _:
+            return False
     size = game.rules.size
-    if event.ply != len(played) + (not revising):
-        raise ProposalError(f"{event.kind} {event.text} is ply {event.ply}, but the game has "
-                            f"{len(played)} moves")
     if isinstance(event, MoveRevised):
         if not played or played[-1].text != event.replaces_text:
             raise ProposalError(f"cannot revise {event.replaces_text}: the game's last move is "
@@ -563,3 +563,11 @@ def apply_proposal(game: Game, event: Event) -> bool:
     except ValueError as exc:
         raise ProposalError(f"cannot play {event.move.text(size)}: {exc}") from None
     return True
+
+
+def _check_ply(event: MoveEvent, plies: int) -> None:
+    """ProposalError unless ``event`` is the next ply (a revision: the last) of a game of
+    ``plies`` moves."""
+    if event.ply != plies + (not isinstance(event, MoveRevised)):
+        raise ProposalError(f"{event.kind} {event.text} is ply {event.ply}, but the game has "
+                            f"{plies} moves")
