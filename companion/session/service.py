@@ -89,7 +89,7 @@ class SessionService:
         """The session as last published (never changes once published)."""
         return self.ctx.announcer.snapshot
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:  # a StateDocument, or {} before the first publication
         """The page state as last published."""
         return dict(self.snapshot.state)
 
@@ -225,7 +225,7 @@ class SessionService:
         return self.setup.next_game(actor)
 
     @on_loop
-    def take_record(self, actor: Actor) -> dict[str, Any]:
+    def take_record(self, actor: Actor) -> dict[str, Any]:  # Controls' and SessionAPI's own
         return self.controls.take_record(actor)
 
     @on_loop
