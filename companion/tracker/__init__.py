@@ -6,15 +6,14 @@ and docs/events.md for everything it says.
 """
 
 from .core import Tracker
+from .event_json import EventData, GuidanceJSON
 from .events import (
     Event,
-    EventData,
     EventKind,
     Fault,
     FaultFlagged,
     GameOver,
     Guidance,
-    GuidanceJSON,
     GuidanceKind,
     LedsChanged,
     MoveEvent,

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from .. import messages
 from ..feedback import FrameSpec, build_frame
+from .event_json import GuidanceData
 from .events import (
     ILLEGAL,
     Event,
     FaultFlagged,
     Guidance,
-    GuidanceData,
     GuidanceKind,
     LedsChanged,
     TrackerState,

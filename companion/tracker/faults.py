@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..rules import Move
-from .events import ILLEGAL, WARNING, Fault, FaultFields, Knock
+from .event_json import FaultFields
+from .events import ILLEGAL, WARNING, Fault, Knock
 from .model import COLOUR_OF, Candidate, Expected, PieceModel
 from .readings import Deadline, Readings, Timing
 from .squares import Grid

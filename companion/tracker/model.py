@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..rules import ATTACKERS, Board, Move, Outcome
 from ..rules.game import Game, PlayedMove
-from .events import FaultFields
+from .event_json import FaultFields
 from .squares import Grid
 
 #: The sensor colour (polarity boards) of each piece letter.
