@@ -49,6 +49,7 @@ from companion.store_types import (
 )
 
 if TYPE_CHECKING:
+    from companion.engine.analysis import ReviewJSON
     from companion.session.move_clocks import ClockRecord
 
 __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "ReadOnlyStore", "Store", "StoreError",
@@ -343,7 +344,7 @@ class Store(StoreReader):
                        (token, game_id, match_id, side, seat, time.time()))
 
     def save_analysis(self, gid: int, moves: Sequence[str], seconds: float, engine: str,
-                      review: Mapping[str, object]) -> None:
+                      review: ReviewJSON) -> None:
         """Keep the engine's analysis of a game (``moves``: the move texts analysed)."""
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO analyses (game_id, moves, seconds, engine, "

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 if TYPE_CHECKING:  # the session's clock record, kept with each move (no import at run time)
+    from companion.engine.analysis import ReviewJSON
     from companion.session.move_clocks import ClockRecord
 
 #: An event row's data (see the module docstring).
@@ -151,4 +152,4 @@ class AnalysisJSON(TypedDict):
     seconds: float
     engine: str
     created: float
-    review: dict[str, object]
+    review: ReviewJSON

@@ -32,6 +32,7 @@ from companion.store import StoreError, StoreReader
 
 if TYPE_CHECKING:
     from companion.engine import OtepHost
+    from companion.engine.analysis import ReviewJSON
 
 log = logging.getLogger("companion.session")
 
@@ -39,7 +40,7 @@ log = logging.getLogger("companion.session")
 LATER_S = 20.0
 
 #: Hands a finished analysis to be stored: (game, the moves analysed, seconds, engine, review).
-Save = Callable[[int, list[str], float, str, dict[str, object]], object]
+Save = Callable[[int, list[str], float, str, "ReviewJSON"], object]
 
 
 class _Job(NamedTuple):

@@ -7,9 +7,12 @@ where a caller reads it; the JSON is unchanged.
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from companion.store_types import PlayerJSON as PlayerJSON  # the player as stored with a game
+
+if TYPE_CHECKING:
+    from companion.engine.analysis import ReviewJSON
 
 
 class TakebackResult(TypedDict):
@@ -97,7 +100,7 @@ class AnalysisStatus(TypedDict):
     status: str
     done: int
     total: int
-    review: dict[str, object] | None
+    review: ReviewJSON | None
     seconds: NotRequired[float]
     engine: NotRequired[str]
     error: NotRequired[str]
