@@ -13,7 +13,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from . import __version__
 from .commands import Parser, Subcommands, UsageError, emit
@@ -21,6 +21,7 @@ from .rules import ATTACKERS, DEFENDERS, PRESETS, Board, RuleSet, get_variant, p
 from .squares import a_board
 
 if TYPE_CHECKING:
+    from .rules.otg import Disagreement, ReplayReport
     from .rules.records import Record
 
 
@@ -103,11 +104,11 @@ def cmd_replay_records(args: argparse.Namespace) -> int:
     return 1 if doc["disagree"] else 0
 
 
-def replay_records(rules: RuleSet, records: list[Record]) -> dict[str, Any]:
+def replay_records(rules: RuleSet, records: list[Record]) -> ReplayReport:
     """The ``rules replay`` document of CSV records."""
     from .rules.records import replay_record
 
-    disagree = []
+    disagree: list[Disagreement] = []
     for i, record in enumerate(records, 1):
         _, problem = replay_record(rules, record)
         if problem:

@@ -63,7 +63,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from companion.hardware_config import (
     BoardConfig,
@@ -345,25 +345,46 @@ def _club(table: object) -> ClubConfig:
         raise ConfigError(str(exc)) from None
 
 
+_Flag = Literal["resign", "draw", "any_engine", "analyse_finished"]
+_Limit = Literal["resign_threshold", "draw_threshold", "hint_seconds", "analysis_seconds"]
+
+
+class _ComputerFields(TypedDict, total=False):
+    """The ``[computer]`` values given, as ComputerConfig's fields."""
+
+    resign: bool
+    draw: bool
+    any_engine: bool
+    analyse_finished: bool
+    resign_threshold: float
+    draw_threshold: float
+    hint_seconds: float
+    analysis_seconds: float
+    resign_moves: int
+    engines: tuple[str, ...]
+
+
 def _computer(table: Mapping[str, Any]) -> ComputerConfig:
     """``[computer]``: the computer players' policy (a ComputerConfig)."""
     from companion.session.computer import ComputerConfig
 
-    out: dict[str, Any] = {"analyse_finished": True}
-    for key in ("resign", "draw", "any_engine", "analyse_finished"):
+    out: _ComputerFields = {"analyse_finished": True}
+    flags: tuple[_Flag, ...] = ("resign", "draw", "any_engine", "analyse_finished")
+    for key in flags:
         if key in table:
             if not isinstance(table[key], bool):
                 raise ConfigError(f"[computer] {key} must be true or false, not {table[key]!r}")
             out[key] = table[key]
-    limits = {"resign_threshold": (0.5, 100.0), "draw_threshold": (-100.0, 100.0),
-              "hint_seconds": (0.1, 30.0), "analysis_seconds": (0.05, 30.0)}
-    for key, (lo, hi) in limits.items():
-        if key in table:
-            v = table[key]
+    limits: dict[_Limit, tuple[float, float]] = {
+        "resign_threshold": (0.5, 100.0), "draw_threshold": (-100.0, 100.0),
+        "hint_seconds": (0.1, 30.0), "analysis_seconds": (0.05, 30.0)}
+    for limit, (lo, hi) in limits.items():
+        if limit in table:
+            v = table[limit]
             if isinstance(v, bool) or not isinstance(v, int | float) or not lo <= v <= hi:
-                raise ConfigError(f"[computer] {key} must be a number from {lo:g} to {hi:g}, "
+                raise ConfigError(f"[computer] {limit} must be a number from {lo:g} to {hi:g}, "
                                   f"not {v!r}")
-            out[key] = float(v)
+            out[limit] = float(v)
     if "resign_moves" in table:
         v = table["resign_moves"]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 20:

@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from companion.config import ConfigError, DaemonConfig
 from companion.drivers.base import BoardSource, LedSink, capabilities
@@ -50,6 +50,7 @@ from companion.tracker import Tracker
 from companion.web.hub import StateHub
 
 if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIEnvironment  # PEP 3333's environ
     from flask import Blueprint, Flask
 
     from companion.club.service import ClubService
@@ -119,7 +120,7 @@ class _LateApp:
     def __init__(self) -> None:
         self.app: Callable[..., Iterable[bytes]] | None = None
 
-    def __call__(self, environ: dict[str, Any],
+    def __call__(self, environ: WSGIEnvironment,
                  start_response: Callable[..., object]) -> Iterable[bytes]:
         if self.app is None:
             start_response("503 Service Unavailable", [("Content-Type", "application/json")])

@@ -27,7 +27,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 from companion.drivers.base import BoardSource, LedSink
 from companion.drivers.buttons import ButtonEvent, ButtonSource
@@ -98,7 +98,7 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
     print(f"hwtest: checking {source} {length} (Ctrl-C ends it early)")
     if not args.config:
         print("hwtest: no --config given: nothing real to check; pass your board's config file")
-    summary: dict[str, Any] = {}
+    summary: Verdict | None = None
     try:
         summary = run_hwtest(
             board,
@@ -120,7 +120,25 @@ def cmd_hwtest(args: argparse.Namespace) -> int:
             buttons.close()
         leds.close()
         board.close()
-    return 0 if summary.get("ok") else 1
+    return 0 if summary is not None and summary["ok"] else 1
+
+
+class Verdict(TypedDict):
+    """Whether the board passed, its faults and the sentence that says so."""
+
+    ok: bool
+    faults: list[str]
+    verdict: str
+
+
+class Summary(Verdict):
+    """:func:`run_hwtest`: the verdict, the sensor changes and scans seen, the squares lit in
+    order and the button events (``"hint short"``)."""
+
+    changes: int
+    scans: int
+    lit: list[str]
+    presses: list[str]
 
 
 def strip_order(size: int, layout: str) -> list[str]:
@@ -146,7 +164,7 @@ def run_hwtest(
     sleep: Callable[[float], None] = time.sleep,
     buttons: ButtonSource | None = None,
     display: TextDisplay | None = None,
-) -> dict[str, Any]:
+) -> Summary:
     """The check loop; returns ``{"changes": n, "scans": n, "lit": [squares in lit order],
     "presses": [button events as "hint short"]}``."""
     out = out or sys.stdout
@@ -221,7 +239,7 @@ def run_hwtest(
     if display is not None and not display.status().get("connected", True):
         extra.append(f"display: {display.status().get('detail')}")
     if extra:
-        result = {**result, "ok": False, "faults": result["faults"] + extra,
+        result = {"ok": False, "faults": result["faults"] + extra,
                   "verdict": f"hwtest: FAILED: {len(result['faults']) + len(extra)} fault(s)"}
     print(f"hwtest: {changes} sensor changes, {len(result['faults'])} faults", file=out)
     for f in result["faults"]:
@@ -230,7 +248,7 @@ def run_hwtest(
     return {**result, "changes": changes, "scans": scans, "lit": lit, "presses": presses}
 
 
-def verdict(board: BoardSource, last: Scan | None, changes: int) -> dict[str, Any]:
+def verdict(board: BoardSource, last: Scan | None, changes: int) -> Verdict:
     """``{"ok", "faults", "verdict"}``: the board was read and reports no fault."""
     status = board.status()
     faults = list(status.get("faults") or [])

@@ -12,7 +12,7 @@ import argparse
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from .commands import Subcommands, UsageError, emit
 from .rules.game import Game
@@ -34,15 +34,16 @@ def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[MoveEv
     flagged = False
     grid = grid_for(trace.rules.size)
     for e in events:
-        if isinstance(e, FaultFlagged) and e.kind == EventKind.ILLEGAL:
-            flagged = True
-        elif isinstance(e, MoveEvent):
-            if not flagged:
-                squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
-                times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
-                if times:
-                    out.append((e, e.t - max(times)))
-            flagged = False
+        match e:
+            case FaultFlagged() if e.kind == EventKind.ILLEGAL:
+                flagged = True
+            case MoveEvent():
+                if not flagged:
+                    squares = [grid.name(s) for s in grid.path(e.move.frm, e.move.to)]
+                    times = [t for s in squares for t in touched.get(s, []) if t <= e.t + 1e-9]
+                    if times:
+                        out.append((e, e.t - max(times)))
+                flagged = False
     return out
 
 
@@ -80,7 +81,17 @@ def run_trace(trace: Trace, tracker: Tracker | None = None, game: Game | None = 
     return game, out
 
 
-def summary(game: Game, events: Iterable[Event]) -> dict[str, Any]:
+class ReplaySummary(TypedDict):
+    """``replay``'s summary: the accepted moves (final versions), the result, how many
+    illegal moves and warnings were flagged."""
+
+    moves: list[str]
+    result: str
+    illegal: int
+    warnings: int
+
+
+def summary(game: Game, events: Iterable[Event]) -> ReplaySummary:
     """The replay summary: accepted moves (final versions), result, illegal and warning counts."""
     kinds = [e.kind for e in events]
     return {
@@ -92,7 +103,7 @@ def summary(game: Game, events: Iterable[Event]) -> dict[str, Any]:
 
 
 def replay_trace(path_or_lines: str | Path | Iterable[str], events: bool = False
-                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 ) -> tuple[ReplaySummary, list[dict[str, object]]]:
     """Replay a trace file (a path) or its lines. Returns the summary and, when ``events`` is
     true, every event as its JSON dict (else an empty list). ValueError on a bad trace."""
     if isinstance(path_or_lines, str | Path):

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import EllipsisType, TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.rules.game import Game, PlayedMove
 from companion.squares import square_name
@@ -41,12 +41,22 @@ from companion.store_rows import (
     rules_of,
 )
 from companion.store_schema import StoreOpenError, open_database
+from companion.store_types import (
+    EventRow,
+    MatchResult,
+    MatchSettings,
+    NewMatch,
+    PlayerJSON,
+    RowData,
+)
+
+if TYPE_CHECKING:
+    from companion.engine.analysis import ReviewJSON
+    from companion.session.move_clocks import ClockRecord
 
 __all__ = ["MANUAL_REASONS", "GameRow", "MatchRow", "ReadOnlyStore", "Store", "StoreError",
            "StoreOpenError", "StoreReader", "rules_of"]
 
-#: An event row: (kind, data, wall time)
-EventRow = tuple[str, dict[str, Any], float]
 
 
 def _dumps(data: object) -> str:
@@ -90,7 +100,7 @@ class Store(StoreReader):
     # -- writing ----------------------------------------------------------------------------
 
     def new_match(self, players: tuple[str, str], tie_break: Sequence[str],
-                  settings: dict[str, Any], time_control: str | None,
+                  settings: MatchSettings, time_control: str | None,
                   t: float | None = None) -> int:
         t = time.time() if t is None else t
         with self._tx() as db:
@@ -101,7 +111,7 @@ class Store(StoreReader):
                  time_control))
             return int(cur.lastrowid or 0)
 
-    def end_match(self, mid: int, result: dict[str, Any], t: float | None = None) -> None:
+    def end_match(self, mid: int, result: MatchResult, t: float | None = None) -> None:
         t = time.time() if t is None else t
         with self._tx() as db:
             db.execute("UPDATE matches SET ended = COALESCE(ended, ?), result = ? WHERE id = ?",
@@ -113,11 +123,12 @@ class Store(StoreReader):
             db.execute("UPDATE matches SET ended = NULL, result = NULL WHERE id = ?", (mid,))
 
     def new_game(
-        self, game: Game, players: tuple[str, str] | dict[str, Any] = ("Player 1", "Player 2"),
+        self, game: Game,
+        players: tuple[str, str] | Mapping[str, PlayerJSON] = ("Player 1", "Player 2"),
         t: float | None = None, *, settings: Mapping[str, object] | None = None,
         time_control: str | None = None, clock: Mapping[str, object] | None = None,
         match_id: int | None = None, match_game: int | None = None,
-        events: Sequence[EventRow] = (), new_match: dict[str, Any] | None = None,
+        events: Sequence[EventRow] = (), new_match: NewMatch | None = None,
         remote: Mapping[str, object] | None = None,
     ) -> int:
         """Record a new game (its moves so far too) and return its id. ``players`` is a pair of
@@ -125,9 +136,9 @@ class Store(StoreReader):
         ``settings``) records a new match in the same transaction, this game its game 1; ``remote``
         the terms of a game with a player at a distance."""
         t = time.time() if t is None else t
-        if isinstance(players, dict):
+        if not isinstance(players, tuple):
             names = (players["attackers"]["name"], players["defenders"]["name"])
-            pjson = _dumps(players)
+            pjson = _dumps(dict(players))
         else:
             names = (players[0], players[1])
             pjson = _dumps({s: {"name": n, "kind": "board"}
@@ -139,7 +150,7 @@ class Store(StoreReader):
                     "INSERT INTO matches (started, players, tie_break, settings, time_control) "
                     "VALUES (?, ?, ?, ?, ?)",
                     (t, _dumps(list(new_match["players"])), _dumps(list(new_match["tie_break"])),
-                     _dumps(new_match.get("settings", {})), time_control))
+                     _dumps(new_match["settings"]), time_control))
                 match_id, match_game = int(cur.lastrowid or 0), 1
             cur = db.execute(
                 "INSERT INTO games (variant, start_position, start_turn, started, attackers, "
@@ -179,12 +190,12 @@ class Store(StoreReader):
                        (gid, wall, kind, _dumps(data)))
 
     def sync_game(self, gid: int, game: Game,
-                  events: Sequence[EventRow | tuple[str, dict[str, Any]]] = (),
+                  events: Sequence[EventRow | tuple[str, RowData]] = (),
                   t: float | None = None, *,
-                  move_clocks: Sequence[Mapping[str, Any] | None] | None = None,
+                  move_clocks: Sequence[ClockRecord | None] | None = None,
                   clock: Mapping[str, object] | None = None,
-                  hints: dict[str, Any] | None = None,
-                  pending: dict[str, Any] | None | EllipsisType = ...,
+                  hints: Mapping[str, int] | None = None,
+                  pending: Mapping[str, object] | None | EllipsisType = ...,
                   ending: tuple[str, str] | None = None) -> None:
         """Make the stored moves equal ``game``'s record, store ``events``, the result, the
         clock, the hints used (``{side: n}``) and the move to make (``pending``: a dict, None
@@ -244,7 +255,7 @@ class Store(StoreReader):
             )
 
     def import_game(self, game: Game, players: tuple[str, str], started: float,
-                    origin: dict[str, Any], ending: tuple[str, str | None] | None = None) -> int:
+                    origin: RowData, ending: tuple[str, str | None] | None = None) -> int:
         """Store a game read from a file (.otg, CSV) in ONE transaction, closed at once so it is
         never resumed as the live game: result and reason as the rules ended it (or ``ending``,
         ``(result, reason)``, e.g. a loss on time the rules cannot know, or a reason None: the
@@ -254,7 +265,7 @@ class Store(StoreReader):
         returned."""
         return self.import_games([(game, players, started, origin, ending)])[0]
 
-    def import_games(self, games: Sequence[tuple[Game, tuple[str, str], float, dict[str, Any],
+    def import_games(self, games: Sequence[tuple[Game, tuple[str, str], float, RowData,
                                                  tuple[str, str | None] | None]]) -> list[int]:
         """Store games read from files, all in ONE transaction (:meth:`import_game`)."""
         now = time.time()
@@ -299,16 +310,17 @@ class Store(StoreReader):
             )
             self._insert_events(db, gid, events)
 
-    def set_players(self, gid: int, attackers: str | dict[str, Any],
-                    defenders: str | dict[str, Any] | None = None,
+    def set_players(self, gid: int, attackers: str | Mapping[str, PlayerJSON],
+                    defenders: str | None = None,
                     events: Sequence[EventRow] = ()) -> None:
         """Change an unfinished game's players (names, or ``{side: {name, kind}}`` as
         ``attackers``). A finished game is never rewritten: StoreError."""
-        if isinstance(attackers, dict):
-            players = attackers
-        else:
+        players: Mapping[str, PlayerJSON]
+        if isinstance(attackers, str):
             players = {"attackers": {"name": attackers, "kind": "board"},
-                       "defenders": {"name": defenders, "kind": "board"}}
+                       "defenders": {"name": defenders or "", "kind": "board"}}
+        else:
+            players = attackers
         with self._tx() as db:
             row = db.execute("SELECT ended FROM games WHERE id = ?", (gid,)).fetchone()
             if row is None:
@@ -317,7 +329,7 @@ class Store(StoreReader):
                 raise StoreError(f"game {gid} is finished: its players are not changed")
             db.execute("UPDATE games SET attackers = ?, defenders = ?, players = ? WHERE id = ?",
                        (players["attackers"]["name"], players["defenders"]["name"],
-                        _dumps(players), gid))
+                        _dumps(dict(players)), gid))
             self._insert_events(db, gid, events)
 
     def add_events(self, gid: int | None, events: Sequence[EventRow]) -> None:
@@ -334,7 +346,7 @@ class Store(StoreReader):
                        (token, game_id, match_id, side, seat, time.time()))
 
     def save_analysis(self, gid: int, moves: Sequence[str], seconds: float, engine: str,
-                      review: dict[str, Any]) -> None:
+                      review: ReviewJSON) -> None:
         """Keep the engine's analysis of a game (``moves``: the move texts analysed)."""
         with self._tx() as db:
             db.execute("INSERT OR REPLACE INTO analyses (game_id, moves, seconds, engine, "

@@ -21,7 +21,6 @@ from companion.rules.game import Game
 from companion.store_rows import (
     GAME_COLS,
     LINK_COLS,
-    LINK_KEYS,
     MANUAL_REASONS,
     NOT_ENDINGS,
     GameRow,
@@ -33,6 +32,11 @@ from companion.store_rows import (
     match_row,
     rules_of,
 )
+from companion.store_types import AnalysisJSON, LinkJSON, Position, StoredMove
+
+#: A stored event row as read back: its data (one of the kinds docs/events.md lists, as
+#: parsed: read by kind where it is used) with ``id``, ``t`` and ``kind``.
+StoredEvent = dict[str, Any]  # JSON edge: the events table's data column, parsed
 
 #: Runs one query and returns all its rows.
 Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
@@ -48,7 +52,7 @@ class StoreReader:
         rows = self._fetch(sql, args)
         return rows[0] if rows else None
 
-    def analysis(self, gid: int) -> dict[str, Any] | None:
+    def analysis(self, gid: int) -> AnalysisJSON | None:
         """A game's stored analysis: ``{"moves", "seconds", "engine", "created", "review"}``."""
         row = self._one("SELECT moves, seconds, engine, created, review FROM analyses "
                         "WHERE game_id = ?", (gid,))
@@ -57,23 +61,23 @@ class StoreReader:
         return {"moves": json.loads(row[0]), "seconds": row[1], "engine": row[2],
                 "created": row[3], "review": json.loads(row[4])}
 
-    def link(self, token: str) -> dict[str, Any] | None:
+    def link(self, token: str) -> LinkJSON | None:
         row = self._one(f"SELECT {LINK_COLS} FROM links WHERE token = ?", (token,))
-        return dict(zip(LINK_KEYS, row)) if row else None
+        return _link(row) if row else None
 
     def links_for(self, *, game_id: int | None = None,
-                  match_id: int | None = None) -> list[dict[str, Any]]:
+                  match_id: int | None = None) -> list[LinkJSON]:
         column, value = ("match_id", match_id) if match_id is not None else ("game_id", game_id)
         rows = self._fetch(f"SELECT {LINK_COLS} FROM links WHERE {column} = ? "
                            "ORDER BY created", (value,))
-        return [dict(zip(LINK_KEYS, r)) for r in rows]
+        return [_link(r) for r in rows]
 
-    def recent_links(self, limit: int) -> list[dict[str, Any]]:
+    def recent_links(self, limit: int) -> list[LinkJSON]:
         """The latest ``limit`` player links, newest first (links follow their player from game
         to game: companion.session.links)."""
         rows = self._fetch(f"SELECT {LINK_COLS} FROM links ORDER BY created DESC, rowid DESC "
                            "LIMIT ?", (limit,))
-        return [dict(zip(LINK_KEYS, r)) for r in rows]
+        return [_link(r) for r in rows]
 
     def _latest_game(self, where: str = "") -> GameRow | None:
         """The game with the highest id among those matching ``where`` (SQL on ``games g``)."""
@@ -127,10 +131,10 @@ class StoreReader:
                            (limit, offset))
         return [match_row(r) for r in rows]
 
-    def player_results(self) -> dict[str, dict[str, Any]]:
+    def player_results(self) -> dict[str, dict[str, int]]:
         """Per player name: games, wins as attackers / defenders, draws, losses (finished games
         with a result; abandoned ones do not count)."""
-        out: dict[str, dict[str, Any]] = {}
+        out: dict[str, dict[str, int]] = {}
         rows = self._fetch("SELECT attackers, defenders, result FROM games WHERE ended IS NOT "
                            "NULL AND reason IS NOT 'abandoned' AND result != 'ongoing'", ())
         for att, dfn, result in rows:
@@ -150,7 +154,7 @@ class StoreReader:
         rows = self._fetch("SELECT text FROM moves WHERE game_id = ? ORDER BY ply", (gid,))
         return [r[0] for r in rows]
 
-    def moves(self, gid: int) -> list[dict[str, Any]]:
+    def moves(self, gid: int) -> list[StoredMove]:
         """Stored moves of a game: ply, side, from, to, captured, text, t (wall time), and the
         clocks after the move (``left``: side -> seconds, or None without a clock)."""
         rows = self._fetch("SELECT ply, side, frm, dest, captured, text, t, left_attackers, "
@@ -171,7 +175,7 @@ class StoreReader:
                         "ORDER BY id DESC LIMIT 1", (gid, *kinds))
         return row[0] if row else None
 
-    def events(self, gid: int, limit: int = 1000) -> list[dict[str, Any]]:
+    def events(self, gid: int, limit: int = 1000) -> list[StoredEvent]:
         """A game's event rows, oldest first: the payload plus ``t`` (the wall time it was
         stored for) and ``kind``; a payload's own fields never replace those two."""
         rows = self._fetch("SELECT id, t, kind, data FROM events WHERE game_id = ? ORDER BY id "
@@ -234,17 +238,22 @@ class StoreReader:
                 game.resign(other(row.result))
         return game
 
-    def positions(self, gid: int) -> list[dict[str, Any]]:
+    def positions(self, gid: int) -> list[Position]:
         """For replay: the position (OTN) and side to move before the first move and after
         every move."""
         row = self.game(gid)
         game = Game(rules_of(row), row.start_position, row.start_turn)
-        out = [{"position": game.board.otn(), "turn": game.turn, "move": None}]
+        out: list[Position] = [{"position": game.board.otn(), "turn": game.turn, "move": None}]
         for m in self.moves(gid):
             game.play_text(f"{m['from']}-{m['to']}")
             out.append({"position": game.board.otn(), "turn": game.turn, "move": m["text"]})
         return out
 
+
+def _link(row: tuple[Any, ...]) -> LinkJSON:
+    token, game_id, match_id, side, seat = row
+    return {"token": token, "game_id": game_id, "match_id": match_id, "side": side,
+            "seat": seat}
 
 
 #: The stored game imported with a fingerprint (the first, if a race stored it twice).

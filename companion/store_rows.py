@@ -8,10 +8,20 @@ import datetime as _dt
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from companion.rules import PRESETS, RuleSet, get_variant
 from companion.rules.otg_rules import OWN_RULES
+from companion.rules.ruleset import RulesJSON
+from companion.store_types import (
+    GameJSON,
+    GameSettingsJSON,
+    ImportedJSON,
+    MatchResult,
+    MatchRowJSON,
+    MatchSettings,
+    PlayerJSON,
+)
 
 #: Endings that are not on the board; replayed onto a loaded Game.
 MANUAL_REASONS = ("agreement", "resignation", "time")
@@ -49,7 +59,7 @@ class GameRow:
     remote_json: str | None = None
     imported_json: str | None = None  # the ``imported`` event's data: where the game came from
 
-    def imported(self) -> dict[str, Any] | None:
+    def imported(self) -> ImportedJSON | None:
         """For a game imported from a file: its ``name``, ``format`` and ``date`` (the day its
         file gives, ``2024-05-01``, or None: a file gives no time of day, and a CSV record no
         date at all); None for a game played here."""
@@ -64,7 +74,7 @@ class GameRow:
         return {"name": str(data.get("name") or ""), "format": str(data.get("format") or ""),
                 "date": file_date(str(tags.get("date") or ""))}
 
-    def remote(self) -> dict[str, Any] | None:
+    def remote(self) -> dict[str, Any] | None:  # JSON edge: parsed, checked by terms_from_json
         """The terms of a game with a player at a distance (``ref``, ``kind``, ``local_side``,
         ``opponent``, ...), or None for a game played here."""
         if not self.remote_json:
@@ -72,7 +82,7 @@ class GameRow:
         data = json.loads(self.remote_json)
         return data if isinstance(data, dict) else None
 
-    def pending(self) -> dict[str, Any] | None:
+    def pending(self) -> dict[str, Any] | None:  # JSON edge: parsed, checked by the session
         """The move to make stored with the game (chosen off the board, not yet made at the
         board; ``ply`` says for which position), or None."""
         if not self.pending_json:
@@ -84,28 +94,35 @@ class GameRow:
     def finished(self) -> bool:
         return self.ended is not None
 
-    def players(self) -> dict[str, Any]:
+    def players(self) -> dict[str, PlayerJSON]:
         """Side -> ``{name, kind, ...}`` (kinds default to ``board`` for old games)."""
         stored = json.loads(self.players_json or "{}")
         names = {"attackers": self.attackers, "defenders": self.defenders}
-        return {s: {"kind": "board", **stored.get(s, {}), "name": names[s]} for s in names}
+        out: dict[str, PlayerJSON] = {}
+        for side, name in names.items():
+            player: PlayerJSON = {"kind": "board", "name": name}
+            player.update(stored.get(side, {}))  # the store's own JSON (a PlayerJSON)
+            player["name"] = name
+            out[side] = player
+        return out
 
     def hints(self) -> dict[str, int]:
         """Hints given per side in this game."""
         data = json.loads(self.hints_json or "{}")
         return {s: int(data.get(s, 0)) for s in ("attackers", "defenders")}
 
-    def settings_json(self) -> dict[str, Any]:
+    def settings_json(self) -> GameSettingsJSON:
         """Variant and options (house rules); for an imported rule set of its own
         (:data:`OWN_RULES`) also its ``name``."""
         data = json.loads(self.settings or "{}")
-        out = {"variant": data.get("variant", self.variant), "options": data.get("options", {})}
+        out: GameSettingsJSON = {"variant": data.get("variant", self.variant),
+                                 "options": data.get("options", {})}
         whole = data.get("rules")
         if out["variant"] == OWN_RULES and isinstance(whole, dict):
             out["name"] = str(whole.get("name") or "")
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GameJSON:
         return {
             "id": self.id, "variant": self.variant, "started": self.started,
             "ended": self.ended, "result": self.result, "reason": self.reason,
@@ -134,11 +151,11 @@ class MatchRow:
     ended: float | None
     players: tuple[str, str]
     tie_break: tuple[str, ...]
-    settings: dict[str, Any]
+    settings: MatchSettings
     time_control: str | None
-    result: dict[str, Any] | None
+    result: MatchResult | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> MatchRowJSON:
         return {"id": self.id, "started": self.started, "ended": self.ended,
                 "players": list(self.players), "tie_break": list(self.tie_break),
                 "settings": self.settings, "time_control": self.time_control,
@@ -179,16 +196,23 @@ def rules_of(row: GameRow) -> RuleSet:
     return PRESETS[row.variant] if row.variant in PRESETS else get_variant(row.variant)
 
 
-def imported_settings(rules: RuleSet) -> dict[str, Any]:
+class ImportedSettings(TypedDict):
+    """:func:`imported_settings`: the variant, its house rules and the whole rule set."""
+
+    variant: str
+    options: dict[str, object]
+    rules: RulesJSON
+
+
+def imported_settings(rules: RuleSet) -> ImportedSettings:
     """What an imported game's settings store: its variant (the preset of its rules' id, else
     :data:`OWN_RULES`), the rules that differ from the preset (its house rules, JSON values)
     and the whole rule set, which :func:`rules_of` reads back."""
-    whole = rules.to_json()
-    whole.pop("source", None)
+    whole = rules.shown_json()
     preset = PRESETS.get(rules.id)
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}
     if preset is not None:
-        base = preset.to_json()
+        base: dict[str, object] = dict(preset.to_json())
         options = {k: v for k, v in whole.items()
                    if k not in ("id", "name", "source") and v != base.get(k)}
     return {"variant": rules.id if preset is not None else OWN_RULES, "options": options,

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, TypedDict, TypeGuard
 
 from .rules import RuleSet, get_variant
 from .scan import ATTACKER_COLOUR, DEFENDER_COLOUR, Scan
@@ -37,7 +37,7 @@ class TraceError(ValueError):
 class Trace:
     """A parsed trace: its header, every scan as a full reading, and the end time."""
 
-    header: dict[str, Any]
+    header: dict[str, Any]  # JSON edge: the header line, its variant, size and scan_hz checked
     rules: RuleSet
     scans: list[Scan] = field(default_factory=list)
     end: float = 0.0
@@ -87,7 +87,8 @@ def _colours(value: object, size: int, where: str) -> dict[str, str]:
     return out
 
 
-def parse_header(line: str, where: str = "line 1") -> tuple[dict[str, Any], RuleSet]:
+def parse_header(line: str, where: str = "line 1"
+                 ) -> tuple[dict[str, Any], RuleSet]:  # JSON edge: the parsed header line
     """Validate a header line; returns it and its rule set."""
     try:
         header = json.loads(line)
@@ -207,11 +208,11 @@ def _num(t: float) -> float | int:
 
 
 def format_trace(
-    header: dict[str, Any], scans: Iterable[Scan], end: float | None = None
+    header: Mapping[str, object], scans: Iterable[Scan], end: float | None = None
 ) -> Iterator[str]:
     """The lines (without newlines) of a trace: header, first scan in full, then on/off deltas
     for every scan that differs from the one before, then the end line."""
-    head = {"trace": FORMAT}
+    head: dict[str, object] = {"trace": FORMAT}
     head.update({k: v for k, v in header.items() if k != "trace"})
     yield json.dumps(head, separators=(", ", ": "))
     prev: frozenset[str] | None = None
@@ -220,8 +221,8 @@ def format_trace(
     for scan in scans:
         colours = scan.colours or {}
         if prev is None:
-            doc: dict[str, Any] = {"t": _num(scan.t),
-                                   "occupied": sorted(scan.occupied, key=_sq_key)}
+            doc: TraceLine = {"t": _num(scan.t),
+                              "occupied": sorted(scan.occupied, key=_sq_key)}
             if colours:
                 doc["colours"] = dict(sorted(colours.items()))
         else:
@@ -240,6 +241,17 @@ def format_trace(
         yield json.dumps(doc, separators=(", ", ": "))
         prev, prev_colours, last = scan.occupied, dict(colours), scan.t
     yield json.dumps({"t": _num(last if end is None else end), "end": True})
+
+
+class TraceLine(TypedDict, total=False):
+    """A scan line of a trace: its time, and the first scan's ``occupied`` squares or the
+    squares that came ``on`` and went ``off`` since the last one; ``colours`` that changed."""
+
+    t: float | int
+    occupied: list[str]
+    off: list[str]
+    on: list[str]
+    colours: dict[str, str]
 
 
 def _sq_key(name: str) -> tuple[int, int]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from companion.club.topics import PayloadError, float_field, int_field, str_field
 from companion.rules import ATTACKERS, DEFENDERS, other
@@ -44,6 +44,84 @@ SIDES = (ATTACKERS, DEFENDERS)
 MAX_MOVES = 2000
 
 
+class TermsJSON(TypedDict):
+    """TERMS of the module docstring."""
+
+    variant: str
+    options: dict[str, object]
+    time_control: str
+    sides: dict[str, str]
+
+
+class OfferJSON(TypedDict):
+    """A proposal for a new game: its id and terms."""
+
+    id: str
+    terms: TermsJSON
+
+
+class DrawJSON(TypedDict):
+    """A draw offer or answer at a board (numbered: a new one has a higher ``n``)."""
+
+    n: int
+    side: str
+    action: str
+
+
+class EndedJSON(TypedDict):
+    """How the agreed game ended at the board that says so."""
+
+    result: str
+    reason: str | None
+
+
+class ClockReading(TypedDict):
+    """A board's clock reading: seconds left per side, the side whose clock runs, and the wall
+    time it was read (None: a peer sent none)."""
+
+    attackers: float | None
+    defenders: float | None
+    running: str | None
+    wall: float | None
+
+
+class GameJSON(TypedDict):
+    """The agreed game in a board's document (``ended`` and ``flag`` once they happened)."""
+
+    ref: str
+    terms: TermsJSON
+    moves: list[str]
+    takebacks: int
+    draw: DrawJSON | None
+    resign: str | None
+    clock: ClockReading | None
+    ended: NotRequired[EndedJSON]
+    flag: NotRequired[str]
+
+
+class PlayJSON(TypedDict):
+    """A board's document for its peer without the envelope (``v``, ``from``, ``to``,
+    ``accepts``): its sequence number, its offer, the agreed game."""
+
+    seq: int
+    offer: OfferJSON | None
+    game: GameJSON | None
+
+
+class Seen(TypedDict, total=False):
+    """What a board has read of the peer's document: its ``seq``, the agreed game's ``ref``,
+    the peer's takebacks counted, its latest draw number, its resignation and flag, the wall
+    time of its last clock reading."""
+
+    seq: int
+    ref: str
+    takebacks: int
+    draw: int
+    resign: str | None
+    flag: str | None
+    clock: float | None
+
+
 @dataclass(frozen=True)
 class Terms:
     """What both boards agree on before the first move."""
@@ -55,7 +133,7 @@ class Terms:
     def side_of(self, board: str) -> str:
         return dict(self.sides)[board]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> TermsJSON:
         return {"variant": self.settings.variant, "options": dict(self.settings.options),
                 "time_control": self.time_control.text if self.time_control else "none",
                 "sides": dict(self.sides)}
@@ -104,7 +182,7 @@ class PeerGame:
     takebacks: int
     draw: Draw | None
     resign: str | None
-    clock: dict[str, Any] | None
+    clock: ClockReading | None
     flag: str | None = None
 
 
@@ -124,7 +202,7 @@ def _side(value: object, what: str) -> str:
     return str(value)
 
 
-def parse_peer_doc(doc: Mapping[str, Any], peer: str, me: str) -> PeerDoc:
+def parse_peer_doc(doc: Mapping[str, object], peer: str, me: str) -> PeerDoc:
     """The other board's document, checked (PayloadError: ignored, nothing changes)."""
     if doc.get("v") != 1:
         raise PayloadError(f"unknown version {doc.get('v')!r} (this board speaks 1)")
@@ -161,22 +239,23 @@ def parse_peer_doc(doc: Mapping[str, Any], peer: str, me: str) -> PeerDoc:
             draw = Draw(int_field(d, "n", 1), _side(d.get("side"), "game.draw.side"),
                         str(d["action"]))
         resign = None if raw.get("resign") is None else _side(raw["resign"], "game.resign")
-        clock: dict[str, Any] | None = None
+        clock: ClockReading | None = None
         c = raw.get("clock")
         if c is not None:
             if not isinstance(c, Mapping):
                 raise PayloadError("game.clock must be an object")
-            clock = {s: max(0.0, float_field(c, s) or 0.0) for s in SIDES}
-            clock["wall"] = float_field(c, "wall")
-            clock["running"] = None if c.get("running") is None else _side(
-                c.get("running"), "game.clock.running")
+            clock = {"attackers": max(0.0, float_field(c, ATTACKERS) or 0.0),
+                     "defenders": max(0.0, float_field(c, DEFENDERS) or 0.0),
+                     "wall": float_field(c, "wall"),
+                     "running": None if c.get("running") is None else _side(
+                         c.get("running"), "game.clock.running")}
         flag = None if raw.get("flag") is None else _side(raw["flag"], "game.flag")
         game = PeerGame(ref, terms_from_json(raw.get("terms"), boards), tuple(moves),
                         int_field(raw, "takebacks", 0, 10**6), draw, resign, clock, flag)
     return PeerDoc(seq, offer, game, doc.get("accepts") is True)
 
 
-def decisions(peer: PeerGame, peer_side: str, seen: dict[str, Any]) -> list[RemoteEvent]:
+def decisions(peer: PeerGame, peer_side: str, seen: Seen) -> list[RemoteEvent]:
     """The peer's decisions not seen yet (``seen`` is updated): its draw offer or answer, its
     resignation, its side's loss on time there."""
     out: list[RemoteEvent] = []

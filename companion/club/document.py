@@ -17,9 +17,19 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.club import topics
-from companion.club.channel import Terms, terms_from_json
+from companion.club.channel import (
+    ClockReading,
+    GameJSON,
+    OfferJSON,
+    PlayJSON,
+    Seen,
+    Terms,
+    TermsJSON,
+    terms_from_json,
+)
 from companion.club.link import ClubLink
 from companion.club.outbox import Outbox
+from companion.club.topics import StateJSON
 from companion.rules import Move, other
 from companion.rules.game import Game
 from companion.session.remote import RemoteClock
@@ -38,23 +48,22 @@ class PlayDocument:
         self.accepts, self._lock = accepts, lock
         self.key = f"play:{peer}"
         self.topic = topics.play_topic(club, me, peer)
-        stored = outbox.load(self.key) or {}
-        self.doc: dict[str, Any] = {"seq": int(stored.get("seq", 0)),
-                                    "offer": stored.get("offer"), "game": stored.get("game")}
-        self.seen: dict[str, Any] = dict(stored.get("seen") or {})
+        stored = outbox.load(self.key) or {}  # this board's own document, as it saved it
+        self.doc: PlayJSON = {"seq": int(stored.get("seq", 0)), "offer": stored.get("offer"),
+                              "game": stored.get("game")}
+        seen: Any = stored.get("seen") or {}  # (as saved: a Seen)
+        self.seen: Seen = seen
         self.rules: Game | None = None  # the agreed game, once started() replayed it
 
     @property
-    def game(self) -> dict[str, Any] | None:
-        game: dict[str, Any] | None = self.doc.get("game")
-        return game
+    def game(self) -> GameJSON | None:
+        return self.doc["game"]
 
     @property
-    def offer(self) -> dict[str, Any] | None:
-        offer: dict[str, Any] | None = self.doc.get("offer")
-        return offer
+    def offer(self) -> OfferJSON | None:
+        return self.doc["offer"]
 
-    def terms(self, raw: dict[str, Any]) -> Terms:
+    def terms(self, raw: TermsJSON) -> Terms:
         return terms_from_json(raw, (self.me, self.peer))
 
     # -- changes ---------------------------------------------------------------------------
@@ -106,7 +115,8 @@ class PlayDocument:
         game = self.game
         if not game:
             return False
-        n = int((game.get("draw") or {}).get("n", 0)) + 1
+        draw = game["draw"]
+        n = (draw["n"] if draw else 0) + 1
         game["draw"] = {"n": n, "side": side, "action": action}
         return True
 
@@ -124,7 +134,7 @@ class PlayDocument:
         if not game:
             return False
         self.truncate(ply)
-        game["takebacks"] = int(game.get("takebacks", 0)) + 1
+        game["takebacks"] += 1
         game["resign"] = None
         return True
 
@@ -134,7 +144,7 @@ class PlayDocument:
         del game["moves"][ply:]
         self.rules = self.replay(game["terms"], tuple(game["moves"]))
 
-    def replay(self, terms: dict[str, Any], moves: tuple[str, ...]) -> Game:
+    def replay(self, terms: TermsJSON, moves: tuple[str, ...]) -> Game:
         game = Game(self.terms(terms).settings.rules())
         for text in moves:
             game.play_text(text)
@@ -143,10 +153,10 @@ class PlayDocument:
     def over(self) -> bool:
         """The agreed game ended (a resignation, its result here, or by the rules)."""
         game = self.game
-        return bool(game and (game.get("resign") or game.get("ended") or self.rules is None
+        return bool(game and (game["resign"] or game.get("ended") or self.rules is None
                               or self.rules.is_over()))
 
-    def note_state(self, state: dict[str, Any], clock: dict[str, Any] | None) -> bool:
+    def note_state(self, state: StateJSON, clock: ClockReading | None) -> bool:
         """This board's state snapshot: its clock reading (``clock``, when the running side
         changed) and the end of the agreed game here (a flag of this board's side is its word).
         True when the document changed."""
@@ -174,7 +184,7 @@ class PlayDocument:
 
     def publish_change(self) -> None:
         """The document changed: a new ``seq``, kept, then published."""
-        self.doc["seq"] = int(self.doc["seq"]) + 1
+        self.doc["seq"] += 1
         self.save()
         self.publish()
 
@@ -187,21 +197,27 @@ class PlayDocument:
         self.link.publish(self.topic, topics.encode(doc), retain=True)
 
 
-def peer_clock(peer_side: str, clock: dict[str, Any], mine: dict[str, Any] | None,
+def peer_clock(peer_side: str, clock: ClockReading, mine: ClockReading | None,
                wall: float, now: float) -> RemoteClock:
     """The clocks as this board shows them: the peer's side as the peer read it (less the
     time since, up to :data:`MAX_LAG_S`, while it runs), this board's side as this board's
     own clock reads it (``mine``)."""
-    lag = min(MAX_LAG_S, max(0.0, wall - float(clock["wall"])))
-    left = {s: float(clock[s]) for s in SIDES}
-    if clock.get("running") == peer_side:
+    lag = min(MAX_LAG_S, max(0.0, wall - float(clock["wall"] or 0.0)))
+    left = {s: float(_left(clock, s) or 0.0) for s in SIDES}
+    if clock["running"] == peer_side:
         left[peer_side] = max(0.0, left[peer_side] - lag)
     my_side = other(peer_side)
-    if mine is not None and isinstance(mine.get(my_side), int | float):
-        left[my_side] = float(mine[my_side])
-        if mine.get("running") == my_side and isinstance(mine.get("wall"), int | float):
-            left[my_side] = max(0.0, left[my_side] - max(0.0, wall - mine["wall"]))
-    return RemoteClock(left["attackers"], left["defenders"], clock.get("running"), now)
+    mine_left = _left(mine, my_side) if mine is not None else None
+    if mine is not None and isinstance(mine_left, int | float):
+        left[my_side] = float(mine_left)
+        mine_wall = mine["wall"]
+        if mine["running"] == my_side and isinstance(mine_wall, int | float):
+            left[my_side] = max(0.0, left[my_side] - max(0.0, wall - mine_wall))
+    return RemoteClock(left["attackers"], left["defenders"], clock["running"], now)
+
+
+def _left(clock: ClockReading, side: str) -> float | None:
+    return clock["attackers"] if side == "attackers" else clock["defenders"]
 
 
 class FloodGuard:

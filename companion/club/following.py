@@ -14,9 +14,8 @@ Called holding the club player's lock.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from companion.club.channel import PeerDoc, decisions
+from companion.club.channel import ClockReading, PeerDoc, decisions
 from companion.club.document import PlayDocument, peer_clock
 from companion.rules import MoveError, other
 from companion.rules.game import Game
@@ -33,18 +32,19 @@ class GameFollower:
         self.own, self.peer = own, peer
         self._hand, self._refuse, self._changed = hand, refuse, changed
         self.wall, self.monotonic = wall, monotonic
-        self.my_clock: dict[str, Any] | None = None
+        self.my_clock: ClockReading | None = None
 
-    def note_clock(self, clock: object) -> dict[str, Any] | None:
+    def note_clock(self, clock: object) -> ClockReading | None:
         """This board's clock reading (its state's ``clock``), kept: returned when it goes to
         the peer (with every move, and when the clocks stop). Each board is the authority on
         the time of the side played there."""
         if not isinstance(clock, dict):
             return None
-        mine = {"attackers": clock.get("attackers"), "defenders": clock.get("defenders"),
-                "running": clock.get("running"), "wall": clock.get("at") or self.wall()}
+        mine: ClockReading = {"attackers": clock.get("attackers"),
+                              "defenders": clock.get("defenders"), "running": clock.get("running"),
+                              "wall": clock.get("at") or self.wall()}
         before, self.my_clock = self.my_clock, mine
-        if before is None or before.get("running") != mine["running"]:
+        if before is None or before["running"] != mine["running"]:
             return mine
         return None
 
@@ -84,8 +84,8 @@ class GameFollower:
             changed = self._next_move(rules, peer.moves[n], n, peer_side) or changed
         for event in decisions(peer, peer_side, seen):
             self._hand(event)
-        if peer.clock is not None and peer.clock.get("wall") != seen.get("clock"):
-            seen["clock"] = peer.clock.get("wall")
+        if peer.clock is not None and peer.clock["wall"] != seen.get("clock"):
+            seen["clock"] = peer.clock["wall"]
             self._hand(peer_clock(peer_side, peer.clock, self.my_clock, self.wall(),
                                   self.monotonic()))
         if changed:

@@ -23,20 +23,31 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from typing import Any
+from typing import TypedDict, assert_never
 
 from companion.club import topics
+from companion.club.channel import OfferJSON
 from companion.club.config import ClubConfigError, check_name
 from companion.club.link import ClubLink
 from companion.club.outbox import Outbox
-from companion.club.player import ClubPlayer
+from companion.club.player import ClubPlayer, PeerStatus
+from companion.club.topics import StateJSON
 from companion.rules import Move
 from companion.session.remote import (
     Inbox,
+    RemoteChat,
+    RemoteClock,
+    RemoteDraw,
+    RemoteEnd,
     RemoteEvent,
     RemoteKind,
+    RemoteLeave,
+    RemoteMove,
+    RemoteRefused,
+    RemoteResign,
     RemoteStart,
     RemoteStatus,
+    RemoteTakeback,
     RemoteTerms,
 )
 
@@ -44,6 +55,29 @@ log = logging.getLogger("companion.club")
 MAX_PEERS = 64      # boards this board talks with (a hostile client cannot make more)
 MAX_BOARDS = 256    # boards listed as seen on the broker
 WAITING = 256       # events kept until the session connects
+
+
+class BoardSeen(TypedDict):
+    """A board seen on the broker and whether its status says it is online."""
+
+    board: str
+    online: bool
+
+
+class Proposal(OfferJSON):
+    """A proposal waiting for the owner, with the board that made it."""
+
+    board: str
+
+
+class OpponentsStatus(TypedDict):
+    """For the page: the boards seen, the active board, every board's conversation and the
+    proposals waiting."""
+
+    boards: list[BoardSeen]
+    active: str | None
+    players: list[PeerStatus]
+    proposals: list[Proposal]
 
 
 class ClubOpponents:
@@ -180,23 +214,24 @@ class ClubOpponents:
         self.refresh()
         return done
 
-    def observe(self, state: dict[str, Any]) -> None:
+    def observe(self, state: StateJSON) -> None:
         """This board's state snapshot (the publisher's thread): for the active board."""
         player = self._active()
         if player is not None:
             player.observe(state)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> OpponentsStatus:
         """For the page: the boards seen, the active board, every board's conversation."""
         with self._lock:
             boards = dict(self.boards)
             players = list(self.peers.values())
             active = self.active
+        statuses = [p.status() for p in players]
         return {"boards": [{"board": b, "online": on} for b, on in sorted(boards.items())],
                 "active": active,
-                "players": [p.status() for p in players],
-                "proposals": [p.status()["proposal"] | {"board": p.peer} for p in players
-                              if p.proposal is not None]}
+                "players": statuses,
+                "proposals": [{**proposal, "board": s["peer"]} for s in statuses
+                              if (proposal := s["proposal"]) is not None]}
 
     # -- from the broker (network thread) --------------------------------------------------
     def _received(self, topic: str, payload: bytes) -> None:
@@ -244,19 +279,25 @@ class ClubOpponents:
         stale = None
         forward: RemoteEvent | None = event
         with self._lock:
-            if isinstance(event, RemoteStart):
-                if self.active is not None and self.active != peer:
-                    stale = self.peers.get(self.active)
-                self.active = peer
-                self._notice = None
-            elif isinstance(event, RemoteStatus):
-                if peer == self.active and event.code not in (None, "proposal"):
-                    self._notice = event
-                forward = None  # summed up by refresh()
-            elif peer != self.active:
-                log.info("club: %s from %s, whose game is not this board's: ignored",
-                         type(event).__name__, peer)
-                return
+            match event:
+                case RemoteStart():
+                    if self.active is not None and self.active != peer:
+                        stale = self.peers.get(self.active)
+                    self.active = peer
+                    self._notice = None
+                case RemoteStatus():
+                    if peer == self.active and event.code not in (None, "proposal"):
+                        self._notice = event
+                    forward = None  # summed up by refresh()
+                case (RemoteMove() | RemoteRefused() | RemoteClock() | RemoteDraw()
+                      | RemoteResign() | RemoteTakeback() | RemoteEnd() | RemoteLeave()
+                      | RemoteChat()):
+                    if peer != self.active:
+                        log.info("club: %s from %s, whose game is not this board's: ignored",
+                                 type(event).__name__, peer)
+                        return
+                case _:
+                    assert_never(event)
         if stale is not None:  # its offer withdrawn, on a thread of its own (its lock)
             threading.Thread(target=stale.stopped, name="club-withdraw", daemon=True).start()
         if forward is not None:

@@ -18,8 +18,11 @@ import json
 import secrets
 import sqlite3
 import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+from companion.club.topics import MovesMessage
 
 OUTBOX_NAME = "club.sqlite3"
 SCHEMA = """
@@ -28,6 +31,14 @@ CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY, topic TEXT NOT NULL,
                                    payload BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS docs (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+class Queued(TypedDict, total=False):
+    """What was queued last on the moves topic: the game, its moves, its result."""
+
+    game: int | None
+    moves: list[str]
+    result: str
 
 
 class Outbox:
@@ -52,15 +63,23 @@ class Outbox:
         return None if row is None else str(row[0])
 
     # -- the moves topic -------------------------------------------------------------------
-    def queued(self) -> dict[str, Any]:
+    def queued(self) -> Queued:
         """What was queued last: ``{"game", "moves", "result"}`` (empty before anything)."""
         with self._lock:
             text = self._meta("queued")
-        doc = json.loads(text) if text else {}
-        return doc if isinstance(doc, dict) else {}
+        raw = json.loads(text) if text else None  # this outbox's own record
+        out: Queued = {}
+        if isinstance(raw, dict):
+            if "game" in raw:
+                out["game"] = raw["game"]
+            if "moves" in raw:
+                out["moves"] = raw["moves"]
+            if "result" in raw:
+                out["result"] = raw["result"]
+        return out
 
-    def enqueue(self, messages: list[tuple[str, dict[str, Any]]],
-                queued: dict[str, Any]) -> list[tuple[int, str, bytes]]:
+    def enqueue(self, messages: Sequence[tuple[str, MovesMessage]],
+                queued: Queued) -> list[tuple[int, str, bytes]]:
         """Number and store ``messages`` (topic, document without ``seq``) and the new
         ``queued`` record, in one transaction; the stored rows ``(seq, topic, payload)``."""
         out: list[tuple[int, str, bytes]] = []
@@ -95,7 +114,7 @@ class Outbox:
             self._db.execute("DELETE FROM outbox WHERE seq = ?", (seq,))
 
     # -- documents of the club players -----------------------------------------------------
-    def load(self, key: str) -> dict[str, Any] | None:
+    def load(self, key: str) -> dict[str, Any] | None:  # JSON edge: a saved document
         with self._lock:
             row = self._db.execute("SELECT value FROM docs WHERE key = ?", (key,)).fetchone()
         if row is None:
@@ -103,7 +122,7 @@ class Outbox:
         doc = json.loads(row[0])
         return doc if isinstance(doc, dict) else None
 
-    def save(self, key: str, doc: dict[str, Any]) -> None:
+    def save(self, key: str, doc: Mapping[str, object]) -> None:  # written as JSON
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO docs VALUES (?, ?)",
                              (key, json.dumps(doc, separators=(",", ":"))))

@@ -27,19 +27,34 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from companion.club import topics
 from companion.club.agreement import Agreement
-from companion.club.channel import PeerDoc, Terms, parse_peer_doc
+from companion.club.channel import OfferJSON, PeerDoc, PlayJSON, Terms, parse_peer_doc
 from companion.club.document import FloodGuard, PlayDocument
 from companion.club.following import GameFollower
 from companion.club.link import ClubLink
 from companion.club.outbox import Outbox
+from companion.club.topics import StateJSON
 from companion.rules import Move
 from companion.session.remote import Inbox, RemoteEvent, RemoteKind, RemoteStatus, RemoteTerms
 
 log = logging.getLogger("companion.club")
+
+
+class PeerStatus(TypedDict):
+    """The conversation with one other board, for the page: the board, the link's state,
+    the phase (idle, offering, proposal, playing), its proposal waiting for the owner, the
+    agreed game's ref, the documents refused and the last error."""
+
+    peer: str
+    link: str
+    state: str
+    proposal: OfferJSON | None
+    ref: str | None
+    rejected: int
+    error: str | None
 RATE, BURST = 20.0, 40.0
 
 
@@ -71,11 +86,12 @@ class ClubPlayer:
         link.on_connect(self.own.publish)  # messages of ``play_topic(club, peer, me)``
         if subscribe:
             link.subscribe(self._in, self.received)
-        self.phase, self.finished, self.ref = "idle", True, None
+        self.phase, self.finished = "idle", True
+        self.ref: str | None = None
         self._mark()
 
     @property
-    def doc(self) -> dict[str, Any]:
+    def doc(self) -> PlayJSON:
         """This board's document for the peer (:mod:`companion.club.channel`)."""
         return self.own.doc
 
@@ -144,7 +160,7 @@ class ClubPlayer:
         self._flood.cancel()
 
     # -- for the daemon and the page -------------------------------------------------------
-    def observe(self, state: dict[str, Any]) -> None:
+    def observe(self, state: StateJSON) -> None:
         """This board's latest state snapshot: its clock goes to the peer, and the end of the
         game here (a flag of this board's side is this board's word)."""
         with self._lock:
@@ -167,7 +183,7 @@ class ClubPlayer:
         with self._lock:
             return self.agreement.decline()
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> PeerStatus:
         with self._lock:
             proposal = self.agreement.proposal
             return {"peer": self.peer, "link": self.link.state, "state": self.phase,
@@ -183,7 +199,7 @@ class ClubPlayer:
         self.phase = ("playing" if game else "proposal" if self.agreement.proposal
                       else "offering" if self.own.offer else "idle")
         self.finished = not game or self.own.over()
-        self.ref = game.get("ref") if game else None
+        self.ref = game["ref"] if game else None
 
     def _changed(self) -> None:
         """This board's document changed: published (and the copies marked)."""
@@ -202,7 +218,7 @@ class ClubPlayer:
                 self._refuse(f"a bad message from {self.peer}: {exc}")
             return
         with self._lock:
-            last = self._peer.seq if self._peer else int(self.own.seen.get("seq", 0))
+            last = self._peer.seq if self._peer else self.own.seen.get("seq", 0)
             if doc.seq < last or (doc.seq == last and self._peer is not None):
                 # a resend, a late delivery, an old document put back: nothing new (after a
                 # restart the one read last is read again, to find the game again)

@@ -22,22 +22,21 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from companion.club import topics
 from companion.club.link import ClubLink
-from companion.club.outbox import Outbox
+from companion.club.outbox import Outbox, Queued
+from companion.club.topics import MovesMessage, StateJSON
 from companion.rules import other
 
 log = logging.getLogger("companion.club")
 
 
-def changes(queued: Mapping[str, Any], state: Mapping[str, Any]
-            ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def changes(queued: Queued, state: StateJSON) -> tuple[list[MovesMessage], Queued]:
     """The ``moves`` messages that take the queued record to the snapshot ``state``, and the
     new record."""
-    out: list[dict[str, Any]] = []
+    out: list[MovesMessage] = []
     game = state.get("game")
     moves = [m for m in state.get("moves") or [] if isinstance(m, str)]
     result = state.get("result") or "ongoing"
@@ -81,7 +80,7 @@ class BoardPublisher:
         self._thread = threading.Thread(target=self._run, name="club-publisher", daemon=True)
         self.published = 0
         #: called with every snapshot (parsed) on the publisher's thread (the club players)
-        self.observers: list[Callable[[dict[str, Any]], None]] = []
+        self.observers: list[Callable[[StateJSON], None]] = []
         link.on_connect(self._on_connect)
 
     def start(self) -> None:

@@ -20,12 +20,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from companion.club import topics
 from companion.club.config import check_name
 from companion.club.link import ClubLink
 from companion.club.room_check import BadState, check_state
+from companion.club.topics import StateJSON
 from companion.rules import PRESETS
 from companion.rules.game import Game
 
@@ -37,16 +38,68 @@ SUMMARY_FIELDS = ("game", "variant", "variant_name", "size", "turn", "result", "
                   "published", "move_to_make", "remote")
 
 
+class _Entry(TypedDict, total=False):
+    """What the room knows of a board: whether it is online, its checked public state."""
+
+    online: bool
+    state: StateJSON
+
+
+class PairSide(TypedDict):
+    """A side of a game two boards play: the board it is played at, its player's name."""
+
+    board: str
+    name: str | None
+
+
+class Pair(TypedDict):
+    """The other board of a pair, whether this board's state is the one shown, both sides."""
+
+    board: str
+    lead: bool
+    sides: dict[str, PairSide]
+
+
+class RoomBoard(TypedDict):
+    """A board in the room's documents: its name, whether it is online, its state (the whole
+    public state, or its summary with ``plies``) and, for a pair, the pair."""
+
+    board: str
+    online: bool | None
+    state: StateJSON
+    pair: NotRequired[Pair]
+
+
+class RoomJSON(TypedDict):
+    """The room: its club, its broker link's state and every board."""
+
+    club: str
+    link: str
+    boards: list[RoomBoard]
+
+
+class BoardReview(TypedDict):
+    """A board's game move by move (the positions after each move)."""
+
+    board: str
+    game: int
+    variant: str
+    moves: list[str]
+    positions: list[str]
+    result: str
+    reason: str | None
+
+
 class ClubRoom:
     """Every board of ``club`` as the broker last told (see the module docstring)."""
 
     def __init__(self, link: ClubLink, club: str, *, interval: float = 0.25,
-                 on_summary: Callable[[dict[str, Any]], object] = lambda doc: None) -> None:
+                 on_summary: Callable[[RoomJSON], object] = lambda doc: None) -> None:
         self.link, self.club = link, club
         self.interval = interval
         self._on_summary = on_summary
         self._lock = threading.Lock()
-        self._boards: dict[str, dict[str, Any]] = {}
+        self._boards: dict[str, _Entry] = {}
         self._dirty = threading.Event()
         self._stop = False
         self.rejected = 0
@@ -66,22 +119,21 @@ class ClubRoom:
             self._thread.join(timeout=5)
 
     # -- reading ---------------------------------------------------------------------------
-    def document(self) -> dict[str, Any]:
+    def document(self) -> RoomJSON:
         with self._lock:
             return {"club": self.club, "link": self.link.state,
-                    "boards": [{"board": name, "online": b.get("online"),
-                                "state": b.get("state")}
+                    "boards": [{"board": name, "online": b.get("online"), "state": state}
                                for name, b in sorted(self._boards.items())
-                               if b.get("state") is not None]}
+                               if (state := b.get("state")) is not None]}
 
-    def board(self, name: str) -> dict[str, Any] | None:
+    def board(self, name: str) -> RoomBoard | None:
         with self._lock:
             entry = self._boards.get(name)
             if entry is None or entry.get("state") is None:
                 return None
             return {"board": name, "online": entry.get("online"), "state": entry["state"]}
 
-    def review(self, name: str) -> dict[str, Any] | None:
+    def review(self, name: str) -> BoardReview | None:
         """The board's game move by move: the position after each move (for the review)."""
         entry = self.board(name)
         if entry is None:
@@ -107,12 +159,12 @@ class ClubRoom:
                 "moves": state["moves"][:len(positions) - 1], "positions": positions,
                 "result": state["result"], "reason": state.get("reason")}
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> RoomJSON:
         """Every board's summary; two boards playing one game with each other say so
         (``pair``: the other board, which of the two shows the game, both sides' players)."""
         with self._lock:
-            boards: list[dict[str, Any]] = []
-            smalls: dict[str, dict[str, Any]] = {}
+            boards: list[RoomBoard] = []
+            smalls: dict[str, StateJSON] = {}
             for name, b in sorted(self._boards.items()):
                 state = b.get("state")
                 if state is None:
@@ -122,9 +174,9 @@ class ClubRoom:
                 smalls[name] = small
                 boards.append({"board": name, "online": b.get("online"), "state": small})
         pairs = pair_boards(smalls)
-        for b in boards:
-            if b["board"] in pairs:
-                b["pair"] = pairs[b["board"]]
+        for shown in boards:
+            if shown["board"] in pairs:
+                shown["pair"] = pairs[shown["board"]]
         return {"club": self.club, "link": self.link.state, "boards": boards}
 
     def link_changed(self, state: str, error: str | None) -> None:
@@ -175,7 +227,7 @@ class ClubRoom:
             time.sleep(self.interval)
 
 
-def pair_boards(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+def pair_boards(states: Mapping[str, StateJSON]) -> dict[str, Pair]:
     """The boards that play one game with each other (the same agreed game, each naming the
     other, one side each): for each, the other board, whether its state is the one the page
     shows (``lead``: the board that is ahead, i.e. whose move the other has not carried out
@@ -186,7 +238,7 @@ def pair_boards(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
         remote = state.get("remote")
         if isinstance(remote, Mapping) and remote.get("kind") == "club" and remote.get("ref"):
             by_ref.setdefault(str(remote["ref"]), []).append(name)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Pair] = {}
     for names in by_ref.values():
         if len(names) != 2:
             continue
@@ -201,9 +253,10 @@ def pair_boards(states: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
         else:
             lead = a if ra.get("local_side") == sa.get("turn") else b
         at = {ra["local_side"]: a, rb["local_side"]: b}
-        sides = {side: {"board": board, "name": ((states[board].get("players") or {})
-                                                 .get(side) or {}).get("name")}
-                 for side, board in at.items()}
+        sides: dict[str, PairSide] = {
+            side: {"board": board, "name": ((states[board].get("players") or {})
+                                            .get(side) or {}).get("name")}
+            for side, board in at.items()}
         out[a] = {"board": b, "lead": lead == a, "sides": sides}
         out[b] = {"board": a, "lead": lead == b, "sides": sides}
     return out

@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from companion.club.topics import StateJSON
 from companion.rules import PRESETS
 from companion.rules.geometry import geometry_for
 from companion.rules.otn import parse_otn
@@ -71,7 +72,7 @@ def _geometry(variant: str) -> tuple[int, str | None, list[str], frozenset[str]]
             frozenset(geo.names))
 
 
-def check_state(doc: Mapping[str, Any]) -> dict[str, Any]:
+def check_state(doc: Mapping[str, Any]) -> StateJSON:
     """A board's public state, every field the page draws checked (BadState otherwise)."""
     _number(doc.get("game"), "game")
     if isinstance(doc.get("game"), float):

@@ -23,11 +23,23 @@ from typing import Any, Protocol
 from companion.club import topics
 from companion.club.config import ClubConfig, check_name
 from companion.club.link import ClubLink
-from companion.club.opponents import ClubOpponents
+from companion.club.opponents import ClubOpponents, OpponentsStatus
 from companion.club.outbox import OUTBOX_NAME, Outbox
 from companion.club.publisher import BoardPublisher
 
 HEAL_S = 1.0  # a forged document of this board's is replaced at most this often
+
+
+class ClubStatus(OpponentsStatus):
+    """``GET /club/api/status``: the broker, the club, this board, the link's state and error,
+    what it refused (by reason), and :class:`OpponentsStatus`."""
+
+    broker: str
+    club: str
+    board: str
+    link: str
+    error: str | None
+    refused: dict[str, int]
 
 
 class Hub(Protocol):
@@ -120,7 +132,7 @@ class ClubService:
         if opponents is not None:
             opponents.link_changed(state, error)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ClubStatus:
         """For the page: the link, the boards seen on the broker, the board this board plays
         (``active``), the proposals waiting for the owner, each board's conversation."""
         return {"broker": self.cfg.broker.url, "club": self.cfg.club, "board": self.cfg.board,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 ROOT = "tafl"
 MAX_PAYLOAD = 64 * 1024
@@ -73,7 +73,31 @@ def _no_constant(name: str) -> float:
     raise PayloadError(f"{name} is not a JSON number")
 
 
-def decode(payload: bytes) -> dict[str, Any]:
+class MovesMessage(TypedDict, total=False):
+    """A message of a board's ``moves`` topic (without its ``src`` and ``seq``): a game's
+    ``start`` (variant, first side, settings, players), a ``move``, a ``takeback`` to ``ply``,
+    its ``end``; ``wall`` when it was queued."""
+
+    kind: str
+    game: int | None
+    variant: str | None
+    first: str
+    settings: dict[str, object] | None  # the state's settings (variant, options, rules)
+    players: dict[str, dict[str, object]] | None  # side -> the public fields of its player
+    ply: int
+    move: str
+    side: str
+    result: str
+    reason: str | None
+    wall: float
+
+
+#: A board's ``/api/state`` as another part of the club reads it: parsed JSON (from the
+#: publisher's snapshot text or a broker message), read key by key where it is used.
+StateJSON = dict[str, Any]  # JSON edge
+
+
+def decode(payload: bytes) -> dict[str, Any]:  # JSON edge: a broker message, checked after
     """A checked JSON object from a broker message (PayloadError otherwise)."""
     if len(payload) > MAX_PAYLOAD:
         raise PayloadError(f"payload of {len(payload)} bytes is over the limit of "
@@ -96,7 +120,7 @@ def encode(doc: Mapping[str, Any]) -> bytes:
                       allow_nan=False).encode("utf-8")
 
 
-def public_state(state: Mapping[str, Any]) -> dict[str, Any]:
+def public_state(state: Mapping[str, Any]) -> StateJSON:
     """The part of a board's ``/api/state`` that may go to the broker."""
     out = {k: state[k] for k in PUBLIC_FIELDS if k in state}
     players = state.get("players")

@@ -17,11 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import NotRequired, Protocol, TypedDict, runtime_checkable
 
 from companion.scan import Scan
 
 BOARD_KINDS = ("sim", "gpio", "serial")
+
+
+class SourceStatus(TypedDict):
+    """A board's health (:meth:`BoardSource.status`): its kind, whether it reads, one line
+    saying how it is, and the faults it found (stuck columns...); a driver adds its own
+    counters (:class:`~companion.drivers.serial_bridge.SerialStatus`, ...)."""
+
+    kind: str
+    connected: bool
+    detail: str
+    faults: NotRequired[list[str]]
 
 
 @runtime_checkable
@@ -36,7 +47,7 @@ class BoardSource(Protocol):
         available (link down, stale, wrong board size)."""
         ...
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SourceStatus:
         """Health for the web page and logs: at least ``kind``, ``connected`` and ``detail``."""
         ...
 

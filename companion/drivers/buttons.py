@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NotRequired, Protocol, TypedDict, runtime_checkable
 
 from firmware_bridge.protocol import BUTTONS
 
@@ -45,6 +45,26 @@ class ButtonEvent:
 Listener = Callable[[ButtonEvent], None]
 
 
+class ButtonsStatus(TypedDict):
+    """The buttons' health: their kind and names, sentences about stuck ones, and a source's
+    own: the pins (gpio), the bounces filtered (gpio), the presses taken (pico)."""
+
+    kind: str
+    buttons: list[str]
+    faults: list[str]
+    pins: NotRequired[dict[str, int]]
+    bounces: NotRequired[int]
+    presses: NotRequired[int]
+
+
+class _Pin(Protocol):
+    """A gpiozero ``Button`` as these drivers use it (beyond its callbacks)."""
+
+    is_pressed: bool
+
+    def close(self) -> None: ...
+
+
 @runtime_checkable
 class ButtonSource(Protocol):
     """Something that reports button presses to one listener."""
@@ -56,7 +76,7 @@ class ButtonSource(Protocol):
         """Call ``listener`` with every event from now on (on the source's own thread)."""
         ...
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ButtonsStatus:
         """``kind``, ``buttons`` and ``faults`` (sentences about stuck buttons)."""
         ...
 
@@ -181,7 +201,7 @@ class GpioButtons:
         self._listener: Listener | None = None
         self._faults = _Faults(stuck_s)
         self.pins = dict(pins)
-        self._buttons: dict[str, Any] = {}
+        self._buttons: dict[str, _Pin] = {}
         self._trackers: dict[str, PressTracker] = {}
         self._thread = threading.Thread(target=self._run, name="buttons", daemon=True)
         now = clock()
@@ -238,7 +258,7 @@ class GpioButtons:
             except Exception:  # a listener's failure must not stop the buttons
                 log.exception("buttons: handling a press failed")
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ButtonsStatus:
         with self._lock:
             bounces = sum(tr.bounces for tr in self._trackers.values())
         return {"kind": self.kind, "buttons": list(self.names), "pins": dict(self.pins),
@@ -276,7 +296,7 @@ class PicoButtons:
     def listen(self, listener: Listener) -> None:
         self._listener = listener
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ButtonsStatus:
         return {"kind": self.kind, "buttons": list(self.names),
                 "faults": self._faults.sentences(), "presses": self._bridge.button_presses}
 
@@ -305,7 +325,7 @@ class SimButtons:
             self._listener(event)
         return event
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ButtonsStatus:
         return {"kind": self.kind, "buttons": list(self.names), "faults": []}
 
     def close(self) -> None:

@@ -15,7 +15,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, runtime_checkable
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,17 @@ FONT_FILES = (  # Debian / Raspberry Pi OS fonts-dejavu; else Pillow's own scala
 DISPLAY_KINDS = ("none", "ssd1306", "sh1106", "capture")
 
 
+class DisplayStatus(TypedDict):
+    """A display's health: its kind, whether it draws, one line about it, the frames drawn and
+    the errors met."""
+
+    kind: str
+    connected: bool
+    detail: str
+    frames: int
+    errors: int
+
+
 @runtime_checkable
 class TextDisplay(Protocol):
     """Something that shows a few lines of text."""
@@ -39,7 +50,7 @@ class TextDisplay(Protocol):
         """Show ``lines`` (at most :data:`LINES`); does nothing when they are already shown."""
         ...
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> DisplayStatus:
         """``kind``, ``connected``, ``detail`` and ``frames`` drawn."""
         ...
 
@@ -149,7 +160,7 @@ class LumaDisplay:
         with self._lock:
             return None if self._lines is None else list(self._lines)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> DisplayStatus:
         with self._lock:
             detail = self.detail if self._error is None else f"{self.detail}: {self._error}"
             return {"kind": self.kind, "connected": self._error is None, "detail": detail,

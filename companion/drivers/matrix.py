@@ -24,6 +24,7 @@ import warnings
 from collections import deque
 from typing import Any, Protocol
 
+from companion.drivers.base import SourceStatus
 from companion.scan import Scan
 from companion.squares import file_letter, square_names
 
@@ -31,6 +32,16 @@ log = logging.getLogger(__name__)
 
 BACKENDS = ("auto", "lgpio", "rpigpio", "gpiozero")
 _PI_CHIP_LABELS = ("pinctrl-rp1", "pinctrl-bcm2712", "pinctrl-bcm2711", "pinctrl-bcm2835")
+
+
+class MatrixStatus(SourceStatus):
+    """The reed matrix's health: besides the board's, the backend, its calls per scan, the
+    raw scans made and the lines that look wrong."""
+
+    backend: str
+    calls_per_scan: int
+    raw_scans: int
+    suspect: list[str]
 
 
 class PinBackend(Protocol):
@@ -407,7 +418,7 @@ class GpioMatrix:
                 out.append(f"file {name} (GPIO {self.col_pins[c]}) reads fully occupied")
         return out
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> MatrixStatus:
         """Backend, scan cost, faults (stuck columns) and suspect lines."""
         faults = [self._stuck_text(c) for c in sorted(self.stuck)]
         n = self.size

@@ -19,8 +19,9 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from companion.drivers.base import SourceStatus
 from companion.drivers.pico_lines import PicoLines
 from companion.drivers.pico_port import PicoPort
 from companion.drivers.pico_port import find_pico as find_pico  # the default finder
@@ -54,6 +55,27 @@ def file_letter_faults(tokens: list[str]) -> list[str]:
         else:
             out.append(t)
     return out
+
+
+class SerialStatus(SourceStatus):
+    """The Pico link's health (:meth:`SerialBoard.status`): besides the board's, the port, the
+    Pico's firmware and boot id, the last sequence number, its size and sensors, and counters
+    of dropped lines (by reason), gaps, syncs, reconnects and hellos; the last errors."""
+
+    port: str | None
+    firmware: str | None
+    boot: str | None
+    seq: int | None
+    size: int
+    sensors: str
+    dropped_lines: int
+    drop_reasons: dict[str, int]
+    gaps: int
+    syncs: int
+    reconnects: int
+    hellos: int
+    last_error: str | None
+    last_device_error: str | None
 
 
 class LedFrame:
@@ -164,7 +186,7 @@ class SerialBridge:
             and self._clock() - lines.last_rx <= self.stale_after
         )
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SerialStatus:
         """Link health: ``connected``, a one-line ``detail``, counters of dropped lines, gaps,
         reconnects, and faults the firmware reported (stuck columns)."""
         with self._lock:

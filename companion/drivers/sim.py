@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from companion.drivers.base import SourceStatus
 from companion.scan import Scan
 from companion.squares import parse_coords
 
@@ -70,7 +70,7 @@ class SimBoard:
             return None
         return Scan(now, self._occupied)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SourceStatus:
         return {
             "kind": self.kind,
             "connected": not self._closed,
@@ -144,7 +144,7 @@ class ReplayBoard:
         step = self._steps[max(self._next - 1, 0)]
         return Scan(bt, step.occupied, step.colours)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> SourceStatus:
         state = "finished" if self.finished else f"at {self._last_bt:.1f} s of {self.end:.1f} s"
         return {
             "kind": self.kind,

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from typing import TypedDict
 
 from companion.rules import Board
 from companion.rules.game import Game
@@ -21,6 +22,27 @@ from companion.rules.ruleset import ATTACKERS
 from .otep_host import OtepHost
 
 FORCED = 1000.0
+
+
+class PlyReviewJSON(TypedDict):
+    """:class:`PlyReview` as JSON."""
+
+    ply: int
+    side: str
+    move: str
+    before: float
+    after: float
+    best_move: str | None
+    best_line: list[str]
+    loss: float
+
+
+class ReviewJSON(TypedDict):
+    """:meth:`GameReview.to_json`: the evaluations, every move's review, the swings' plies."""
+
+    evaluations: list[float]
+    plies: list[PlyReviewJSON]
+    swings: list[int]
 
 
 @dataclass
@@ -48,11 +70,13 @@ class GameReview:
     plies: list[PlyReview]
     swings: list[PlyReview]
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> ReviewJSON:
         """JSON-ready form (for the page's graph and list)."""
         return {
-            "evaluations": self.evaluations,
-            "plies": [asdict(p) for p in self.plies],
+            "evaluations": list(self.evaluations),
+            "plies": [{"ply": p.ply, "side": p.side, "move": p.move, "before": p.before,
+                       "after": p.after, "best_move": p.best_move,
+                       "best_line": list(p.best_line), "loss": p.loss} for p in self.plies],
             "swings": [p.ply for p in self.swings],
         }
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from companion.panel.words import short_name, words
 from companion.rules import PRESETS
@@ -26,6 +26,26 @@ ORIGINS = ("start", "board", "puzzle")  # the variant's set-up, the board's posi
 #: A puzzle the menu offers: id, goal (escape, capture, win), the solver's moves, rating.
 PuzzleChoice = tuple[str, str, int, int]
 COACHES = ("none", "attackers", "defenders")  # the side coached (docs/coach.md)
+
+
+class PlayerRequest(TypedDict):
+    """A side's player in a new-game request: at the board, or the computer at a level."""
+
+    kind: str
+    level: NotRequired[int]
+
+
+class NewGameRequest(TypedDict):
+    """The new-game request the menu makes (``POST /api/new``'s body, docs/http-api.md): the
+    variant, the time control, the players and, for a game from the board, its position and
+    the side to move; the side coached (None: nobody)."""
+
+    variant: str
+    time_control: str
+    players: dict[str, PlayerRequest]
+    coach: str | None
+    position: NotRequired[str]
+    turn: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -121,19 +141,19 @@ class Menu:
             return replace(self, coach=turn(COACHES, self.coach))
         return self
 
-    def request(self, position: str | None = None) -> dict[str, Any]:
+    def request(self, position: str | None = None) -> NewGameRequest:
         """The session's new-game request for these choices; from the board, ``position`` is
         the OTN placement the board reads (:mod:`companion.panel.position`)."""
-        players: dict[str, Any] = {s: {"kind": "board"} for s in SIDES}
+        players: dict[str, PlayerRequest] = {s: {"kind": "board"} for s in SIDES}
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}
-        out: dict[str, Any] = {"variant": self.variant, "time_control": self.clock,
+        out: NewGameRequest = {"variant": self.variant, "time_control": self.clock,
                                "players": players,
                                "coach": None if self.coach == "none" else self.coach}
         if self.origin == "board":
             if position is None:
                 raise ValueError("a game from the board needs the board's position")
-            out.update(position=position, turn=self.turn)
+            out["position"], out["turn"] = position, self.turn
         return out
 
     def _variant_name(self, lang: str) -> str:

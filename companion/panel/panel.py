@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.buttons import ButtonEvent, ButtonSource
@@ -77,9 +77,17 @@ class PanelSession(Protocol):
         """The variant's puzzles (``GET /api/puzzles``'s answer; any thread)."""
         ...
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:  # the published state (StateDocument, {} at first)
         """The state as last published (any thread)."""
         ...
+
+
+class PressResult(TypedDict):
+    """A simulated press: the button, ``short`` or ``long``, and the display's lines after."""
+
+    button: str
+    press: str
+    display: list[str]
 
 
 class Panel:
@@ -195,7 +203,7 @@ class Panel:
                 log.exception("panel: refreshing the display failed")
 
     # -- presses ---------------------------------------------------------------------------
-    def press(self, button: str, long: bool = False) -> dict[str, Any]:
+    def press(self, button: str, long: bool = False) -> PressResult:
         """A press of the simulated board's ``button`` (handled now, on this thread)."""
         event = ButtonEvent(button, "long" if long else "short")
         self.handle(event)
@@ -266,7 +274,7 @@ class Panel:
         if menu is None and match.get("next") and st.get("result", "ongoing") != "ongoing":
             ok = self._control(lambda: self.session.next_game(BOARD))
         else:  # the menu's choices, or the same players, variant and clock again
-            request = menu.request() if menu is not None else {}
+            request: Mapping[str, object] = menu.request() if menu is not None else {}
             ok = self._control(lambda: self.session.new_game(BOARD, request))
         if ok:
             self.menu = None

@@ -59,7 +59,7 @@ import datetime as _dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO, TypedDict
 
 from ..squares import parse_square
 from .board import Board, MoveError, other
@@ -93,6 +93,29 @@ class OtgMoveError(OtgError):
         self.ply = ply
 
 
+class Puzzle(TypedDict):
+    """An OpenTafl puzzle: its ``mode`` (loose, strict) and the ply it starts after."""
+
+    mode: str
+    start: int
+
+
+class Disagreement(TypedDict):
+    """A game of a ``rules replay`` that the rules disagree with, at ``ply`` (0: its rules)."""
+
+    game: int
+    ply: int
+    reason: str
+
+
+class ReplayReport(TypedDict):
+    """``rules replay``'s document: how many games, how many agree, the others."""
+
+    games: int
+    agree: int
+    disagree: list[Disagreement]
+
+
 @dataclass
 class OtgGame:
     """An imported game file: the game (moves replayed through the rules), all its tags, and
@@ -110,7 +133,7 @@ class OtgGame:
     variations: int = 0
     #: an OpenTafl puzzle (``puzzle-mode`` loose or strict): ``{"mode", "start"}``, ``start``
     #: being the ply the puzzle starts after (``puzzle-start``); None for a game
-    puzzle: dict[str, Any] | None = None
+    puzzle: Puzzle | None = None
 
     @property
     def rules(self) -> RuleSet:
@@ -279,7 +302,7 @@ def import_otg(text: str) -> OtgGame:
                 last_turn.append(len(game.played))
         expected += 1
     _apply_result(game, tags.get("result", "?"))
-    puzzle = None
+    puzzle: Puzzle | None = None
     if tags.get("puzzle-mode", "").strip() in ("loose", "strict"):
         start = address_ply(tags.get("puzzle-start", "0a"))
         puzzle = {"mode": tags["puzzle-mode"].strip(),
@@ -408,7 +431,7 @@ def write_otg(game: Game, handle: TextIO, tags: Mapping[str, str] | None = None)
     handle.write(export_otg(game, tags))
 
 
-def replay_otg(rules: RuleSet | None, text: str) -> dict[str, Any]:
+def replay_otg(rules: RuleSet | None, text: str) -> ReplayReport:
     """``rules replay`` for a game file: ``{"games": 1, "agree": 0|1, "disagree": [...]}`` as
     for CSV records. Every move is replayed and checked by :func:`import_otg`; a move or result
     the rules refuse disagrees at its ply (:class:`OtgMoveError`), and a file whose rules differ

@@ -14,10 +14,10 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..squares import SquareError, parse_square
 
@@ -81,6 +81,35 @@ _CHOICES = {
     "repetition": ("off", "draw", "defenders_lose"),
     "no_moves": ("loss", "draw"),
 }
+
+
+class RulesJSON(TypedDict):
+    """:meth:`RuleSet.to_json`: every field, sets as sorted lists, ``first`` a plain string."""
+
+    id: str
+    name: str
+    size: int
+    start: str
+    first: str
+    escape: str
+    king_strength: str
+    king_armed: bool
+    throne_stop: str
+    throne_pass: str
+    corners: str
+    hostile_corners: list[str]
+    hostile_throne_empty: list[str]
+    linnaean_capture: bool
+    shieldwall: str
+    exit_fort: bool
+    encirclement: bool
+    repetition: str
+    no_moves: str
+    sheltered_king: bool
+    chain_capture: bool
+    corner_squares: list[str]
+    throne_square: str
+    source: NotRequired[str]  # dropped where a game's rules are shown
 
 
 @dataclass(frozen=True)
@@ -157,7 +186,7 @@ class RuleSet:
         if (self.corners == "custom") != bool(self.corner_squares):
             raise ValueError(f"rule set {self.id!r}: corner_squares are given with corners "
                              "'custom', and only then")
-        named = [("corner", s) for s in sorted(self.corner_squares)]
+        named = [("corner", s) for s in _names(self.corner_squares)]
         if self.throne_square:
             named.append(("throne", self.throne_square))
         for what, name in named:
@@ -177,21 +206,43 @@ class RuleSet:
         """
         return self.throne_stop != "anyone"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RulesJSON:
         """JSON-ready dict of every field (sets as sorted lists).
 
         >>> doc = PRESETS["brandubh"].to_json()
         >>> doc["id"], doc["size"], doc["hostile_corners"]
         ('brandubh', 7, ['attackers', 'defenders', 'king'])
+        >>> list(doc) == [f.name for f in fields(RuleSet)]
+        True
         """
-        out = asdict(self)
-        out["first"] = str(self.first)  # plain strings, not Side members
-        for key in ("hostile_corners", "hostile_throne_empty", "corner_squares"):
-            out[key] = sorted(str(x) for x in out[key])
+        return {
+            "id": self.id, "name": self.name, "size": self.size, "start": self.start,
+            "first": str(self.first),  # plain strings, not Side members
+            "escape": self.escape, "king_strength": self.king_strength,
+            "king_armed": self.king_armed, "throne_stop": self.throne_stop,
+            "throne_pass": self.throne_pass, "corners": self.corners,
+            "hostile_corners": _names(self.hostile_corners),
+            "hostile_throne_empty": _names(self.hostile_throne_empty),
+            "linnaean_capture": self.linnaean_capture, "shieldwall": self.shieldwall,
+            "exit_fort": self.exit_fort, "encirclement": self.encirclement,
+            "repetition": self.repetition, "no_moves": self.no_moves,
+            "sheltered_king": self.sheltered_king, "chain_capture": self.chain_capture,
+            "corner_squares": _names(self.corner_squares),
+            "throne_square": self.throne_square, "source": self.source,
+        }
+
+    def shown_json(self) -> RulesJSON:
+        """:meth:`to_json` without the specification's source notes (what a page shows).
+
+        >>> "source" in PRESETS["brandubh"].shown_json(), "source" in PRESETS["brandubh"].to_json()
+        (False, True)
+        """
+        out = self.to_json()
+        del out["source"]
         return out
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RuleSet:
+    def from_json(cls, data: dict[str, Any]) -> RuleSet:  # JSON edge: parsed, not checked yet
         """The rule set :meth:`to_json` wrote (unknown keys ignored; ValueError/TypeError for
         values that do not make a rule set).
 
@@ -223,6 +274,11 @@ class RuleSet:
         ValueError: rule set 'copenhagen': a throne needs an odd board size
         """
         return replace(self, **changes)
+
+
+def _names(values: frozenset[str]) -> list[str]:
+    """A set of sides/pieces/squares as JSON: plain strings (not Side members), sorted."""
+    return sorted(str(v) for v in values)
 
 
 _COPENHAGEN_START = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"

@@ -17,13 +17,21 @@ Pure and fast: one call to :meth:`Board.destinations` for the king.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from ..squares import square_name
 from .board import Board
 
 RAICHI = "raichi"
 TUICHI = "tuichi"
+
+
+class ThreatJSON(TypedDict):
+    """An escape threat as JSON: its kind, the king's square and the escape squares."""
+
+    kind: str
+    king: str
+    squares: list[str]
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,7 @@ class EscapeThreat:
         """``"raichi"`` for one escape square, ``"tuichi"`` for two or more."""
         return RAICHI if len(self.squares) == 1 else TUICHI
 
-    def to_json(self, size: int) -> dict[str, Any]:
+    def to_json(self, size: int) -> ThreatJSON:
         """``{"kind": "raichi", "king": "a4", "squares": ["a7"]}`` on a ``size`` board."""
         return {"kind": self.kind, "king": square_name(self.king, size),
                 "squares": [square_name(s, size) for s in self.squares]}
@@ -64,7 +72,7 @@ def escape_threat(board: Board) -> EscapeThreat | None:
     return EscapeThreat(board.king, tuple(reach))
 
 
-def threat_json(board: Board) -> dict[str, Any] | None:
+def threat_json(board: Board) -> ThreatJSON | None:
     """:func:`escape_threat` as JSON (what ``/api/state`` carries as ``threat``)."""
     threat = escape_threat(board)
     return threat.to_json(board.size) if threat else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TypedDict
 
 
 class Role(StrEnum):
@@ -64,8 +64,22 @@ class Actor:
             return self.name
         return self.role.value
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ActorJSON:
         return {"role": self.role.value, "side": self.side}
+
+
+class ActorJSON(TypedDict):
+    """Who asks: the role and, for a player, the side."""
+
+    role: str
+    side: str | None
+
+
+class ErrorJSON(TypedDict):
+    """A refused control's answer: the English message and its stable code."""
+
+    error: str
+    code: str
 
 
 OWNER = Actor(Role.OWNER, name="owner")
@@ -97,7 +111,7 @@ class ControlError(Exception):
         self.code = code
         self.message = message
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ErrorJSON:
         return {"error": self.message, "code": self.code}
 
 

@@ -24,13 +24,15 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from companion.session.results import AnalysisStatus
 from companion.store import StoreError, StoreReader
 
 if TYPE_CHECKING:
     from companion.engine import OtepHost
+    from companion.engine.analysis import ReviewJSON
 
 log = logging.getLogger("companion.session")
 
@@ -38,7 +40,7 @@ log = logging.getLogger("companion.session")
 LATER_S = 20.0
 
 #: Hands a finished analysis to be stored: (game, the moves analysed, seconds, engine, review).
-Save = Callable[[int, list[str], float, str, dict[str, Any]], object]
+Save = Callable[[int, list[str], float, str, "ReviewJSON"], object]
 
 
 class _Job(NamedTuple):
@@ -46,6 +48,17 @@ class _Job(NamedTuple):
     seconds: float
     due: float  # monotonic time it may start (0: at once)
     background: bool  # queued by itself (analyse_finished), not asked for
+
+
+@dataclass
+class _Progress:
+    """A queued or running analysis: positions done of total, seconds per move, whether it
+    started (a background one waits for its time)."""
+
+    done: int
+    total: int
+    seconds: float
+    started: bool
 
 
 class AnalysisWorker:
@@ -60,8 +73,7 @@ class AnalysisWorker:
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._queue: deque[_Job] = deque()
-        # gid -> {"done", "total", "seconds", "started"} (not started: waiting for its time)
-        self._running: dict[int, dict[str, Any]] = {}
+        self._running: dict[int, _Progress] = {}
         self._failed: dict[int, str] = {}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -76,10 +88,9 @@ class AnalysisWorker:
         with self._lock:
             running = self._running.get(gid)
             if running is not None:
-                status = "running" if running["started"] else "queued"
-                return {"game": gid, "status": status, "done": running["done"],
-                        "total": running["total"], "review": None,
-                        "seconds": running["seconds"]}
+                status = "running" if running.started else "queued"
+                return {"game": gid, "status": status, "done": running.done,
+                        "total": running.total, "review": None, "seconds": running.seconds}
             failed = self._failed.get(gid)
         stored = self.store.analysis(gid)
         if moves is None:
@@ -106,15 +117,14 @@ class AnalysisWorker:
             return (200 if now["status"] == "done" else 202), now
         with self._lock:
             if gid in self._running:  # queued already (or asked twice at once)
-                if not delay and not self._running[gid]["started"]:
+                if not delay and not self._running[gid].started:
                     self._queue = deque(_Job(gid, seconds, 0.0, False) if j.gid == gid else j
                                         for j in self._queue)
-                    self._running[gid].update(started=True, seconds=seconds)
+                    self._running[gid].started, self._running[gid].seconds = True, seconds
                     self._wake.notify()
                 return 202, {**now, "status": "running" if not delay else now["status"]}
             self._failed.pop(gid, None)
-            self._running[gid] = {"done": 0, "total": len(moves) + 1, "seconds": seconds,
-                                  "started": not delay}
+            self._running[gid] = _Progress(0, len(moves) + 1, seconds, not delay)
             self._queue.append(_Job(gid, seconds, time.monotonic() + delay if delay else 0.0,
                                     bool(delay)))
             self._wake.notify()
@@ -197,12 +207,12 @@ class AnalysisWorker:
                                       "tafl-companion engine")
             host = self._host
             if gid in self._running:  # a background analysis: its time has come
-                self._running[gid]["started"] = True
+                self._running[gid].started = True
 
         def progress(done: int, total: int) -> None:
             with self._lock:
                 if gid in self._running:
-                    self._running[gid].update(done=done, total=total)
+                    self._running[gid].done, self._running[gid].total = done, total
 
         started = time.monotonic()
         review = analyse_game(host, game, seconds, stop=self._stop, on_progress=progress)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from companion.drivers.base import BoardSource
+from companion.parts import PartStatus
 from companion.rules.game import Game
 from companion.session.snapshot import EMPTY, LegalMoves, Snapshot, legal_moves
 from companion.session.state_document import (
@@ -46,7 +47,7 @@ class Announcer:
         self.recent: deque[SessionEvent] = deque(maxlen=RECENT)
         self._event_id = 0
         self.status: BoardStatus = {}
-        self._parts: list[dict[str, Any]] = []
+        self._parts: list[PartStatus] = []
         self._status_at = -1e9
         self._snapshot = EMPTY
         self._legal: tuple[GameState, LegalMoves] | None = None
@@ -73,19 +74,22 @@ class Announcer:
             return
         self._status_at = now
         try:
-            raw = dict(board.status())
+            raw = board.status()
             self.status = {"kind": str(raw.get("kind", board.kind)),
                            "connected": raw.get("connected") is True,
-                           "detail": raw.get("detail"), "parts": list(self._parts)}
+                           "detail": raw.get("detail"), "parts": self._parts_json()}
         except Exception as exc:  # noqa: BLE001 - a failing driver shows disconnected
             self.status = {"kind": board.kind, "connected": False,
-                           "detail": f"status failed: {exc}", "parts": list(self._parts)}
+                           "detail": f"status failed: {exc}", "parts": self._parts_json()}
 
-    def set_parts(self, parts: list[dict[str, Any]]) -> None:
+    def set_parts(self, parts: Sequence[PartStatus]) -> None:
         """The board's missing parts now (``board.parts``; shown with the next publication)."""
-        self._parts = [dict(p) for p in parts]
+        self._parts = [p.copy() for p in parts]
         if self.status:
-            self.status = {**self.status, "parts": list(self._parts)}
+            self.status = {**self.status, "parts": self._parts_json()}
+
+    def _parts_json(self) -> list[dict[str, Any]]:  # BoardStatus.parts (state_document.py)
+        return [dict(p) for p in self._parts]
 
     # -- publication ---------------------------------------------------------------------------
     @contextmanager

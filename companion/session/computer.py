@@ -23,11 +23,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from companion.rules.game import Game
 from companion.session.actors import Actor, Role
-from companion.session.players import PlayerKind, PlayerSpec
+from companion.session.players import PlayerKind, PlayerSpec, Searching
 
 log = logging.getLogger("companion.session")
 SIDES = ("attackers", "defenders")
@@ -138,7 +138,7 @@ def soldiers(cp: int | None, mate: int | None) -> float | None:
     return None if cp is None else round(cp / 100.0, 2)
 
 
-def thinking_json(side: str, by: str, since: float, seen: dict[str, Any] | None) -> Thinking:
+def thinking_json(side: str, by: str, since: float, seen: Searching | None) -> Thinking:
     out: Thinking = {"side": side, "by": by, "since": round(since, 3)}
     if seen:
         if "depth" in seen:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from companion.coach.config import CoachConfig
 from companion.drivers.base import BoardCapabilities, BoardSource
@@ -36,6 +35,7 @@ from companion.session.state_document import DisplayJSON, GameState, MoveToMake,
 from companion.session.storage import Outbox
 from companion.session.tracking import ProposingTracker
 from companion.store import Store
+from companion.voice.service import VoiceStatus
 
 SIDES = ("attackers", "defenders")
 
@@ -91,7 +91,7 @@ class Context:
     # the board's panel (companion.panel): the display's text, and whether a move at the board
     # ends with the clock button (as on a chess clock)
     display: DisplayJSON | None = None
-    voice: dict[str, Any] | None = None  # the voice's engine and what it said (companion.voice)
+    voice: VoiceStatus | None = None  # the voice's engine and what it said (companion.voice)
     puzzle: PuzzleState | None = None  # the puzzle being played (PuzzleRun's own)
     press_to_end: bool = False
     # the board defines the next game's position (the tracker's reading) until this loop time:

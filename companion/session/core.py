@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
@@ -63,6 +63,9 @@ from companion.session.storage import STORE_ERRORS, Outbox
 from companion.session.tracking import ProposingTracker, TrackerAdapter
 from companion.store import Store
 from companion.tracker import Tracker
+
+if TYPE_CHECKING:
+    from companion.engine.analysis import ReviewJSON
 
 __all__ = ["GameSession", "SessionDefaults"]
 
@@ -180,7 +183,7 @@ class GameSession(SessionService):
         self.reader.close()
 
     def _analysis_done(self, gid: int, moves: list[str], seconds: float, engine: str,
-                       review: dict[str, Any]) -> None:
+                       review: ReviewJSON) -> None:
         """The worker finished an analysis (its thread): stored by the loop thread."""
 
         def store() -> None:

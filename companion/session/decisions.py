@@ -18,9 +18,9 @@ guide the board to the new position.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from companion.rules.board import Move
 from companion.rules.game import Game
@@ -30,13 +30,14 @@ from companion.session.clock import ClockSnapshot
 from companion.session.context import Context
 from companion.session.game_moves import copy_game, move_of, move_text
 from companion.session.match import GameResult
-from companion.session.move_clocks import ClockRecord
+from companion.session.move_clocks import ChoiceClocks, ClockRecord
 from companion.session.players import PlayerKind
 from companion.session.record import KEEP, Change, Keep
 from companion.session.remote_play import RemoteGames
 from companion.session.state_document import MoveToMake
 from companion.session.storage import STORE_ERRORS, Row, Written
 from companion.session.tracking import PROPOSALS, Observed
+from companion.store_types import RowData
 
 log = logging.getLogger("companion.session")
 T = TypeVar("T")
@@ -58,13 +59,26 @@ class Decided:
     ``ending`` with them; ``tell`` what the player at a distance hears (then flushed); ``t``
     the board time an ending happened (now if None)."""
 
-    rows: list[tuple[str, dict[str, Any]]]
+    rows: Sequence[tuple[str, RowData]]
     change: Change = Change()
     note: Note | None = None
     tell: Callable[[RemoteGames], object] | None = None
     records: list[ClockRecord | None] | None = None
     ending: tuple[str, str] | None = None
     t: float | None = None
+
+
+class PendingRecord(MoveToMake):
+    """The move to make as stored with the game (``games.pending``): for the position after
+    ``ply`` moves, with the choice's clocks."""
+
+    ply: int
+
+
+class PendingChoice(PendingRecord):
+    """A :class:`PendingRecord` with the clocks of the choice (what ran while it was made)."""
+
+    choice: ChoiceClocks
 
 
 def storage_error() -> ControlError:
@@ -102,7 +116,7 @@ class Decisions:
             state.refresh(ctx)
         return done.stored
 
-    def commit(self, game: Game, rows: list[tuple[str, dict[str, Any]]], *,
+    def commit(self, game: Game, rows: Sequence[tuple[str, RowData]], *,
                records: list[ClockRecord | None] | None = None,
                ending: tuple[str, str] | None = None,
                move_to_make: MoveToMake | None | Keep = KEEP) -> None:
@@ -178,7 +192,7 @@ class Decisions:
         return self.ctx.press_to_end and self.ctx.players[mover].kind is PlayerKind.BOARD
 
     def pending_record(self, game: Game | None = None,
-                       move_to_make: MoveToMake | None | Keep = KEEP) -> dict[str, Any] | None:
+                       move_to_make: MoveToMake | None | Keep = KEEP) -> PendingRecord | None:
         """The move to make (the record's, or ``move_to_make`` about to be) as stored with
         the game (with the ply it is for), so that a move chosen off the board survives a
         crash or a restart."""
@@ -187,10 +201,10 @@ class Decisions:
         m = ctx.move_to_make if move_to_make is KEEP else move_to_make
         if m is None or game is not ctx.game or game.is_over():
             return None
-        out: dict[str, Any] = {**m, "ply": len(game.played)}
+        out: PendingRecord = {**m, "ply": len(game.played)}
         clocks = ctx.clocks.stored_choice()
         if clocks is not None:
-            out["choice"] = clocks
+            return PendingChoice(**out, choice=clocks)
         return out
 
     def ready(self, *, playing: bool = True) -> None:

@@ -23,6 +23,7 @@ from companion.session.remote_terms import terms_json
 from companion.session.restore import restore_session
 from companion.session.settings import GameSettings
 from companion.session.storage import STORE_ERRORS
+from companion.store_types import NewMatch
 
 log = logging.getLogger("companion.session")
 
@@ -73,7 +74,7 @@ class Games:
 
     def start(self, settings: GameSettings, tc: TimeControl | None,
               players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
-              new_match: dict[str, Any] | None = None,
+              new_match: dict[str, Any] | None = None,  # GameSetup's; as NewMatch when typed
               remote: tuple[RemoteKind, RemoteTerms] | None = None,
               start: Position | None = None, place: bool = True,
               coach: CoachConfig | None = None) -> None:
@@ -97,7 +98,10 @@ class Games:
                 game, {s: p.to_json() for s, p in players.items()}, ctx.wall(),
                 settings=settings.to_json(), time_control=tc.text if tc else None,
                 clock=clock.snapshot() if clock else None,
-                match_id=match.id if match else None, match_game=number, new_match=new_match,
+                match_id=match.id if match else None, match_game=number,
+                new_match=None if new_match is None else NewMatch(
+                    players=new_match["players"], tie_break=new_match["tie_break"],
+                    settings=new_match["settings"]),
                 remote=terms_json(*remote) if remote else None)
             if new_match is not None:
                 mid = ctx.store.game(gid).match_id
@@ -131,3 +135,4 @@ class Games:
         log.info("new game %d: %s%s", gid, rules.name,
                  f" (match {match.id}, game {number})" if match else "")
         self.decisions.after_control()
+

@@ -8,31 +8,98 @@ or match that does not exist is ``ControlError(404, "not_found")``.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import TypedDict
 
 from companion.rules.game import Game
-from companion.rules.ruleset import RuleSet
-from companion.rules.threats import threat_json
+from companion.rules.ruleset import RulesJSON
+from companion.rules.threats import ThreatJSON, threat_json
 from companion.session.actors import ControlError
 from companion.session.export import game_csv, game_otg, match_csv, match_otg
 from companion.squares import parse_square
-from companion.store_reads import StoreReader
+from companion.store_reads import StoredEvent, StoreReader
 from companion.store_rows import StoreError, rules_of
+from companion.store_types import (
+    GameJSON,
+    GameSettingsJSON,
+    LinkJSON,
+    MatchRowJSON,
+    PlayerJSON,
+    Position,
+    StoredMove,
+)
 
 #: Event kinds a review lists (the rest are the tracker's board-level details).
 REVIEW_EVENTS = ("takeback", "draw", "resign", "swap", "imported", "remote_end", "remote_sync")
 EXPORTS = ("csv", "otg")
 
 
+class GameDetail(GameJSON):
+    """``GET /api/games/<id>``: the game with its players, moves, positions and events."""
+
+    player_details: dict[str, PlayerJSON]
+    moves: list[StoredMove]
+    positions: list[Position]
+    events: list[StoredEvent]
+
+
+class MatchDetail(MatchRowJSON):
+    """A stored match with its games (``GET /api/matches``)."""
+
+    games: list[GameJSON]
+
+
+class MatchReview(MatchDetail):
+    """A match in a game's review: its score (counted from its games while it is played), its
+    winner and how it was decided (None until it is)."""
+
+    score: dict[str, float]
+    winner: str | None
+    decided_by: str | None
+
+
+class Captured(TypedDict):
+    """A piece a move captured: its square and kind."""
+
+    square: str
+    piece: str | None
+
+
+#: A move in the review.
+ReviewMove = TypedDict("ReviewMove", {
+    "ply": int, "side": str, "from": str, "to": str, "text": str, "t": float | None,
+    "left": dict[str, float] | None, "captured": list[Captured]})
+
+
+class Review(TypedDict):
+    """``GET /api/review/<id>`` (see :meth:`Library.review`)."""
+
+    id: int
+    variant: str
+    rules: RulesJSON
+    size: int
+    throne: str | None
+    corners: list[str]
+    first: str
+    players: dict[str, str]
+    player_kinds: dict[str, str]
+    player_levels: dict[str, int]
+    settings: GameSettingsJSON
+    time_control: str | None
+    match: MatchReview | None
+    match_game: int | None
+    started: float
+    ended: float | None
+    result: str
+    reason: str | None
+    imported: StoredEvent | None  # the ``imported`` event's data with its name, format, date
+    moves: list[ReviewMove]
+    positions: list[str]
+    threats: list[ThreatJSON | None]
+    events: list[StoredEvent]
+
+
 def not_found(exc: StoreError) -> ControlError:
     return ControlError(404, "not_found", str(exc).strip("'\""))
-
-
-def rules_json(rules: RuleSet) -> dict[str, Any]:
-    """A rule set for the page (without the specification's source notes)."""
-    out = rules.to_json()
-    out.pop("source", None)
-    return out
 
 
 class Library:
@@ -41,11 +108,11 @@ class Library:
     def __init__(self, reader: StoreReader) -> None:
         self.reader = reader
 
-    def games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+    def games(self, limit: int = 50, offset: int = 0) -> list[GameJSON]:
         """Games, newest first."""
         return [g.to_json() for g in self.reader.list_games(limit, offset)]
 
-    def game(self, gid: int) -> dict[str, Any]:
+    def game(self, gid: int) -> GameDetail:
         """One game with its players, moves, positions and (up to 500) events."""
         r = self.reader
         try:
@@ -73,12 +140,12 @@ class Library:
         except StoreError as exc:
             raise not_found(exc) from None
 
-    def matches(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
+    def matches(self, limit: int = 50, offset: int = 0) -> list[MatchDetail]:
         r = self.reader
         return [{**m.to_json(), "games": [g.to_json() for g in r.match_games(m.id)]}
                 for m in r.list_matches(limit, offset)]
 
-    def match(self, mid: int) -> dict[str, Any]:
+    def match(self, mid: int) -> MatchDetail:
         try:
             m = self.reader.match(mid)
         except StoreError as exc:
@@ -112,11 +179,11 @@ class Library:
     def imported_ids(self, fingerprints: Sequence[str]) -> dict[str, int]:
         return self.reader.imported_ids(fingerprints)
 
-    def link(self, token: str) -> dict[str, Any] | None:
+    def link(self, token: str) -> LinkJSON | None:
         return self.reader.link(token)
 
     # -- the review ------------------------------------------------------------------------
-    def review(self, gid: int) -> dict[str, Any]:
+    def review(self, gid: int) -> Review:
         """Everything the review of stored game ``gid`` shows: players, date, variant and its
         rules, result and reason, the start position and the position after every move, each
         move with the pieces it captured (kind and square), escape threats, the times stored
@@ -133,7 +200,7 @@ class Library:
         geo = game.board.geo
         positions = [game.board.otn()]
         threats = [threat_json(game.board)]
-        out_moves = []
+        out_moves: list[ReviewMove] = []
         for m in moves:
             board = game.board
             pieces = {sq: board.piece_at(parse_square(sq, board.size)) for sq in m["captured"]}
@@ -150,7 +217,7 @@ class Library:
         return {
             "id": row.id,
             "variant": row.variant,
-            "rules": rules_json(rules),
+            "rules": rules.shown_json(),
             "size": rules.size,
             "throne": geo.names[geo.throne] if geo.throne >= 0 else None,
             "corners": [geo.names[s] for s in geo.iter_bits(geo.corner)],
@@ -173,15 +240,14 @@ class Library:
             "events": [e for e in events if e["kind"] in REVIEW_EVENTS],
         }
 
-    def _match_review(self, mid: int) -> dict[str, Any] | None:
+    def _match_review(self, mid: int) -> MatchReview | None:
         """A match for the review: its score and result, and both games."""
         try:
             m = self.reader.match(mid)
             games = self.reader.match_games(mid)
         except StoreError:
             return None
-        out = m.to_json()
-        result = out.get("result") or {}
+        result = m.result
         score: dict[str, float] = {name: 0.0 for name in m.players}
         for g in games:
             if g.result in ("attackers", "defenders"):
@@ -190,7 +256,7 @@ class Library:
             elif g.result == "draw":
                 for name in (g.attackers, g.defenders):
                     score[name] = score.get(name, 0.0) + 0.5
-        out.update(score=result.get("score", score), winner=result.get("winner"),
-                   decided_by=result.get("decided_by"), finished=m.ended is not None,
-                   games=[g.to_json() for g in games])
-        return out
+        return {**m.to_json(), "score": result["score"] if result else score,
+                "winner": result["winner"] if result else None,
+                "decided_by": result["decided_by"] if result else None,
+                "finished": m.ended is not None, "games": [g.to_json() for g in games]}

@@ -140,8 +140,9 @@ class Lineup:
                         ctx.store.add_link(token, match_id=m.id, seat=seat)
                     else:
                         ctx.store.add_link(token, game_id=ctx.gid, side=side)
-                    link = {"token": token}
-                out[side] = {"token": link["token"], "path": f"/?player={link['token']}",
+                else:
+                    token = link["token"]
+                out[side] = {"token": token, "path": f"/?player={token}",
                              "player": ctx.players[side].name}
         except STORE_ERRORS:
             raise storage_error() from None

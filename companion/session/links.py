@@ -22,6 +22,7 @@ from typing import Any
 from companion.session.match import side_of_seat
 from companion.store_reads import StoreReader
 from companion.store_rows import StoreError
+from companion.store_types import LinkJSON
 
 SIDES = ("attackers", "defenders")
 #: How many of the latest links are looked through for one that follows its player.
@@ -52,30 +53,30 @@ class Seating:
         return cls(gid, match_id, match_number, names)
 
 
-def player_of(reader: StoreReader, link: Mapping[str, Any]) -> str | None:
+def player_of(reader: StoreReader, link: LinkJSON) -> str | None:
     """The name of the player ``link`` was made for: the one of its seat of its match, or of
     its side of its game (None if the store has no such game or match)."""
+    mid, seat, gid, side = link["match_id"], link["seat"], link["game_id"], link["side"]
     try:
-        if link.get("match_id") is not None and link.get("seat") is not None:
-            players = reader.match(int(link["match_id"])).players
-            seat = int(link["seat"])
+        if mid is not None and seat is not None:
+            players = reader.match(mid).players
             return players[seat] if 0 <= seat < len(players) else None
-        if link.get("game_id") is not None and link.get("side") in SIDES:
-            row = reader.game(int(link["game_id"]))
-            return str(row.players()[link["side"]].get("name") or "") or None
+        if gid is not None and side in SIDES:
+            return reader.game(gid).players()[side]["name"] or None
     except (StoreError, ValueError, TypeError, KeyError):
         return None
     return None
 
 
-def side_now(link: Mapping[str, Any], player: str | None, now: Seating) -> str | None:
+def side_now(link: LinkJSON, player: str | None, now: Seating) -> str | None:
     """The side ``link`` (made for ``player``) plays in the game ``now``, or None: its own
     game's side, its match seat's side, else the side where its player plays."""
-    if link.get("match_id") is not None:
-        if now.match_id == link["match_id"] and link.get("seat") is not None:
-            return side_of_seat(now.match_number, int(link["seat"]))
-    elif link.get("game_id") == now.gid:
-        side = link.get("side")
+    seat = link["seat"]
+    if link["match_id"] is not None:
+        if now.match_id == link["match_id"] and seat is not None:
+            return side_of_seat(now.match_number, seat)
+    elif link["game_id"] == now.gid:
+        side = link["side"]
         return side if side in SIDES else None
     if not player:
         return None
@@ -83,14 +84,14 @@ def side_now(link: Mapping[str, Any], player: str | None, now: Seating) -> str |
     return sides[0] if len(sides) == 1 else None
 
 
-def is_current(link: Mapping[str, Any], now: Seating) -> bool:
+def is_current(link: LinkJSON, now: Seating) -> bool:
     """Whether ``link`` was made for the game (or match) played now."""
-    if link.get("match_id") is not None:
-        return bool(link["match_id"] == now.match_id)
-    return bool(link.get("game_id") == now.gid)
+    if link["match_id"] is not None:
+        return link["match_id"] == now.match_id
+    return link["game_id"] == now.gid
 
 
-def following(reader: StoreReader, now: Seating, side: str) -> dict[str, Any] | None:
+def following(reader: StoreReader, now: Seating, side: str) -> LinkJSON | None:
     """The latest link made in an earlier game (or match) whose player plays ``side`` now."""
     for link in reader.recent_links(RECENT_LINKS):
         if not is_current(link, now) and side_now(link, player_of(reader, link), now) == side:

@@ -15,7 +15,9 @@ and when no criterion decides (or the list is empty), the match is drawn.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from companion.store_types import MatchResult
 
 SIDES = ("attackers", "defenders")
 
@@ -162,7 +164,7 @@ class Match:
         return out
 
     # -- the games of the match ------------------------------------------------------------
-    def game_over(self, gid: int, result: GameResult) -> dict[str, Any] | None:
+    def game_over(self, gid: int, result: GameResult) -> MatchResult | None:
         """Record the result of game ``gid``; the match's result (``score``, ``winner``,
         ``decided_by``) when that game finished the match, else None (also when it was
         recorded already: the end of a game is seen again by the next board reading)."""

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Required, TypedDict
 
 from companion.rules.game import Game
 from companion.session.results import PlayerJSON
@@ -39,6 +39,20 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from companion.engine import EngineMove
+    from companion.engine.otep_answers import Thinking
+
+
+class Searching(TypedDict, total=False):
+    """A computer player's :attr:`ComputerPlayer.thinking`: since when (monotonic) and what
+    its engine last said of its search (depth, ``cp`` or ``mate``, nodes, seconds, line)."""
+
+    since: Required[float]
+    depth: int
+    cp: int
+    mate: int
+    nodes: int
+    seconds: float
+    pv: list[str]
 
 
 class PlayerKind(StrEnum):
@@ -315,7 +329,7 @@ class MovePlayer(Protocol):
         ...
 
     @property
-    def thinking(self) -> dict[str, Any] | None:
+    def thinking(self) -> Searching | None:
         """While it thinks: ``{"since": monotonic time}`` plus its last reported search
         (``depth``, ``cp`` or ``mate``, ``pv``); None otherwise. Never blocks."""
         ...
@@ -360,11 +374,12 @@ class EnginePlayer:
         self._pending = self.host.request_move(game.board, seconds=seconds, clock=times)
 
     @property
-    def thinking(self) -> dict[str, Any] | None:
+    def thinking(self) -> Searching | None:
         pending = self._pending
         if pending is None or pending.done():
             return None
-        return {"since": self._since, **(self.host.thinking or {})}
+        seen: Thinking = self.host.thinking or {}
+        return Searching(since=self._since, **seen)
 
     def poll(self) -> ChosenMove | None:
         from companion.engine import EngineError

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
 
 from companion.rules.game import Game
 from companion.scan import Scan
@@ -21,6 +20,7 @@ from companion.session.game_moves import last_move, move_of
 from companion.session.move_clocks import PRESS
 from companion.session.record import KEEP, Change
 from companion.session.tracking import Observed, ProposalError
+from companion.store_types import RowData
 
 log = logging.getLogger("companion.session")
 
@@ -145,7 +145,7 @@ class Proposals:
         ctx.record.apply(Change(refused={"code": code, "message": message, "move": o.text}))
         ctx.announcer.note("refused", "board", code=code, move=o.text, reason=message)
         ctx.outbox.add("illegal", {"code": code, "reason": message, "move": o.text,
-                                   "board_t": o.data.get("board_t")})
+                                   "board_t": o.board_t})
         log.info("game %d: refused %s (%s)", ctx.gid, o.text, code)
         self.decisions.store_plain(ctx.tracker.reset(ctx.game, o.t))
         self.decisions.expect_current()
@@ -168,7 +168,7 @@ class Proposals:
         before = clocks.before_move()
         ctx.record.play(o)  # ProposalError if it does not fit: refused
         played = game.played[-1]
-        placed = o.placed_at if o.placed_at is not None else float(o.data.get("board_t", 0.0))
+        placed = o.placed_at if o.placed_at is not None else o.board_t
         clocks.moved(played.side, self._waits_for(played.side, played.captures, removed),
                      placed, game.is_over(), before)
         lapsed = ctx.draw_offer is not None and ctx.draw_offer != played.side
@@ -232,5 +232,5 @@ class Proposals:
             self._next_game()
 
 
-def _brief(data: dict[str, Any]) -> str:
+def _brief(data: RowData) -> str:
     return " ".join(f"{k}={v}" for k, v in data.items() if k not in ("leds", "board_t"))

@@ -24,6 +24,7 @@ from companion.session.settings import GameSettings, SettingsError
 from companion.session.state_document import MoveToMake
 from companion.store import GameRow, StoreError
 from companion.store_rows import rules_of
+from companion.store_types import NewMatch
 
 log = logging.getLogger("companion.session")
 
@@ -87,7 +88,7 @@ def restore_session(session: Context) -> None:
     d = session.defaults
     game = Game(d.settings.rules())
     clock = GameClock(d.time_control) if d.time_control else None
-    new_match = None
+    new_match: NewMatch | None = None
     names = (players["attackers"].name, players["defenders"].name)
     if d.match and names[0] != names[1]:
         new_match = {"players": names,

@@ -7,19 +7,12 @@ where a caller reads it; the JSON is unchanged.
 
 from __future__ import annotations
 
-from typing import NotRequired, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
+from companion.store_types import PlayerJSON as PlayerJSON  # the player as stored with a game
 
-class PlayerJSON(TypedDict):
-    """A side's player (``players`` of the state and of ``POST /api/players``)."""
-
-    name: str
-    kind: str
-    level: NotRequired[int]
-    command: NotRequired[str]
-    seconds: NotRequired[float]
-    board: NotRequired[str]  # club: the other board's name in the club
-    rating: NotRequired[float]  # online: the opponent's rating on the server
+if TYPE_CHECKING:
+    from companion.engine.analysis import ReviewJSON
 
 
 class TakebackResult(TypedDict):
@@ -107,7 +100,7 @@ class AnalysisStatus(TypedDict):
     status: str
     done: int
     total: int
-    review: dict[str, object] | None
+    review: ReviewJSON | None
     seconds: NotRequired[float]
     engine: NotRequired[str]
     error: NotRequired[str]

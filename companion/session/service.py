@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
+from companion.parts import PartStatus
 from companion.session import links, state
 from companion.session.actors import Action, Actor, ControlError, check, player
 from companion.session.api import ImportedGame
@@ -48,6 +49,8 @@ from companion.session.snapshot import LegalMoves, Snapshot
 from companion.session.state_document import MoveToMake
 from companion.session.storage import STORE_ERRORS, Written
 from companion.store import ReadOnlyStore
+from companion.store_types import LinkJSON
+from companion.voice.service import VoiceStatus
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
 LINKS_KEPT = 64  # player links remembered (found ones only: a flood of guesses costs nothing)
@@ -76,7 +79,7 @@ class SessionService:
         self.computer_help = computer_help
         self.library = library
         self.reader = reader
-        self._links: dict[str, dict[str, Any]] = {}
+        self._links: dict[str, tuple[LinkJSON, str | None]] = {}  # token -> link, its player
         self._links_lock = threading.Lock()
 
     def after_command(self) -> None:
@@ -88,7 +91,7 @@ class SessionService:
         """The session as last published (never changes once published)."""
         return self.ctx.announcer.snapshot
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:  # a StateDocument, or {} before the first publication
         """The page state as last published."""
         return dict(self.snapshot.state)
 
@@ -103,38 +106,41 @@ class SessionService:
         published snapshot, never the loop's state."""
         if not isinstance(token, str) or not _TOKEN.match(token):
             return None
-        link = None
+        found = None
         with self._links_lock:
             for known, row in self._links.items():
                 if hmac.compare_digest(known, token):
-                    link = row
-        if link is None:
+                    found = row
+        if found is None:
             link = self.library.link(token)
             if link is None:
                 return None
             # the player it was made for (links follow their player from game to game)
-            link = {**link, "player": links.player_of(self.reader, link)}
+            found = link, links.player_of(self.reader, link)
             with self._links_lock:
                 if len(self._links) >= LINKS_KEPT:
                     self._links.clear()
-                self._links[token] = link
+                self._links[token] = found
         snap = self.snapshot
-        side = links.side_now(link, link["player"], links.Seating.of_state(
+        link, made_for = found
+        side = links.side_now(link, made_for, links.Seating.of_state(
             snap.state, snap.gid, snap.match_id, snap.match_number))
         return player(side) if side else None
 
     # -- stored games ----------------------------------------------------------------------------
+    # (SessionAPI still types these as plain dicts: the library's typed documents, as
+    # plain dicts, the same JSON)
     def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return self.library.games(limit, offset)
+        return [dict(g) for g in self.library.games(limit, offset)]
 
     def stored_game(self, gid: int) -> dict[str, Any]:
-        return self.library.game(gid)
+        return dict(self.library.game(gid))
 
     def stored_matches(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return self.library.matches(limit, offset)
+        return [dict(m) for m in self.library.matches(limit, offset)]
 
     def stored_match(self, mid: int) -> dict[str, Any]:
-        return self.library.match(mid)
+        return dict(self.library.match(mid))
 
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.library.player_results()
@@ -146,7 +152,7 @@ class SessionService:
         return self.library.export(gid, kind, match)
 
     def review(self, gid: int) -> dict[str, Any]:
-        return self.library.review(gid)
+        return dict(self.library.review(gid))
 
     def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
         return self.library.version(gid, match)
@@ -197,16 +203,16 @@ class SessionService:
         self.ctx.display = {"lines": list(lines)} if lines is not None else None
 
     @on_loop
-    def set_parts(self, parts: Sequence[Mapping[str, Any]]) -> None:
+    def set_parts(self, parts: Sequence[PartStatus]) -> None:
         """The board's parts that are missing now (``board.parts`` of the state; the daemon's
         companion.parts calls this); published with the command."""
-        self.ctx.announcer.set_parts([dict(p) for p in parts])
+        self.ctx.announcer.set_parts(parts)
 
     @on_loop
-    def set_voice(self, status: Mapping[str, Any] | None) -> None:
+    def set_voice(self, status: VoiceStatus | None) -> None:
         """The voice's engine and what it said (``voice`` of the state; companion.voice calls
         this from its own thread); published with the command."""
-        self.ctx.voice = dict(status) if status is not None else None
+        self.ctx.voice = status.copy() if status is not None else None
 
     @on_loop
     def new_game(self, actor: Actor, request: Mapping[str, object]) -> GameStarted:
@@ -221,7 +227,7 @@ class SessionService:
         return self.setup.next_game(actor)
 
     @on_loop
-    def take_record(self, actor: Actor) -> dict[str, Any]:
+    def take_record(self, actor: Actor) -> dict[str, Any]:  # Controls' and SessionAPI's own
         return self.controls.take_record(actor)
 
     @on_loop

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypedDict
 
 from companion.rules import PRESETS, RuleSet
+from companion.store_types import SettingsJSON as SettingsJSON  # as stored with a game
 
 #: option -> allowed values (booleans for the flags)
 OPTIONS: dict[str, tuple[object, ...]] = {
@@ -31,13 +31,6 @@ OPTIONS: dict[str, tuple[object, ...]] = {
 
 
 
-class SettingsJSON(TypedDict):
-    """``settings`` of the page state and of a stored game: the variant, the house rules
-    changed from it, and every rule option as it is then."""
-
-    variant: str
-    options: dict[str, object]
-    rules: dict[str, object]
 
 class SettingsError(ValueError):
     """A bad variant or option; the message names it and the allowed values."""

@@ -13,7 +13,9 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, TypedDict
+from typing import TypedDict
+
+from companion.store_types import EventRow, RowData
 
 log = logging.getLogger("companion.session")
 
@@ -22,7 +24,7 @@ STORAGE_RETRY_S = 1.0
 STORE_ERRORS = (sqlite3.Error, OSError)
 
 #: An event row: (kind, data, wall time)
-Row = tuple[str, dict[str, Any], float]
+Row = EventRow
 
 
 class Written(StrEnum):
@@ -63,7 +65,7 @@ class Outbox:
     def ok(self) -> bool:
         return bool(self.state["ok"])
 
-    def add(self, kind: str, data: dict[str, Any], wall: float | None = None) -> None:
+    def add(self, kind: str, data: RowData, wall: float | None = None) -> None:
         self.rows.append((kind, data, self._wall() if wall is None else wall))
 
     def log_when_stored(self, line: str) -> None:

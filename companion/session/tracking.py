@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from companion.rules.board import Move
 from companion.rules.game import Game
 from companion.scan import Scan
+from companion.store_types import RowData
 from companion.tracker import (
     Event,
+    GuidanceJSON,
     MoveEvent,
     MoveTakenBack,
     PieceRemoved,
@@ -48,13 +50,18 @@ class Observed:
 
     kind: str
     t: float
-    data: dict[str, Any]
+    data: RowData
     event: Event = field(repr=False)
     move: Move | None = None
     text: str | None = None
     placed_at: float | None = None
     square: int | None = None
     lifted_at: float | None = None
+
+    @property
+    def board_t(self) -> float:
+        """The board time of the row (``board_t``: ``t`` to the millisecond)."""
+        return round(self.t, 3)
 
 
 def apply(game: Game, proposal: Observed) -> None:
@@ -76,7 +83,7 @@ class ProposingTracker(Protocol):
     def state(self) -> str: ...
 
     @property
-    def guidance(self) -> dict[str, Any]: ...
+    def guidance(self) -> GuidanceJSON: ...
 
     def feed(self, scan: Scan) -> list[Observed]: ...
 
@@ -117,7 +124,7 @@ class TrackerAdapter:
         return str(self._tracker.state)
 
     @property
-    def guidance(self) -> dict[str, Any]:
+    def guidance(self) -> GuidanceJSON:
         return self._tracker.guidance.to_json()
 
     def feed(self, scan: Scan) -> list[Observed]:
@@ -149,16 +156,18 @@ class TrackerAdapter:
     def _observed(events: list[Event]) -> list[Observed]:
         out = []
         for e in events:
-            data = {k: v for k, v in e.data.items() if k != "leds"}
+            data: dict[str, object] = {k: v for k, v in e.data.items() if k != "leds"}
             data["board_t"] = round(e.t, 3)
             kind = str(e.kind)
-            if isinstance(e, PieceRemoved):
-                out.append(Observed(kind, e.t, data, e, square=e.square, lifted_at=e.lifted_at))
-            elif isinstance(e, MoveEvent):
-                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text,
-                                    placed_at=e.placed_at))
-            elif isinstance(e, MoveTakenBack):
-                out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text))
-            else:
-                out.append(Observed(kind, e.t, data, e))
+            match e:
+                case PieceRemoved():
+                    out.append(Observed(kind, e.t, data, e, square=e.square,
+                                        lifted_at=e.lifted_at))
+                case MoveEvent():
+                    out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text,
+                                        placed_at=e.placed_at))
+                case MoveTakenBack():
+                    out.append(Observed(kind, e.t, data, e, move=e.move, text=e.text))
+                case _:  # the rest carry their data alone
+                    out.append(Observed(kind, e.t, data, e))
         return out

@@ -6,6 +6,7 @@ and docs/events.md for everything it says.
 """
 
 from .core import Tracker
+from .event_json import EventData, GuidanceJSON
 from .events import (
     Event,
     EventKind,
@@ -29,7 +30,7 @@ from .events import (
     apply_proposal,
 )
 
-__all__ = ["Event", "EventKind", "Fault", "FaultFlagged", "GameOver", "Guidance",
-           "GuidanceKind", "LedsChanged", "MoveEvent", "MoveProposed", "MoveRevised",
-           "MoveTakenBack", "PieceRemoved", "PieceRestored", "Proposal", "ProposalError",
-           "Ready", "SetupNeeded", "Tracker", "TrackerState", "apply_proposal"]
+__all__ = ["Event", "EventData", "EventKind", "Fault", "FaultFlagged", "GameOver", "Guidance",
+           "GuidanceJSON", "GuidanceKind", "LedsChanged", "MoveEvent", "MoveProposed",
+           "MoveRevised", "MoveTakenBack", "PieceRemoved", "PieceRestored", "Proposal",
+           "ProposalError", "Ready", "SetupNeeded", "Tracker", "TrackerState", "apply_proposal"]

@@ -5,16 +5,26 @@ for the LEDs, the page and ``companion.messages``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import messages
 from ..feedback import FrameSpec, build_frame
-from .events import ILLEGAL, Event, FaultFlagged, Guidance, GuidanceKind, LedsChanged, TrackerState
+from .event_json import GuidanceData
+from .events import (
+    ILLEGAL,
+    Event,
+    FaultFlagged,
+    Guidance,
+    GuidanceKind,
+    LedsChanged,
+    TrackerState,
+)
 from .faults import Faults
 from .model import Expected, PieceModel
 from .readings import Readings
 from .setup import PieceCheck, Setup
 from .squares import Grid
+
+#: A guidance's kind and data and the tracker's state.
+View = tuple[GuidanceKind, TrackerState, GuidanceData]
 
 
 class Display:
@@ -39,7 +49,7 @@ class Display:
         self._lifted = lifted
         self._guide = guide or {}
 
-    def _pairs(self, pieces: dict[int, str]) -> dict[str, list[str]]:
+    def _pairs(self, pieces: dict[int, str]) -> GuidanceData:
         """``{"squares": [...], "pieces": [...]}`` (by square name) of square -> piece."""
         squares = self._grid.sort(pieces)
         return {"squares": [self._grid.name(s) for s in squares],
@@ -50,7 +60,6 @@ class Display:
         """Rebuild the frame, guidance and state (``reading``: the board is being read as a
         new position); the events that announce a new fault and a changed frame."""
         spec = FrameSpec()
-        View = tuple[GuidanceKind, TrackerState, dict[str, Any]]
         view: View
         if reading:
             view = self._reading_view()
@@ -61,16 +70,16 @@ class Display:
         kind, state, data = view
         return self._show(t, build_frame(spec), Guidance(kind, data), state)
 
-    def _reading_view(self) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+    def _reading_view(self) -> View:
         """Any position may be set up: the board's reading, nothing lit."""
         names, readings = self._grid.names, self._readings
         squares = self._grid.sort(readings.occupied)
-        data = {"squares": [names[s] for s in squares],
-                "colours": {names[s]: readings.colours[s] for s in squares
-                            if s in readings.colours}}
+        data: GuidanceData = {"squares": [names[s] for s in squares],
+                              "colours": {names[s]: readings.colours[s] for s in squares
+                                          if s in readings.colours}}
         return GuidanceKind.READING, TrackerState.READING, data
 
-    def _setup_view(self, spec: FrameSpec) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+    def _setup_view(self, spec: FrameSpec) -> View:
         """The board does not match the game yet (or has just come to match it)."""
         name = self._grid.names.__getitem__
         setup = self._setup
@@ -88,7 +97,7 @@ class Display:
             "back": [{"piece": p, "from": name(f), "to": name(t)} for f, t, p in setup.back]}
 
     def _play_view(self, spec: FrameSpec, expected: Expected | None, suspended: str | None
-                   ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+                   ) -> View:
         """The game is on (or over): in priority, its end, a suspension, a fault, a takeback,
         captured pieces to lift, the move to make, a lifted piece, a check, whose turn."""
         grid, model = self._grid, self._model
@@ -105,8 +114,10 @@ class Display:
             winner = outcome.winner
             spec.win = [name(s) for s in model.position
                         if winner is None or board.side_of(s) == winner]
-            return G.GAME_OVER, TrackerState.OVER, {**outcome.to_json(), "winner": winner,
-                                                    **self._pairs(pend)}
+            data: GuidanceData = {"result": outcome.result, "reason": str(outcome.termination),
+                                  "winner": winner}
+            data.update(self._pairs(pend))
+            return G.GAME_OVER, TrackerState.OVER, data
         if suspended is not None:
             return G.SUSPENDED, TrackerState.SUSPENDED, {"reason": suspended}
         if fault is not None:
@@ -115,8 +126,9 @@ class Display:
             if expected is not None:
                 spec.make_from = (name(expected.move.frm),)
                 spec.make_to = (name(expected.move.to),)
-            return (G.ILLEGAL if fault.kind == ILLEGAL else G.WARNING, TrackerState(fault.kind),
-                    {"code": fault.code, **fault.details(grid.size)})
+            data = {"code": fault.code}
+            fault.add_details(data, grid.size)
+            return G.ILLEGAL if fault.kind == ILLEGAL else G.WARNING, TrackerState(fault.kind), data
         if self._guide:
             spec.setup = [name(s) for s in self._guide]
             return G.TAKEBACK, TrackerState.TAKEBACK, self._pairs(self._guide)
@@ -135,16 +147,17 @@ class Display:
         if self._check.reason is not None:
             light = {s: p for s in model.position if (p := board.piece_at(s)) in ("T", "K")}
             spec.check = [name(s) for s in light]
-            return G.CHECK_PIECES, TrackerState.READY, {"reason": self._check.reason,
-                                                        "side": turn, **self._pairs(light)}
+            data = {"reason": self._check.reason, "side": turn}
+            data.update(self._pairs(light))
+            return G.CHECK_PIECES, TrackerState.READY, data
         return G.TO_MOVE, TrackerState.READY, {"side": turn}
 
     def _make_move(self, spec: FrameSpec, exp: Expected
-                   ) -> tuple[GuidanceKind, TrackerState, dict[str, Any]]:
+                   ) -> View:
         """The guidance and LEDs for the move to make."""
         grid, board = self._grid, self._model.board
         frm, to = grid.name(exp.move.frm), grid.name(exp.move.to)
-        data: dict[str, Any] = {
+        data: GuidanceData = {
             "move": exp.text, "from": frm, "to": to, "piece": exp.piece, "side": exp.side,
             "captured": grid.name_list(exp.captures), "lifted": False}
         s = self._lifted

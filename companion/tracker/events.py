@@ -18,11 +18,27 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..rules import Move, Outcome
 from ..rules.game import Game
 from ..squares import square_name
+from .event_json import (
+    EventData,
+    FaultData,
+    FaultDetails,
+    GuidanceData,
+    GuidanceJSON,
+    LedsData,
+    MoveData,
+    OutcomeData,
+    ReadyData,
+    RemovedData,
+    RevisedData,
+    SetupData,
+    SquareData,
+    TakebackData,
+)
 
 
 class EventKind(StrEnum):
@@ -83,9 +99,9 @@ class Guidance:
     the page and ``companion.messages``, which makes sentences of it)."""
 
     kind: GuidanceKind
-    data: dict[str, Any] = field(default_factory=dict)
+    data: GuidanceData = field(default_factory=lambda: GuidanceData())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GuidanceJSON:
         """``{"kind": ..., **data}``."""
         return {"kind": str(self.kind), **self.data}
 
@@ -138,9 +154,14 @@ class Fault:
     gone: frozenset[int] = frozenset()
     new: frozenset[int] = frozenset()
 
-    def details(self, size: int) -> dict[str, Any]:
+    def details(self, size: int) -> FaultDetails:
         """The code's data as JSON (squares named on a ``size`` board)."""
-        out: dict[str, Any] = {}
+        out: FaultDetails = {}
+        self.add_details(out, size)
+        return out
+
+    def add_details(self, out: FaultDetails, size: int) -> None:
+        """Put :meth:`details` into ``out`` (an event's or a guidance's data)."""
         if self.frm is not None:
             out["from"] = square_name(self.frm, size)
         if self.to is not None:
@@ -170,11 +191,9 @@ class Fault:
             out["pieces"] = list(self.pieces)
         if self.placed is not None:
             out["new"] = _names(self.placed, size)
-        return out
 
 
 # -- events ------------------------------------------------------------------------------------
-
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -188,18 +207,19 @@ class Event:
         """What happened (the ``event`` of the JSON line)."""
         return self.KIND
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> EventData:
         """The event's fields as JSON (squares named), in the documented order."""
         raise NotImplementedError
 
     @property
-    def data(self) -> dict[str, Any]:
+    def data(self) -> EventData:
         """:meth:`payload`: the JSON view the session stores and logs."""
         return self.payload()
 
-    def to_json(self) -> dict[str, Any]:
-        """The event as one INTERFACES.md event line: ``{"t": .., "event": kind, **data}``."""
-        out: dict[str, Any] = {"t": round(self.t, 3), "event": str(self.kind)}
+    def to_json(self) -> dict[str, object]:
+        """The event as one INTERFACES.md event line: ``{"t": .., "event": kind, **data}``
+        (what ``replay --events`` writes out; :meth:`payload` is the typed part)."""
+        out: dict[str, object] = {"t": round(self.t, 3), "event": str(self.kind)}
         out.update(self.payload())
         return out
 
@@ -219,7 +239,7 @@ class MoveEvent(Event):
     text: str
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> MoveData:
         n = self.size
         return {"move": self.text, "side": self.side,
                 "captured": sorted(square_name(s, n) for s in self.captures),
@@ -244,7 +264,7 @@ class MoveRevised(MoveEvent):
     replaces: Move
     replaces_text: str
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> RevisedData:
         return {"replaces": self.replaces_text, **MoveEvent.payload(self)}
 
 
@@ -259,7 +279,7 @@ class MoveTakenBack(Event):
     side: str
     ply: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> TakebackData:
         return {"move": self.text, "side": self.side, "ply": self.ply}
 
 
@@ -274,10 +294,10 @@ class GameOver(Event):
     KIND: ClassVar[EventKind] = EventKind.GAME_OVER
     outcome: Outcome | None
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> OutcomeData:
         if self.outcome is None:
             return {"result": "ongoing", "reason": "revised"}
-        return self.outcome.to_json()
+        return {"result": self.outcome.result, "reason": str(self.outcome.termination)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +310,7 @@ class PieceRemoved(Event):
     lifted_at: float
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> RemovedData:
         return {"square": square_name(self.square, self.size), "lifted_at": self.lifted_at}
 
 
@@ -302,7 +322,7 @@ class PieceRestored(Event):
     square: int
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> SquareData:
         return {"square": square_name(self.square, self.size)}
 
 
@@ -321,9 +341,9 @@ class FaultFlagged(Event):
         """``illegal`` or ``warning``: the fault's kind."""
         return self.fault.kind
 
-    def payload(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.fault.code, "reason": self.reason,
-                               **self.fault.details(self.size)}
+    def payload(self) -> FaultData:
+        out: FaultData = {"code": self.fault.code, "reason": self.reason}
+        self.fault.add_details(out, self.size)
         if self.leds is not None:
             out["leds"] = dict(self.leds)
         return out
@@ -342,7 +362,7 @@ class SetupNeeded(Event):
     recolour: tuple[tuple[int, str], ...]
     size: int
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> SetupData:
         n = self.size
         pieces = sorted((square_name(s, n), p) for s, p in (*self.fill, *self.recolour))
         return {"message": self.message, "fill": [square_name(s, n) for s, _ in self.fill],
@@ -358,7 +378,7 @@ class Ready(Event):
     KIND: ClassVar[EventKind] = EventKind.READY
     turn: str
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> ReadyData:
         return {"turn": self.turn}
 
 
@@ -370,7 +390,7 @@ class LedsChanged(Event):
     KIND: ClassVar[EventKind] = EventKind.LEDS
     leds: Mapping[str, str]
 
-    def payload(self) -> dict[str, Any]:
+    def payload(self) -> LedsData:
         return {"leds": dict(self.leds)}
 
 
@@ -403,18 +423,18 @@ def apply_proposal(game: Game, event: Event) -> bool:
     left unchanged then)."""
     played = game.played
     last = played[-1].text if played else "none"
-    if isinstance(event, MoveTakenBack):
-        if not played or played[-1].text != event.text:
-            raise ProposalError(f"cannot take back {event.text}: the game's last move is {last}")
-        game.undo()
-        return True
-    if not isinstance(event, MoveEvent):
-        return False
-    revising = isinstance(event, MoveRevised)
+    match event:
+        case MoveTakenBack():
+            if not played or played[-1].text != event.text:
+                raise ProposalError(f"cannot take back {event.text}: the game's last move is "
+                                    f"{last}")
+            game.undo()
+            return True
+        case MoveRevised() | MoveProposed():
+            _check_ply(event, len(played))
+        case _:
+            return False
     size = game.rules.size
-    if event.ply != len(played) + (not revising):
-        raise ProposalError(f"{event.kind} {event.text} is ply {event.ply}, but the game has "
-                            f"{len(played)} moves")
     if isinstance(event, MoveRevised):
         if not played or played[-1].text != event.replaces_text:
             raise ProposalError(f"cannot revise {event.replaces_text}: the game's last move is "
@@ -432,3 +452,11 @@ def apply_proposal(game: Game, event: Event) -> bool:
     except ValueError as exc:
         raise ProposalError(f"cannot play {event.move.text(size)}: {exc}") from None
     return True
+
+
+def _check_ply(event: MoveEvent, plies: int) -> None:
+    """ProposalError unless ``event`` is the next ply (a revision: the last) of a game of
+    ``plies`` moves."""
+    if event.ply != plies + (not isinstance(event, MoveRevised)):
+        raise ProposalError(f"{event.kind} {event.text} is ply {event.ply}, but the game has "
+                            f"{plies} moves")

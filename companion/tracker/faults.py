@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from ..rules import Move
+from .event_json import FaultFields
 from .events import ILLEGAL, WARNING, Fault, Knock
 from .model import COLOUR_OF, Candidate, Expected, PieceModel
 from .readings import Deadline, Readings, Timing
@@ -150,7 +150,7 @@ class Faults:
                      setup=missing, key=("many", *key))
 
     def _move_fault(self, f: int, t: int, expected: Expected | None,
-                    revision_open: bool) -> tuple[str, dict[str, Any]]:
+                    revision_open: bool) -> tuple[str, FaultFields]:
         """Why the piece that left ``f`` may not stand on ``t``: a code and the fault's fields
         its wording needs."""
         model = self._model

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..rules import ATTACKERS, Board, Move, Outcome
 from ..rules.game import Game, PlayedMove
+from .event_json import FaultFields
 from .squares import Grid
 
 #: The sensor colour (polarity boards) of each piece letter.
@@ -127,14 +128,14 @@ class PieceModel:
         return {s: ("K" if s == played.captured_king else soldier)
                 for s in self._grid.sort(played.captures)}
 
-    def illegal_instead_of_last(self, move: Move) -> tuple[str, dict[str, object]] | None:
+    def illegal_instead_of_last(self, move: Move) -> tuple[str, FaultFields] | None:
         """Why ``move`` would have been illegal in place of the last move (None if legal): the
         code and the :class:`~companion.tracker.events.Fault` fields its wording needs."""
         trial = self.game.board.copy()
         trial.pop()
         return _why(trial, move)
 
-    def illegal(self, move: Move) -> tuple[str, dict[str, object]] | None:
+    def illegal(self, move: Move) -> tuple[str, FaultFields] | None:
         """Why ``move`` is illegal now (None if it is legal), as for
         :meth:`illegal_instead_of_last`."""
         return _why(self.game.board, move)
@@ -190,11 +191,11 @@ class PieceModel:
         return played
 
 
-def _why(board: Board, move: Move) -> tuple[str, dict[str, object]] | None:
+def _why(board: Board, move: Move) -> tuple[str, FaultFields] | None:
     why = board.illegal_code(move)
     if why is None:
         return None
-    fields: dict[str, object] = {}
+    fields: FaultFields = {}
     if why.square is not None:
         fields["at"] = why.square
     if why.turn is not None:

@@ -9,14 +9,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from companion.rules import get_variant
 from companion.rules.board import Board
 
 from .narrator import Narrator
 from .sentences import State, Utterance, join, words
-from .speaker import EspeakNg, PageVoice, Speaker, SpeechEngine
+from .speaker import EspeakNg, PageVoice, Said, Speaker, SpeechEngine
 
 log = logging.getLogger("companion.voice")
 
@@ -68,11 +68,21 @@ def free_lines(board: Board) -> list[str]:
     return ends
 
 
+class VoiceStatus(TypedDict):
+    """``voice`` of the page state: the speech engine, the language, what keeps it from
+    speaking (None: nothing) and what it said last."""
+
+    engine: str
+    language: str
+    problem: str | None
+    said: list[Said]
+
+
 class Voice:
     """The narrator and the speaker, fed by the state (see the module docstring)."""
 
     def __init__(self, engine: SpeechEngine, snapshot: Callable[[], Mapping[str, Any]],
-                 publish: Callable[[Mapping[str, Any] | None], None], lang: str = "en",
+                 publish: Callable[[VoiceStatus | None], None], lang: str = "en",
                  url: str | None = None, wall: Callable[[], float] = time.time) -> None:
         self.lang = lang
         self.narrator = Narrator(lang)
@@ -86,7 +96,7 @@ class Voice:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="voice-narrator", daemon=True)
 
-    def status(self, said: list[dict[str, object]] | None = None) -> dict[str, Any]:
+    def status(self, said: list[Said] | None = None) -> VoiceStatus:
         return {"engine": self.speaker.engine.name, "language": self.lang,
                 "problem": self.speaker.problem,
                 "said": self.speaker.said() if said is None else said}
@@ -152,5 +162,5 @@ class Voice:
             except Exception:  # the voice never stops the board
                 log.exception("voice: following the state failed")
 
-    def _said(self, said: list[dict[str, object]]) -> None:
+    def _said(self, said: list[Said]) -> None:
         self._publish(self.status(said))

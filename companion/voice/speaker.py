@@ -19,7 +19,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 from .names import spoken_text
 from .sentences import Utterance
@@ -36,6 +36,13 @@ MAX_WAITING = 8
 SAID_KEPT = 20
 #: Kinds of sentence of which only the newest waiting one is said.
 REPLACED = ("make", "clock", "setup")
+
+
+class Said(TypedDict):
+    """A sentence said, and when (wall time)."""
+
+    t: float
+    text: str
 
 
 class SpeechEngine(Protocol):
@@ -111,7 +118,7 @@ class Speaker:
     first, at most :data:`SAID_KEPT`: ``{"t": wall time, "text": ...}``)."""
 
     def __init__(self, engine: SpeechEngine, lang: str = "en",
-                 on_said: Callable[[list[dict[str, object]]], None] | None = None,
+                 on_said: Callable[[list[Said]], None] | None = None,
                  wall: Callable[[], float] = time.time) -> None:
         self.engine = engine
         self.lang = lang
@@ -119,7 +126,7 @@ class Speaker:
         self._wall = wall
         self._cond = threading.Condition()
         self._waiting: deque[Utterance] = deque()
-        self._said: deque[dict[str, object]] = deque(maxlen=SAID_KEPT)
+        self._said: deque[Said] = deque(maxlen=SAID_KEPT)
         self.last: Utterance | None = None
         self.dropped = 0
         self.failures = 0
@@ -171,7 +178,7 @@ class Speaker:
         with self._cond:
             return list(self._waiting)
 
-    def said(self) -> list[dict[str, object]]:
+    def said(self) -> list[Said]:
         with self._cond:
             return list(self._said)
 

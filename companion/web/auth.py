@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TextIO, TypeVar
+from typing import Any, Generic, TextIO, TypedDict, TypeVar
 
 from itsdangerous import BadSignature, Signer
 from werkzeug.exceptions import Forbidden, TooManyRequests
@@ -346,13 +346,20 @@ class Credentials(Generic[A]):
             return actor
         return self.spectator
 
-    def session_for(self, request: Any) -> dict[str, Any]:
+    def session_for(self, request: Any) -> OwnerToken:
         """For ``POST /api/auth``: a new owner token when the request proved the PIN
         (``{"token": ..., "expires": unix time}``), else nothing."""
         if request.headers.get(PIN_HEADER) is None:
-            return {}
+            return {}  # (no token: nothing is added to the answer)
         token, expires = self.tokens.issue()
         return {"token": token, "expires": int(expires)}
+
+class OwnerToken(TypedDict, total=False):
+    """A new owner token and when it expires (unix time); empty without the PIN."""
+
+    token: str
+    expires: int
+
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network

@@ -23,15 +23,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from companion.rules import PRESETS, get_variant
 from companion.rules.game import Game
-from companion.rules.otg import OtgError, OtgMoveError, RuleNotSupported, import_otg
+from companion.rules.otg import OtgError, OtgMoveError, Puzzle, RuleNotSupported, import_otg
 from companion.rules.otg_rules import as_preset
 from companion.rules.outcome import Termination
 from companion.rules.records import RecordError, read_records, replay_record
-from companion.rules.ruleset import RuleSet
 from companion.web.record_variant import find_variant
 
 #: At most this many games from one CSV file.
@@ -42,6 +41,37 @@ MAX_IMPORT_GAMES = 50
 Ending = tuple[str, str | None] | None
 
 
+class RefusedJSON(TypedDict):
+    """:meth:`ImportRefused.to_json`: the answer of a refused import (docs/http-api.md)."""
+
+    error: str
+    code: str
+    reason: str
+    values: NotRequired[dict[str, str | int]]
+
+
+class Origin(TypedDict, total=False):
+    """Where an imported game came from, as the store keeps it (its ``imported`` event): the
+    file's ``format`` and ``name`` and the game's :func:`fingerprint`; an ``.otg`` file's tags,
+    rules tag, comments (by ply), puzzle, variation count and house rules; a CSV record's number,
+    status and variant (with how the variant was ``found`` and every one that ``fits``)."""
+
+    format: str
+    name: str
+    fingerprint: str
+    tags: dict[str, str]
+    rules_tag: str
+    comments: dict[str, str]
+    puzzle: Puzzle
+    variations: int
+    house_rules: list[str]
+    record: int
+    status: str
+    variant: str
+    found: str
+    fits: list[str]
+
+
 @dataclass
 class ImportRefused(Exception):
     """A file that is not imported: HTTP ``status``, the English ``message`` and, for the page's
@@ -50,14 +80,17 @@ class ImportRefused(Exception):
     status: int
     message: str
     reason: str
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, str | int] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return self.message
 
-    def to_json(self) -> dict[str, Any]:
-        return {"error": self.message, "code": "import_refused", "reason": self.reason,
-                **({"values": self.values} if self.values else {})}
+    def to_json(self) -> RefusedJSON:
+        out: RefusedJSON = {"error": self.message, "code": "import_refused",
+                            "reason": self.reason}
+        if self.values:
+            out["values"] = self.values
+        return out
 
 
 @dataclass
@@ -67,22 +100,15 @@ class Upload:
     when the rules did not end it."""
 
     game: Game
-    origin: dict[str, Any]
+    origin: Origin
     ending: Ending = None
     players: tuple[str, str] = ("", "")
-
-
-def _rules_json(rules: RuleSet) -> dict[str, Any]:
-    out = rules.to_json()
-    out.pop("source", None)
-    return out
 
 
 def fingerprint(game: Game, players: tuple[str, str], result: str, day: str,
                 record: int = 0) -> str:
     """The identity of an imported game (see the module docstring), as a hex digest."""
-    rules = _rules_json(game.rules)
-    rules.pop("name", None)
+    rules = {k: v for k, v in game.rules.shown_json().items() if k != "name"}
     doc = {"rules": rules, "start": [game.start_position, game.start_turn],
            "moves": game.moves, "players": list(players), "result": result, "day": day,
            "record": record}
@@ -124,7 +150,7 @@ def _otg(name: str, text: str) -> Upload:
             tags[side] = player  # checked by the reader: 1-40 printable characters
     players = (got.attackers, got.defenders)
     day = got.date.isoformat() if got.date else ""
-    origin: dict[str, Any] = {
+    origin: Origin = {
         "format": "otg", "name": name, "tags": tags,
         "rules_tag": got.tags["rules"],
         "fingerprint": fingerprint(game, players, game.result, day),
@@ -172,7 +198,7 @@ def _csv(name: str, text: str, variant: str | None) -> list[Upload]:
         raise ImportRefused(422, f"{name}: {len(records)} games; import at most "
                             f"{MAX_IMPORT_GAMES} at a time", "too_many",
                             {"n": len(records), "most": MAX_IMPORT_GAMES})
-    found: dict[str, Any] = {}
+    found: Origin = {}
     if variant is None:  # the file does not say it: found from its header or its moves
         fit = find_variant(text, records)
         if fit.variant is None:
@@ -197,8 +223,9 @@ def _csv(name: str, text: str, variant: str | None) -> list[Upload]:
             ending = (record.result, "time" if record.timeout and record.result != "draw"
                       else None)
             result = record.result
-        data: dict[str, Any] = {"format": "csv", "name": name, "record": i,
-                                "status": record.status, "variant": variant, **found,
-                                "fingerprint": fingerprint(game, ("", ""), result, "", i)}
+        data: Origin = {"format": "csv", "name": name, "record": i, "status": record.status,
+                        "variant": variant}
+        data.update(found)
+        data["fingerprint"] = fingerprint(game, ("", ""), result, "", i)
         out.append(Upload(game, data, ending))
     return out

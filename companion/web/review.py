@@ -28,6 +28,7 @@ import gzip
 import hashlib
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -41,8 +42,7 @@ from companion.web import costly
 from companion.web.imports import MAX_IMPORT_GAMES, ImportRefused, parse_upload
 from companion.web.limits import DEFAULT_LIMITS
 
-__all__ = ["MAX_IMPORT_GAMES", "ReviewSource", "blueprint", "compress", "review_json",
-           "rules_json"]
+__all__ = ["MAX_IMPORT_GAMES", "ReviewSource", "blueprint", "compress", "review_json"]
 #: The page's light/dark switch (unset: as the device prefers)
 THEME_COOKIE = "tafl-theme"
 
@@ -58,14 +58,7 @@ class ReviewSource(Protocol):
     def host(self) -> str: ...
 
 
-def rules_json(rules: Any) -> dict[str, Any]:
-    """A rule set for the page (without the specification's source notes)."""
-    out: dict[str, Any] = rules.to_json()
-    out.pop("source", None)
-    return out
-
-
-def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
+def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:  # SessionAPI.review's
     """The review of stored game ``gid`` (NotFound if there is none): the session's read of
     the store (:meth:`~companion.session.api.SessionAPI.review`)."""
     try:
@@ -79,7 +72,7 @@ def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:
 # -- imports ------------------------------------------------------------------------------------
 
 
-def _started(tags: dict[str, Any]) -> float:
+def _started(tags: Mapping[str, str]) -> float:
     """The game's date from an ``.otg`` date tag (``2024.05.01``), noon local time; now
     without one."""
     with_date = tags.get("date", "")
@@ -142,7 +135,7 @@ def blueprint(source: ReviewSource) -> Blueprint:
     bp.after_app_request(compress)
 
     @bp.app_context_processor
-    def _theme() -> dict[str, Any]:
+    def _theme() -> dict[str, str]:
         theme = request.cookies.get(THEME_COOKIE, "")
         return {"theme": theme if theme in ("light", "dark") else ""}
 
@@ -206,7 +199,7 @@ def blueprint(source: ReviewSource) -> Blueprint:
 
     @bp.get("/api/rules")
     def rules() -> Any:
-        return jsonify(rules={rid: rules_json(r) for rid, r in PRESETS.items()})
+        return jsonify(rules={rid: r.shown_json() for rid, r in PRESETS.items()})
 
     @bp.get("/api/links")
     def links() -> Any:

@@ -33,7 +33,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes
 
 from companion.web.connection import APP, Connection, Request
@@ -43,12 +43,15 @@ from companion.web.stream import EventStream, Hub
 
 __all__ = ["DEFAULT_LIMITS", "EVENTS_PATH", "Limits", "WebServer", "bind"]
 
+if TYPE_CHECKING:  # PEP 3333's environ: the CGI variables and wsgi.* (a dict of any values)
+    from _typeshed.wsgi import WSGIEnvironment
+
 log = logging.getLogger("companion.web")
 
 EVENTS_PATH = b"/api/events"
 SWITCH_INTERVAL = 0.001  # seconds (sys.setswitchinterval), see WebServer.start
 THIS_MACHINE = frozenset({"127.0.0.1", "::/64"})  # address keys of this machine's own clients
-WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+WsgiApp = Callable[["WSGIEnvironment", Callable[..., Any]], Iterable[bytes]]
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -63,7 +66,7 @@ class AppCall:
     """One call of the WSGI app: :meth:`start` runs it to its first chunk, :meth:`more` pulls
     the next ones (both on a worker thread)."""
 
-    def __init__(self, app: WsgiApp, environ: dict[str, Any]) -> None:
+    def __init__(self, app: WsgiApp, environ: WSGIEnvironment) -> None:
         self.app = app
         self.environ = environ
         self.status = ""
@@ -390,8 +393,8 @@ class WebServer:
                 call.close()
             self.turns.done(conn.key)
 
-    def environ(self, conn: Connection, req: Request, body: bytes) -> dict[str, Any]:
-        env: dict[str, Any] = {
+    def environ(self, conn: Connection, req: Request, body: bytes) -> WSGIEnvironment:
+        env: WSGIEnvironment = {
             "REQUEST_METHOD": req.method,
             "SCRIPT_NAME": "",
             "PATH_INFO": unquote_to_bytes(req.path).decode("latin-1"),
