@@ -102,7 +102,7 @@ def test_fake_boards_are_never_listed_nor_made_players(broker_url: str, tmp_path
     rogue = Rogue(broker_url)
     one = ClubBoard(broker_url, tmp_path, club, "table-1")
     try:
-        wait_for(lambda: one.link.connected.is_set())
+        wait_for(lambda: one.link.subscribed.is_set())
         n = refused(one.link)
         for i in range(60):
             ghost = f"ghost-{i}"
@@ -160,7 +160,7 @@ def test_a_client_using_a_boards_id_never_kicks_it_off(broker_url: str, tmp_path
     club = club_name(request)
     one = ClubBoard(broker_url, tmp_path, club, "table-1")
     try:
-        wait_for(lambda: one.link.connected.is_set())
+        wait_for(lambda: one.link.subscribed.is_set())
         for _ in range(13):  # the board's name as the client id, as before the fix
             squatter = Rogue(broker_url, client_id=f"tafl-{club}-table-1")
             squatter.close()
@@ -170,7 +170,7 @@ def test_a_client_using_a_boards_id_never_kicks_it_off(broker_url: str, tmp_path
         # under a new id and does not fight for the old one (the squatter stays connected)
         old = one.link.client_id
         squatter = Rogue(broker_url, client_id=old)
-        wait_for(lambda: one.link.client_id != old and one.link.connected.is_set())
+        wait_for(lambda: one.link.client_id != old and one.link.subscribed.is_set())
         assert squatter.connected.is_set() and squatter.connects == 1
         assert one.link.drops == 1
         squatter.close()

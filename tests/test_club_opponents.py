@@ -15,6 +15,7 @@ from club_broker import CLUB_KEY, MOSQUITTO, module_broker
 from club_fakes import FakeBoardSession, terms, wait_for
 from club_rogue import Rogue
 from prerequisites import require
+from test_daemon_support import PATIENCE
 
 from companion.club import opponents as opponents_module
 from companion.club.config import Broker
@@ -54,7 +55,7 @@ class Board:
         self.link.on_connect(lambda: self.link.publish(f"tafl/{club}/{me}/status",
                                                        b'{"online":true}', retain=True))
         self.link.start()
-        assert self.link.connected.wait(10)
+        assert self.link.subscribed.wait(PATIENCE)
 
     def propose(self, peer: str, side: str, variant: str = "brandubh", tc: str = "none") -> None:
         t = terms(variant, side, tc)

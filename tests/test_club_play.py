@@ -14,6 +14,7 @@ from club_broker import CLUB_KEY, MOSQUITTO, Mosquitto, module_broker
 from club_fakes import FakeBoardSession, terms, wait_for
 from club_rogue import Rogue
 from prerequisites import require
+from test_daemon_support import PATIENCE
 
 from companion.club.config import Broker
 from companion.club.link import ClubLink
@@ -41,7 +42,7 @@ class Board:
         self.player = ClubPlayer(self.link, self.outbox, club, me, peer, accepts=accepts)
         self.session = FakeBoardSession(self.player, carry_out)
         self.link.start()
-        assert self.link.connected.wait(10)
+        assert self.link.subscribed.wait(PATIENCE)
 
     def close(self) -> None:
         self.player.close()

@@ -30,8 +30,10 @@ def test_a_board_keeps_trying_every_second_and_is_back_with_the_broker(tmp_path:
         board.start()
         reader.start()
         wait_for(lambda: board.connected.is_set() and reader.connected.is_set())
+        # the reader's subscription acknowledged: what is published from now on reaches it
+        wait_for(lambda: reader.subscribed.is_set())
         broker.stop()
-        wait_for(lambda: board.state == "reconnecting")
+        wait_for(lambda: board.state == "reconnecting" and not reader.subscribed.is_set())
         tried = board.attempts
         # a long outage: many failed attempts, and the next one is never further off
         wait_for(lambda: board.attempts >= tried + 6)
@@ -41,6 +43,7 @@ def test_a_board_keeps_trying_every_second_and_is_back_with_the_broker(tmp_path:
         broker.start()
         wait_for(lambda: board.connected.is_set() and reader.connected.is_set())
         wait_for(lambda: got == [b'{"n": 1}'])  # what was published meanwhile arrives once
+        wait_for(lambda: reader.subscribed.is_set())  # subscribed again on the new connection
         assert board.state == "connected" and board.error is None
         assert board.retry_delay <= RETRY_S
     finally:

@@ -47,7 +47,7 @@ def room(tmp_path: Path) -> Iterator[tuple[RoomServer, Rogue]]:
     server = RoomServer(Broker.parse(broker.url), "hall", "127.0.0.1", 0, interval=0.05,
                         key=CLUB_KEY.encode())
     server.start()
-    assert server.link.connected.wait(10)
+    assert server.link.subscribed.wait(PATIENCE)
     yield server, pub
     server.close()
     pub.close()

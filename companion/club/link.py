@@ -119,6 +119,12 @@ class ClubLink:
         self._on_connect_hooks: list[Callable[[], None]] = []
         self._on_status = on_status
         self.connected = threading.Event()
+        #: set once the broker has acknowledged every subscription asked for on this
+        #: connection (a message published before that may not reach this link: tests wait
+        #: for it, not for ``connected``)
+        self.subscribed = threading.Event()
+        self._sub_pending: set[int] = set()
+        self._sub_early: set[int] = set()
         self.state = "connecting"
         self.error: str | None = None
         self.received = 0
@@ -148,7 +154,7 @@ class ClubLink:
         client.on_disconnect = self._disconnected
         client.on_message = self._message
         client.on_publish = self._published
-        client.on_subscribe = None
+        client.on_subscribe = self._subscribed
         client.on_connect_fail = self._connect_failed
         self._client = client
         self._started = False
@@ -196,7 +202,29 @@ class ClubLink:
         with self._lock:
             self._subs[topic_filter] = (qos, handler)
         if self.connected.is_set():
-            self._client.subscribe(topic_filter, qos)
+            self.subscribed.clear()
+            self._track_subscription(self._client.subscribe(topic_filter, qos)[1])
+
+    def _track_subscription(self, mid: int | None) -> None:
+        """Wait for the SUBACK of ``mid`` before :attr:`subscribed` is set (one that came
+        first is in ``_sub_early``)."""
+        with self._lock:
+            if mid is not None and mid in self._sub_early:
+                self._sub_early.discard(mid)
+            elif mid is not None:
+                self._sub_pending.add(mid)
+            if not self._sub_pending:
+                self.subscribed.set()
+
+    def _subscribed(self, client: mqtt.Client, userdata: Any, mid: int,
+                    reason_codes: Any, properties: Any) -> None:
+        with self._lock:
+            if mid in self._sub_pending:
+                self._sub_pending.discard(mid)
+            else:
+                self._sub_early.add(mid)
+            if not self._sub_pending:
+                self.subscribed.set()
 
     def unsubscribe(self, topic_filter: str) -> None:
         with self._lock:
@@ -275,8 +303,13 @@ class ClubLink:
         client.reconnect_delay_set(RETRY_S, RETRY_S)
         with self._lock:
             subs = list(self._subs.items())
+            self._sub_pending.clear()
+            self._sub_early.clear()
+        self.subscribed.clear()
         for topic_filter, (qos, _) in subs:
-            client.subscribe(topic_filter, qos)
+            self._track_subscription(client.subscribe(topic_filter, qos)[1])
+        if not subs:
+            self.subscribed.set()
         self.connected.set()
         self._set_state("connected", None)
         for hook in self._on_connect_hooks:
@@ -289,6 +322,7 @@ class ClubLink:
                       reason: ReasonCode, properties: Any) -> None:
         was_connected = self.connected.is_set()
         self.connected.clear()
+        self.subscribed.clear()
         if not was_connected:
             self.failed_attempts += 1
         self.drops += was_connected
