@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
-from test_daemon_support import control, state, test_config, wait_for
+from test_daemon_support import click_move, control, state, test_config, wait_for
 
 from companion.coach.config import CoachConfig
 from companion.coach.local import LocalLooker
@@ -41,12 +41,7 @@ def click(base: str, square: str) -> None:
     assert status == 200, out
 
 
-def make(base: str, frm: str, to: str) -> dict:
-    n = len(state(base)["moves"])
-    click(base, frm)
-    click(base, to)
-    return wait_for(lambda: (s := state(base)) and len(s["moves"]) > n and s,  # type: ignore
-                    what=f"the move {frm}-{to}")
+make = click_move  # the hand at the board moves a piece; the state once it has the move
 
 
 def test_a_blunder_is_warned_of_with_its_threat_before_the_reply(tmp_path: Path) -> None:

@@ -229,8 +229,7 @@ class PuzzleRun:
                     "solution": v.solution}
         status = a.status
         shown: PuzzleState = {
-            "id": p.id, "variant": p.variant, "side": p.side, "goal": p.goal,
-            "moves": p.moves, "rating": p.rating, "status": status,
+            **p.listing(), "status": status,
             "setup": self.ctx.tracker.state == "setup", "played": len(a.verdicts),
             "last": last, "comment": p.comment,
             "player_rating": self.ratings[0] if self.ratings else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from companion.coach.puzzles import PuzzleListing
 from companion.session.clock import ClockJSON
 from companion.session.coaching import CoachJSON, EvalJSON
 from companion.session.computer import PlayerFailure, Thinking
@@ -36,15 +37,10 @@ class PuzzleLast(TypedDict):
     solution: str | None  # after a wrong move: the right one
 
 
-class PuzzleState(TypedDict):
-    """``puzzle`` in the page state while a puzzle is played (docs/coach.md)."""
+class PuzzleState(PuzzleListing):
+    """``puzzle`` in the page state while a puzzle is played (docs/coach.md): its listing in
+    ``GET /api/puzzles`` and how the attempt stands."""
 
-    id: str
-    variant: str
-    side: str
-    goal: str
-    moves: int
-    rating: int
     status: str  # playing, solved, failed, left
     setup: bool  # the board is being set up for it
     played: int  # the solver's moves judged
