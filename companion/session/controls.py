@@ -36,7 +36,6 @@ from companion.session.results import (
     EndMoveResult,
     ResignResult,
     TakebackResult,
-    TakeRecordResult,
 )
 from companion.session.state_document import MoveToMake
 from companion.store_types import RowData
@@ -148,17 +147,6 @@ class Controls:
         if stopped:
             out["stopped"] = True
         return out
-
-    def take_record(self, actor: Actor) -> TakeRecordResult:
-        """The owner takes the other end's record of the game at a distance, which drops moves
-        of this board's (asked on the page: never done on the other end's word alone)."""
-        check(actor, Action.TAKEBACK)
-        self.decisions.ready(playing=False)
-        before = len(self.ctx.game.played)
-        if not self.ctx.remote.take_record():
-            raise ControlError(409, "no_dispute", "the other end's record agrees with this "
-                                                  "board's game: there is nothing to take")
-        return {"moves": len(self.ctx.game.played), "before": before}
 
     def _reopen(self, actor: Actor, reason: str) -> TakebackResult:
         ctx = self.ctx

@@ -29,6 +29,7 @@ from companion.session.library import Library
 from companion.session.lineup import Lineup
 from companion.session.puzzle_imports import puzzles_of
 from companion.session.remote import RemotePlayer
+from companion.session.remote_actions import RemoteActions
 from companion.session.results import (
     AnalysisStatus,
     ClockResult,
@@ -70,11 +71,13 @@ class SessionService:
 
     def __init__(self, ctx: Context, commands: CommandQueue, decisions: Decisions,
                  controls: Controls, setup: GameSetup, lineup: Lineup,
-                 computer_help: ComputerHelp, library: Library, reader: ReadOnlyStore) -> None:
+                 computer_help: ComputerHelp, library: Library, reader: ReadOnlyStore,
+                 remote_actions: RemoteActions) -> None:
         self.ctx = ctx
         self.commands = commands
         self.decisions = decisions
         self.controls = controls
+        self.remote_actions = remote_actions
         self.setup = setup
         self.lineup = lineup
         self.computer_help = computer_help
@@ -228,7 +231,7 @@ class SessionService:
 
     @on_loop
     def take_record(self, actor: Actor) -> TakeRecordResult:
-        return self.controls.take_record(actor)
+        return self.remote_actions.take_record(actor)
 
     @on_loop
     def swap(self, actor: Actor) -> SwapResult:
