@@ -373,7 +373,7 @@ def parse_hardware(doc: Mapping[str, Any]) -> HardwareConfig:
     return HardwareConfig(board, leds, buttons, display)
 
 
-def read_toml(path: str | Path) -> dict[str, Any]:  # TOML edge: parsed, checked by the caller
+def read_toml(path: str | Path) -> dict[str, Any]:  # JSON edge (TOML): checked by the caller
     """The parsed TOML document of a config file; ConfigError naming the file if it cannot be
     read or is not valid TOML."""
     p = Path(path)

@@ -32,11 +32,10 @@ from companion.store_rows import (
     match_row,
     rules_of,
 )
-from companion.store_types import AnalysisJSON, LinkJSON, Position, StoredMove
+from companion.store_types import AnalysisJSON, LinkJSON, Position, StoredEvent, StoredMove
 
 #: A stored event row as read back: its data (one of the kinds docs/events.md lists, as
 #: parsed: read by kind where it is used) with ``id``, ``t`` and ``kind``.
-StoredEvent = dict[str, Any]  # JSON edge: the events table's data column, parsed
 
 #: Runs one query and returns all its rows.
 Fetch = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]

@@ -9,7 +9,7 @@ store writes it whole and never reads into it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 if TYPE_CHECKING:  # the session's clock record, kept with each move (no import at run time)
     from companion.engine.analysis import ReviewJSON
@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # the session's clock record, kept with each move (no import 
 
 #: An event row's data (see the module docstring).
 RowData = Mapping[str, object]
+#: An event row's data as read back (``GET /api/games/<id>``'s ``events``).
+StoredEvent = dict[str, Any]  # JSON edge: the events table's data column, parsed
 #: An event row: (kind, data, wall time).
 EventRow = tuple[str, RowData, float]
 

@@ -94,7 +94,7 @@ class MovesMessage(TypedDict, total=False):
 
 #: A board's ``/api/state`` as another part of the club reads it: parsed JSON (from the
 #: publisher's snapshot text or a broker message), read key by key where it is used.
-StateJSON = dict[str, Any]  # JSON edge
+StateJSON = dict[str, Any]  # JSON edge: another board's state, parsed, read key by key
 
 
 def decode(payload: bytes) -> dict[str, Any]:  # JSON edge: a broker message, checked after

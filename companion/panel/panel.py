@@ -77,7 +77,7 @@ class PanelSession(Protocol):
         """The variant's puzzles (``GET /api/puzzles``'s answer; any thread)."""
         ...
 
-    def state(self) -> dict[str, Any]:  # the published state (StateDocument, {} at first)
+    def state(self) -> Mapping[str, object]:  # the published StateDocument ({} at first)
         """The state as last published (any thread)."""
         ...
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import logging
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypedDict
 
 from companion.rules import Board
-from companion.session.results import HintAnswer
+from companion.session.results import HintAnswer, ShownHint
 
 if TYPE_CHECKING:
     from companion.engine import AnalysisLine, OtepHost
@@ -33,6 +33,23 @@ SIDES = ("attackers", "defenders")
 
 #: What a hint or a draw answer belongs to: (game, plies played, last move, result).
 PositionKey = tuple[int, int, str, str]
+
+class PendingHint(TypedDict):
+    """The hint being looked for (``hint_pending`` in the page state)."""
+
+    side: str
+    by: str
+    since: float
+
+
+class HintRow(TypedDict):
+    """The ``hint`` event stored with the game (docs/events.md)."""
+
+    side: str
+    move: str
+    score: float
+    by: str
+    ply: int
 
 
 @dataclass
@@ -47,7 +64,6 @@ class Job:
     seconds: float
     board: Board
     pending: Future[list[AnalysisLine]] | None = None
-    data: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def lines(self) -> list[AnalysisLine]:
         """The answer (EngineError when the engine failed)."""
@@ -59,8 +75,8 @@ class Job:
 class HintReady:
     """A hint for the position now: shown, counted, stored (``row``: the event's data)."""
 
-    hint: dict[str, Any]
-    row: dict[str, Any]
+    hint: ShownHint
+    row: HintRow
 
 
 @dataclass(frozen=True)
@@ -165,8 +181,8 @@ class Advisor:
 
     def __init__(self, engine: AdviceEngine | None = None) -> None:
         self.engine = engine or AdviceEngine()
-        self._hint: dict[str, Any] | None = None  # with its "key"
-        self._pending: dict[str, Any] | None = None
+        self._hint: tuple[PositionKey, ShownHint] | None = None
+        self._pending: tuple[PositionKey, PendingHint] | None = None
         self.counts: dict[str, int] = {side: 0 for side in SIDES}
 
     def new_game(self, counts: dict[str, int] | None = None) -> None:
@@ -178,27 +194,27 @@ class Advisor:
     def game_ended(self) -> None:
         self._pending = None
 
-    def current(self, key: PositionKey) -> dict[str, Any] | None:
+    def current(self, key: PositionKey) -> ShownHint | None:
         """The hint for the position ``key`` (one for another position is dropped)."""
-        if self._hint is not None and self._hint["key"] != key:
+        if self._hint is not None and self._hint[0] != key:
             self._hint = None
-        if self._pending is not None and self._pending["key"] != key:
+        if self._pending is not None and self._pending[0] != key:
             self._pending = None
-        return self._hint
+        return None if self._hint is None else self._hint[1]
 
-    def to_json(self, key: PositionKey) -> tuple[dict[str, object] | None,
-                                                 dict[str, object] | None]:
+    def to_json(self, key: PositionKey) -> tuple[ShownHint | None, PendingHint | None]:
         """``hint`` and ``hint_pending`` of the page state."""
-        return _public(self.current(key)), _public(self._pending)
+        shown = self.current(key)
+        return shown, None if self._pending is None else self._pending[1]
 
     def request(self, key: PositionKey, side: str, by: str, seconds: float, board: Board,
                 wall: float) -> tuple[int, HintAnswer]:
         """A hint for ``side`` to move in ``key``: (200, the hint shown) or (202, thinking)."""
-        if self._hint is not None and self._hint["key"] == key:
-            return 200, {"status": "ready", "hint": _public(self._hint)}
-        if self._pending is None or self._pending["key"] != key:
+        if self._hint is not None and self._hint[0] == key:
+            return 200, {"status": "ready", "hint": self._hint[1]}
+        if self._pending is None or self._pending[0] != key:
             self.engine.submit(Job("hint", key, side, by, seconds, board))
-            self._pending = {"side": side, "by": by, "since": round(wall, 3), "key": key}
+            self._pending = key, {"side": side, "by": by, "since": round(wall, 3)}
         return 202, {"status": "thinking", "side": side}
 
     def ask_draw(self, key: PositionKey, side: str, seconds: float, board: Board) -> None:
@@ -223,7 +239,7 @@ class Advisor:
     def _hint_done(self, job: Job, key: PositionKey, ply: int) -> Advice | None:
         from companion.engine import EngineError
 
-        if self._pending is not None and self._pending["key"] == job.key:
+        if self._pending is not None and self._pending[0] == job.key:
             self._pending = None
         if job.key != key:
             return None  # the position changed meanwhile: the hint is of no use
@@ -236,12 +252,12 @@ class Advisor:
         move = lines[0].moves[0]
         frm, _, to = move.partition("-")
         score = round(lines[0].evaluation, 2)
-        self._hint = {"side": job.side, "move": move, "from": frm, "to": to, "score": score,
-                      "by": job.by, "key": job.key}
+        hint: ShownHint = {"side": job.side, "move": move, "from": frm, "to": to,
+                           "score": score, "by": job.by}
+        self._hint = job.key, hint
         self.counts[job.side] = self.counts.get(job.side, 0) + 1
-        return HintReady(_public(self._hint) or {}, {"side": job.side, "move": move,
-                                                    "score": score, "by": job.by,
-                                                    "ply": ply + 1})
+        return HintReady(hint, {"side": job.side, "move": move, "score": score, "by": job.by,
+                                "ply": ply + 1})
 
     @staticmethod
     def _draw_done(job: Job, key: PositionKey) -> Advice:
@@ -259,8 +275,3 @@ class Advisor:
 
     def close(self) -> None:
         self.engine.close()
-
-
-def _public(hint: dict[str, Any] | None) -> dict[str, object] | None:
-    """A hint as the page sees it (without its position key)."""
-    return None if hint is None else {k: v for k, v in hint.items() if k != "key"}

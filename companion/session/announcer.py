@@ -15,7 +15,6 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 from companion.drivers.base import BoardSource
 from companion.parts import PartStatus
@@ -88,8 +87,8 @@ class Announcer:
         if self.status:
             self.status = {**self.status, "parts": self._parts_json()}
 
-    def _parts_json(self) -> list[dict[str, Any]]:  # BoardStatus.parts (state_document.py)
-        return [dict(p) for p in self._parts]
+    def _parts_json(self) -> list[PartStatus]:
+        return [p.copy() for p in self._parts]
 
     # -- publication ---------------------------------------------------------------------------
     @contextmanager

@@ -33,9 +33,12 @@ from companion.session.results import (
     ResignResult,
     SwapResult,
     TakebackResult,
+    TakeRecordResult,
 )
 from companion.session.snapshot import LegalMoves
 from companion.session.state_document import MoveToMake
+from companion.session.stored_documents import GameDetail, MatchDetail, Review
+from companion.store_types import GameJSON
 
 
 @dataclass(frozen=True)
@@ -72,15 +75,15 @@ class SessionAPI(Protocol):
         ...
 
     # -- stored games (read-only connections) ----------------------------------------------
-    def stored_games(self, limit: int, offset: int) -> list[dict[str, Any]]: ...
+    def stored_games(self, limit: int, offset: int) -> list[GameJSON]: ...
 
-    def stored_game(self, gid: int) -> dict[str, Any]:
+    def stored_game(self, gid: int) -> GameDetail:
         """A game's row with ``player_details``, ``moves``, ``positions``, ``events``."""
         ...
 
-    def stored_matches(self, limit: int, offset: int) -> list[dict[str, Any]]: ...
+    def stored_matches(self, limit: int, offset: int) -> list[MatchDetail]: ...
 
-    def stored_match(self, mid: int) -> dict[str, Any]: ...
+    def stored_match(self, mid: int) -> MatchDetail: ...
 
     def player_results(self) -> dict[str, dict[str, int]]: ...
 
@@ -92,7 +95,7 @@ class SessionAPI(Protocol):
         """Game (or match) ``gid`` as ``csv`` or ``otg`` text."""
         ...
 
-    def review(self, gid: int) -> dict[str, Any]:
+    def review(self, gid: int) -> Review:
         """Everything the review of a stored game shows (docs/http-api.md)."""
         ...
 
@@ -126,7 +129,7 @@ class SessionAPI(Protocol):
 
     def swap(self, actor: Actor) -> SwapResult: ...
 
-    def take_record(self, actor: Actor) -> dict[str, Any]:
+    def take_record(self, actor: Actor) -> TakeRecordResult:
         """Take the other end's record that would drop moves of this board's (409 without)."""
         ...
 

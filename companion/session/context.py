@@ -78,9 +78,9 @@ class Context:
     outbox: Outbox
     announcer: Announcer
     record: GameRecord
+    remote: RemoteGames
     tracker: ProposingTracker
     tracker_factory: Callable[[Game], ProposingTracker]
-    remote: RemoteGames = field(init=False)
     accepted_at: float | None = None
     game_json: GameState | None = None  # the stored game's state part (state.refresh)
     # the board as last read

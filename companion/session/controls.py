@@ -17,7 +17,6 @@ and changes nothing. Rules of play (docs/session.md):
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from companion.rules import other
 from companion.rules.board import MoveError
@@ -39,6 +38,7 @@ from companion.session.results import (
     TakebackResult,
 )
 from companion.session.state_document import MoveToMake
+from companion.store_types import RowData
 
 _MOVE = re.compile(r"^([a-s])([1-9][0-9]?)-([a-s])([1-9][0-9]?)$")
 
@@ -148,17 +148,6 @@ class Controls:
             out["stopped"] = True
         return out
 
-    def take_record(self, actor: Actor) -> dict[str, Any]:
-        """The owner takes the other end's record of the game at a distance, which drops moves
-        of this board's (asked on the page: never done on the other end's word alone)."""
-        check(actor, Action.TAKEBACK)
-        self.decisions.ready(playing=False)
-        before = len(self.ctx.game.played)
-        if not self.ctx.remote.take_record():
-            raise ControlError(409, "no_dispute", "the other end's record agrees with this "
-                                                  "board's game: there is nothing to take")
-        return {"moves": len(self.ctx.game.played), "before": before}
-
     def _reopen(self, actor: Actor, reason: str) -> TakebackResult:
         ctx = self.ctx
         if ctx.remote.binding is not None:
@@ -187,7 +176,7 @@ class Controls:
         decisions.ready()
         self._check_remote_side(actor, side)
         extra = {} if score is None else {"score": score}
-        rows: list[tuple[str, dict[str, Any]]] = [
+        rows: list[tuple[str, RowData]] = [
             ("draw", {"action": action, "side": side, "by": actor.label, **extra})]
         if action == "offer":
             if ctx.draw_offer == side:

@@ -55,7 +55,7 @@ from companion.session.proposals import Proposals
 from companion.session.puzzle_run import PuzzleRun, PuzzleStarted, catalogue
 from companion.session.record import GameRecord
 from companion.session.remote_actions import RemoteActions
-from companion.session.remote_play import RemoteGames
+from companion.session.remote_play import RemoteGames, RemoteHost
 from companion.session.seats import Seats
 from companion.session.service import SessionService
 from companion.session.state_document import MoveToMake, StateDocument
@@ -102,6 +102,11 @@ class GameSession(SessionService):
             return caps.board_time(monotonic())
 
         advisor = Advisor()
+
+        def post_remote(call: Callable[[RemoteHost], None], name: str) -> object:
+            # a remote event's command, handed the session's RemoteHost when the loop runs it
+            return commands.post(lambda: call(self.remote_actions), name)
+
         self.ctx = ctx = Context(
             store=store, board=board, caps=caps, defaults=defaults,
             monotonic=monotonic, wall=wall,
@@ -109,7 +114,8 @@ class GameSession(SessionService):
             seats=Seats(), advisor=advisor, coach=Coaching(advisor.engine, defaults.coach),
             analyses=AnalysisWorker(reader, self._analysis_done),
             outbox=Outbox(wall), announcer=Announcer(announce, wall, record.stamp),
-            record=record, tracker=make_tracker(game), tracker_factory=make_tracker)
+            record=record, remote=RemoteGames(record, monotonic, post_remote),
+            tracker=make_tracker(game), tracker_factory=make_tracker)
         self.decisions = Decisions(ctx)
         self.games = Games(ctx, self.decisions)
         self.controls = Controls(ctx, self.decisions)
@@ -118,10 +124,10 @@ class GameSession(SessionService):
         self.machines = Machines(ctx, self.decisions, self.controls)
         self.puzzle_run = PuzzleRun(ctx, self.decisions, self.games, self.setup)
         self.remote_actions = RemoteActions(ctx, self.decisions, self.games, self.controls)
-        ctx.remote = RemoteGames(self.remote_actions, commands.post)
         super().__init__(ctx, commands, self.decisions, self.controls, self.setup,
                          Lineup(ctx, self.decisions, self.games, self.setup.ready),
-                         ComputerHelp(ctx, self.decisions), Library(reader), reader)
+                         ComputerHelp(ctx, self.decisions), Library(reader), reader,
+                         self.remote_actions)
 
     # -- the loop ----------------------------------------------------------------------------
     def open(self) -> None:

@@ -26,6 +26,7 @@ from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.remote import RemoteKind
 from companion.session.results import GameStarted, ReadingResult
 from companion.session.settings import GameSettings, SettingsError
+from companion.store_types import NewMatch
 
 # the fields of POST /api/new (and /api/match); anything else is refused, not ignored
 NEW_GAME_FIELDS = frozenset({"variant", "options", "time_control", "players", "tie_break", "match",
@@ -140,7 +141,7 @@ class GameSetup:
         elif wanted is not None:
             raise ControlError(400, "bad_players", BAD_PLAYERS)
         self._check_remote_players(players, request.get("match") is True)
-        new_match = None
+        new_match: NewMatch | None = None
         if request.get("match") is True:
             if players["attackers"].name == players["defenders"].name:
                 raise ControlError(400, "bad_players", "a match needs two player names")

@@ -4,7 +4,6 @@ session resumes at start, and the game proposed to a player at a distance."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from companion.coach.config import CoachConfig
 from companion.rules import other
@@ -74,7 +73,7 @@ class Games:
 
     def start(self, settings: GameSettings, tc: TimeControl | None,
               players: dict[str, PlayerSpec], match: Match | None, actor: Actor,
-              new_match: dict[str, Any] | None = None,  # GameSetup's; as NewMatch when typed
+              new_match: NewMatch | None = None,
               remote: tuple[RemoteKind, RemoteTerms] | None = None,
               start: Position | None = None, place: bool = True,
               coach: CoachConfig | None = None) -> None:
@@ -99,9 +98,7 @@ class Games:
                 settings=settings.to_json(), time_control=tc.text if tc else None,
                 clock=clock.snapshot() if clock else None,
                 match_id=match.id if match else None, match_game=number,
-                new_match=None if new_match is None else NewMatch(
-                    players=new_match["players"], tie_break=new_match["tie_break"],
-                    settings=new_match["settings"]),
+                new_match=new_match,
                 remote=terms_json(*remote) if remote else None)
             if new_match is not None:
                 mid = ctx.store.game(gid).match_id

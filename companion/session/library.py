@@ -8,94 +8,26 @@ or match that does not exist is ``ControlError(404, "not_found")``.
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import TypedDict
 
 from companion.rules.game import Game
-from companion.rules.ruleset import RulesJSON
-from companion.rules.threats import ThreatJSON, threat_json
+from companion.rules.threats import threat_json
 from companion.session.actors import ControlError
 from companion.session.export import game_csv, game_otg, match_csv, match_otg
-from companion.squares import parse_square
-from companion.store_reads import StoredEvent, StoreReader
-from companion.store_rows import StoreError, rules_of
-from companion.store_types import (
-    GameJSON,
-    GameSettingsJSON,
-    LinkJSON,
-    MatchRowJSON,
-    PlayerJSON,
-    Position,
-    StoredMove,
+from companion.session.stored_documents import (
+    GameDetail,
+    MatchDetail,
+    MatchReview,
+    Review,
+    ReviewMove,
 )
+from companion.squares import parse_square
+from companion.store_reads import StoreReader
+from companion.store_rows import StoreError, rules_of
+from companion.store_types import GameJSON, LinkJSON
 
 #: Event kinds a review lists (the rest are the tracker's board-level details).
 REVIEW_EVENTS = ("takeback", "draw", "resign", "swap", "imported", "remote_end", "remote_sync")
 EXPORTS = ("csv", "otg")
-
-
-class GameDetail(GameJSON):
-    """``GET /api/games/<id>``: the game with its players, moves, positions and events."""
-
-    player_details: dict[str, PlayerJSON]
-    moves: list[StoredMove]
-    positions: list[Position]
-    events: list[StoredEvent]
-
-
-class MatchDetail(MatchRowJSON):
-    """A stored match with its games (``GET /api/matches``)."""
-
-    games: list[GameJSON]
-
-
-class MatchReview(MatchDetail):
-    """A match in a game's review: its score (counted from its games while it is played), its
-    winner and how it was decided (None until it is)."""
-
-    score: dict[str, float]
-    winner: str | None
-    decided_by: str | None
-
-
-class Captured(TypedDict):
-    """A piece a move captured: its square and kind."""
-
-    square: str
-    piece: str | None
-
-
-#: A move in the review.
-ReviewMove = TypedDict("ReviewMove", {
-    "ply": int, "side": str, "from": str, "to": str, "text": str, "t": float | None,
-    "left": dict[str, float] | None, "captured": list[Captured]})
-
-
-class Review(TypedDict):
-    """``GET /api/review/<id>`` (see :meth:`Library.review`)."""
-
-    id: int
-    variant: str
-    rules: RulesJSON
-    size: int
-    throne: str | None
-    corners: list[str]
-    first: str
-    players: dict[str, str]
-    player_kinds: dict[str, str]
-    player_levels: dict[str, int]
-    settings: GameSettingsJSON
-    time_control: str | None
-    match: MatchReview | None
-    match_game: int | None
-    started: float
-    ended: float | None
-    result: str
-    reason: str | None
-    imported: StoredEvent | None  # the ``imported`` event's data with its name, format, date
-    moves: list[ReviewMove]
-    positions: list[str]
-    threats: list[ThreatJSON | None]
-    events: list[StoredEvent]
 
 
 def not_found(exc: StoreError) -> ControlError:

@@ -1,6 +1,8 @@
 """What the other end of a game at a distance does to the game here: the session's
 :class:`~companion.session.remote_play.RemoteHost` (called on the loop thread by
-:class:`~companion.session.remote_play.RemoteGames`).
+:class:`~companion.session.remote_play.RemoteGames`, which holds no host: each call that
+acts, and each command it posts, is handed this one), and the owner's ``take_record`` control
+(the other end's disputed record taken: the one such call a control makes).
 
 The other end's decisions are taken like this board's (stored first, then shown), with the
 rights of the player at a distance for its side: its moves become the move to make at the board,
@@ -14,9 +16,8 @@ from dataclasses import replace
 
 from companion.rules import other
 from companion.rules.board import Move
-from companion.rules.game import Game
 from companion.session import state
-from companion.session.actors import ControlError, at_a_distance
+from companion.session.actors import Action, Actor, ControlError, at_a_distance, check
 from companion.session.context import SIDES, Context
 from companion.session.controls import Controls
 from companion.session.decisions import Decided, Decisions, Note, taken_back
@@ -25,6 +26,7 @@ from companion.session.games import Games
 from companion.session.players import PlayerError, PlayerKind, PlayerSpec, check_name
 from companion.session.record import KEEP, Change
 from companion.session.remote import RemoteClock, RemoteKind, RemoteTerms
+from companion.session.results import TakeRecordResult
 
 log = logging.getLogger("companion.session")
 
@@ -39,12 +41,16 @@ class RemoteActions:
         self.games = games
         self.controls = controls
 
-    @property
-    def game(self) -> Game:
-        return self.ctx.game
-
-    def monotonic(self) -> float:
-        return self.ctx.monotonic()
+    def take_record(self, actor: Actor) -> TakeRecordResult:
+        """The owner takes the other end's record of the game at a distance, which drops moves
+        of this board's (asked on the page: never done on the other end's word alone)."""
+        check(actor, Action.TAKEBACK)
+        self.decisions.ready(playing=False)
+        before = len(self.ctx.game.played)
+        if not self.ctx.remote.take_record(self):
+            raise ControlError(409, "no_dispute", "the other end's record agrees with this "
+                                                  "board's game: there is nothing to take")
+        return {"moves": len(self.ctx.game.played), "before": before}
 
     def start_remote_game(self, terms: RemoteTerms, kind: RemoteKind) -> str | None:
         ctx = self.ctx

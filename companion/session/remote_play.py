@@ -7,7 +7,8 @@ page, and what is to be sent once it is stored.
 
 Events from a network thread arrive through the inbox each attached player is given
 (:meth:`RemoteGames.inbox_for`); the inbox only enqueues a command, and the loop thread applies
-it here (:meth:`RemoteGames.handle`), through the :class:`RemoteHost` the session implements.
+it here (:meth:`RemoteGames.handle`), through the :class:`RemoteHost` the session implements:
+the command is handed the host when it runs (this part holds none, and is built before it).
 What this board did goes the other way once it is stored: the session tells this part
 (:meth:`moved`, :meth:`took_back`, :meth:`drew`, :meth:`resigned`) and calls :meth:`flush`
 after every successful write, which calls the player's ``send_*`` methods.
@@ -42,7 +43,6 @@ from typing import Protocol, TypedDict, assert_never
 
 from companion.rules import other
 from companion.rules.board import Move
-from companion.rules.game import Game
 from companion.session.game_moves import move_text, played_moves
 from companion.session.remote import (
     Inbox,
@@ -63,7 +63,7 @@ from companion.session.remote import (
     RemoteTerms,
 )
 from companion.session.remote_terms import disputed
-from companion.session.remote_watch import Following
+from companion.session.remote_watch import Following, GameHolder
 
 log = logging.getLogger("companion.session")
 
@@ -77,11 +77,6 @@ CHAT_KEPT = 20
 
 class RemoteHost(Protocol):
     """What :class:`RemoteGames` asks of the session (on the loop thread)."""
-
-    @property
-    def game(self) -> Game: ...
-
-    def monotonic(self) -> float: ...
 
     def start_remote_game(self, terms: RemoteTerms, kind: RemoteKind) -> str | None:
         """Start a game with these terms (the board plays ``terms.local_side``); None, or why it
@@ -121,6 +116,10 @@ class RemoteHost(Protocol):
     def remote_left(self, by: str) -> None:
         """The other end let the game go: a move to make of ``by`` is withdrawn; publish."""
         ...
+
+
+#: Enqueue a command for the loop thread (never blocks); it is handed the host when it runs.
+RemotePost = Callable[[Callable[[RemoteHost], None], str], object]
 
 
 class RemoteJSON(TypedDict):
@@ -174,10 +173,11 @@ class _Link:
 class RemoteGames:
     """Players at a distance and the game bound to one of them (see the module docstring)."""
 
-    def __init__(self, host: RemoteHost,
-                 post: Callable[[Callable[[], None], str], object]) -> None:
-        self._host = host
-        self._post = post  # enqueue a command for the loop thread (never blocks)
+    def __init__(self, record: GameHolder, monotonic: Callable[[], float],
+                 post: RemotePost) -> None:
+        self._record = record  # the game in play, read only
+        self._monotonic = monotonic
+        self._post = post
         self._links: dict[RemoteKind, _Link] = {}
         self.binding: Binding | None = None
         self._outgoing: list[Callable[[], None]] = []
@@ -187,7 +187,7 @@ class RemoteGames:
         """The inbox a player hands its events to (any thread; only enqueues)."""
 
         def inbox(event: RemoteEvent) -> None:
-            self._post(lambda: self.handle(player, event), type(event).__name__)
+            self._post(lambda host: self.handle(host, player, event), type(event).__name__)
 
         return inbox
 
@@ -203,7 +203,7 @@ class RemoteGames:
         b = self.binding
         if b is not None and b.kind is kind:
             b.player = player
-            player.started(b.terms, played_moves(self._host.game))
+            player.started(b.terms, played_moves(self._record.game))
 
     def close(self) -> None:
         for link in self._links.values():
@@ -223,7 +223,7 @@ class RemoteGames:
         self.binding = Binding(kind, terms, link.player if link else None)
         self._follow_if_watched(self.binding)
         if started and link is not None:
-            link.player.started(terms, played_moves(self._host.game))
+            link.player.started(terms, played_moves(self._record.game))
 
     def unbind(self) -> None:
         """The current game is no longer played with a player at a distance (a new game)."""
@@ -320,7 +320,7 @@ class RemoteGames:
             b.following.advance()
 
     # -- events from the other end (loop thread) ---------------------------------------------
-    def handle(self, player: RemotePlayer, event: RemoteEvent) -> None:
+    def handle(self, host: RemoteHost, player: RemotePlayer, event: RemoteEvent) -> None:
         kind = RemoteKind(player.kind)
         link = self._links.get(kind)
         if link is None or link.player is not player:
@@ -329,58 +329,60 @@ class RemoteGames:
         match event:  # the link's own events first: they need no current game
             case RemoteStatus():
                 link.status = event
-                self._host.remote_changed()
+                host.remote_changed()
                 return
             case RemoteChat():
                 link.chat.append(event)
-                self._host.remote_changed()
+                host.remote_changed()
                 return
             case RemoteStart():
-                self._start(kind, player, event)
+                self._start(host, kind, player, event)
                 return
         b = self.binding
         if b is None or b.player is not player:
             log.info("%s: not the current game's player: %s ignored", kind, event)
             return
-        self._game_event(kind, link, b, event)
+        self._game_event(host, kind, link, b, event)
 
-    def _game_event(self, kind: RemoteKind, link: _Link, b: Binding,
+    def _game_event(self, host: RemoteHost, kind: RemoteKind, link: _Link, b: Binding,
                     event: GameEvent) -> None:
         """An event of the current game's player (``b.player``)."""
         by = kind.value
         match event:
             case RemoteMove():
                 if b.following is not None:
-                    b.following.follow(event)
+                    b.following.follow(host, event)
                 else:
-                    self._move(b, event)
+                    self._move(host, b, event)
             case RemoteLeave():
-                self._leave(link, b, event)
+                self._leave(host, link, b, event)
             case RemoteRefused():
-                self._refused(b, event)
+                self._refused(host, b, event)
             case RemoteClock() if kind is RemoteKind.ONLINE:
                 # the server's clocks: both sides', and its flag
                 b.authoritative_clock = True
-                self._host.remote_clock(event, None)
+                host.remote_clock(event, None)
             case RemoteClock():  # another board's: its side's time is its word, ours ours
-                self._host.remote_clock(event, b.remote_side)
+                host.remote_clock(event, b.remote_side)
             case RemoteDraw():
-                self._host.remote_draw(event.side, event.action, by)
+                host.remote_draw(event.side, event.action, by)
             case RemoteResign():
-                self._host.remote_resign(event.side, by)
+                host.remote_resign(event.side, by)
             case RemoteTakeback():
                 if b.player is None or not b.player.takebacks:
                     log.warning("%s: a takeback from a player without takebacks ignored", kind)
-                elif event.ply <= len(self._host.game.played):  # (equal: a move to make only)
-                    self._host.take_back_to(max(0, event.ply), None, by)
+                elif event.ply <= len(self._record.game.played):  # (equal: a move to make only)
+                    host.take_back_to(max(0, event.ply), None, by)
             case RemoteEnd():
-                waits = b.following is not None and b.following.end(event.result, event.reason)
+                f = b.following
+                waits = f is not None and f.end(host, event.result, event.reason)
                 if not waits:  # (a watched game's end waits until the board made its moves)
-                    self._host.remote_end(event.result, event.reason, by)
+                    host.remote_end(event.result, event.reason, by)
             case _:
                 assert_never(event)
 
-    def _start(self, kind: RemoteKind, player: RemotePlayer, event: RemoteStart) -> None:
+    def _start(self, host: RemoteHost, kind: RemoteKind, player: RemotePlayer,
+               event: RemoteStart) -> None:
         terms = event.terms
         b = self.binding
         if b is not None and b.kind is kind and b.terms.ref == terms.ref:
@@ -391,43 +393,43 @@ class RemoteGames:
             self._outgoing.clear()
             if b is not None and b.player is not None and b.player is not player:
                 b.player.stopped()
-            problem = self._host.start_remote_game(terms, kind)
+            problem = host.start_remote_game(terms, kind)
             if problem is not None:
                 log.warning("%s game %s cannot be played here: %s", kind, terms.ref, problem)
                 self._links[kind].status = RemoteStatus("error", problem, "cannot_play")
                 player.stopped()
-                self._host.remote_changed()
+                host.remote_changed()
                 return
             b = self.binding = Binding(kind, terms, player)
             self._follow_if_watched(b)
             if terms.watching:
-                self._reconcile(b, event.moves)  # caught up at once
+                self._reconcile(host, b, event.moves)  # caught up at once
                 return
-        if b.following is not None and b.following.resume(event.moves):
+        if b.following is not None and b.following.resume(host, event.moves):
             return  # the moves missed meanwhile wait in turn
-        self._reconcile(b, event.moves, event.confirmed)
+        self._reconcile(host, b, event.moves, event.confirmed)
 
     def _follow_if_watched(self, b: Binding) -> None:
         if b.terms.watching:
-            b.following = Following(self._host, self._post, b.kind.value,
+            b.following = Following(self._record, self._post, b.kind.value,
                                     lambda: self.binding is b,
                                     lambda why: self._resync(b, why))
 
-    def _reconcile(self, b: Binding, theirs: tuple[Move, ...], confirmed: int = 0,
-                   agreed: bool = False) -> None:
+    def _reconcile(self, host: RemoteHost, b: Binding, theirs: tuple[Move, ...],
+                   confirmed: int = 0, agreed: bool = False) -> None:
         """Make the game follow the other end's record: the common start stays; moves of this
         board the other end lacks are for the client to resend (its ``started`` tells it).
         A record that differs, or lacks a move the other end had confirmed, would drop moves
         of this board's on the other end's word: the game keeps them, the page asks the owner
         (:meth:`take_record`, ``agreed``), and nothing is sent or resynced meanwhile."""
-        game = self._host.game
+        game = self._record.game
         ours = played_moves(game)
         at = None if agreed else disputed(ours, theirs, confirmed)
         if at is not None:
             log.warning("the %s game %s: the other end's record drops moves from ply %d: the "
                         "owner is asked", b.kind, b.terms.ref, at + 1)
             b.dispute = (theirs, at)
-            self._host.remote_changed()
+            host.remote_changed()
             return
         b.dispute = None
         common = 0
@@ -436,28 +438,28 @@ class RemoteGames:
         if common < len(ours) and (common < len(theirs) or agreed):
             log.warning("the %s game %s differs from ply %d: the other end's record is kept",
                         b.kind, b.terms.ref, common + 1)
-            self._host.take_back_to(common, None, b.kind.value)
+            host.take_back_to(common, None, b.kind.value)
         if len(theirs) > common:
-            last, turn = theirs[-1], self._host.game.turn  # (the game has ``common`` plies)
+            last, turn = theirs[-1], self._record.game.turn  # (the game has ``common`` plies)
             # the side of the record's last move (sides alternate from the position now)
             mover = turn if (len(theirs) - 1 - common) % 2 == 0 else other(turn)
             side = mover if b.is_remote(mover) else b.remote_side
-            self._host.catch_up(theirs[common:], side, b.kind.value)
-            if b.following is not None and played_moves(self._host.game) == theirs[:-1]:
+            host.catch_up(theirs[common:], side, b.kind.value)
+            if b.following is not None and played_moves(self._record.game) == theirs[:-1]:
                 b.following.caught_up(last, len(theirs) - 1)  # its move to make
         if b.player is not None and not b.terms.watching:  # (a watcher has nothing to send)
-            b.player.started(b.terms, played_moves(self._host.game))
+            b.player.started(b.terms, played_moves(self._record.game))
 
-    def _leave(self, link: _Link, b: Binding, event: RemoteLeave) -> None:
+    def _leave(self, host: RemoteHost, link: _Link, b: Binding, event: RemoteLeave) -> None:
         """The other end let the game go: the board is free (the game stays as stored)."""
         log.info("%s game %s let go: %s", b.kind, b.terms.ref, event.reason)
         self.binding = None
         self._outgoing.clear()
         link.status = RemoteStatus("left", event.reason, event.code)
-        self._host.remote_left(b.kind.value)
+        host.remote_left(b.kind.value)
 
-    def _move(self, b: Binding, event: RemoteMove) -> None:
-        game = self._host.game
+    def _move(self, host: RemoteHost, b: Binding, event: RemoteMove) -> None:
+        game = self._record.game
         ours = played_moves(game)
         if event.ply < len(ours):
             if ours[event.ply] != event.move:
@@ -469,35 +471,35 @@ class RemoteGames:
         if game.turn != b.remote_side:
             self._resync(b, f"ply {event.ply + 1} is this board's")
             return
-        problem = self._host.remote_move_to_make(event.move, b.kind.value)
+        problem = host.remote_move_to_make(event.move, b.kind.value)
         if problem is not None:
             log.warning("%s move %s refused: %s", b.kind, move_text(game, event.move), problem)
 
-    def _refused(self, b: Binding, event: RemoteRefused) -> None:
-        game = self._host.game
+    def _refused(self, host: RemoteHost, b: Binding, event: RemoteRefused) -> None:
+        game = self._record.game
         if event.ply != len(game.played) - 1 or game.played[-1].side != b.terms.local_side:
             log.info("%s refused ply %d, which is not this board's last move", b.kind,
                      event.ply + 1)
             return
-        self._host.take_back_to(event.ply, event.reason, b.kind.value)
+        host.take_back_to(event.ply, event.reason, b.kind.value)
 
-    def take_record(self) -> bool:
+    def take_record(self, host: RemoteHost) -> bool:
         """The owner takes the other end's disputed record: the game follows it (moves of this
         board's it lacks are taken back). False if there is none."""
         b = self.binding
         if b is None or b.dispute is None:
             return False
-        self._reconcile(b, b.dispute[0], agreed=True)
-        self._host.remote_changed()
+        self._reconcile(host, b, b.dispute[0], agreed=True)
+        host.remote_changed()
         return True
 
     def _resync(self, b: Binding, why: str) -> None:
-        now = self._host.monotonic()
+        now = self._monotonic()
         if b.player is None or now - b.resync_at < RESYNC_EVERY or b.dispute is not None:
             return
         b.resync_at = now
         log.info("%s game %s: %s; asking the other end to resync", b.kind, b.terms.ref, why)
-        b.player.started(b.terms, played_moves(self._host.game))
+        b.player.started(b.terms, played_moves(self._record.game))
 
     # -- the page --------------------------------------------------------------------------
     def to_json(self) -> RemoteJSON | None:
@@ -523,6 +525,6 @@ class RemoteGames:
             "queued": f.queued if f else 0,
             "pending_end": ({"result": f.end_waiting[0], "reason": f.end_waiting[1]}
                             if f and f.end_waiting else None),
-            "dispute": ({"from": b.dispute[1] + 1, "ours": len(self._host.game.played),
+            "dispute": ({"from": b.dispute[1] + 1, "ours": len(self._record.game.played),
                          "theirs": len(b.dispute[0])} if b and b.dispute else None),
         }

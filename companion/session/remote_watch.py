@@ -6,6 +6,9 @@ other end's moves, both sides', followed one by one at the board.
 that the board has not made yet wait in turn (``ahead``, from ply ``base``); the first of them
 is the move to make, and the next one becomes it once the board made it. The game's end waits
 until the board made the last of them, so that the person follows the game to its end.
+
+It reads the game from the record; what it does to the session goes through the
+:class:`FollowHost` it is handed with each call that acts, and with each command it posts.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ from companion.session.remote import RemoteMove
 log = logging.getLogger("companion.session")
 
 
-class FollowHost(Protocol):
-    """What following a watched game needs of the session (a part of ``RemoteHost``)."""
+class GameHolder(Protocol):
+    """Where the game in play is read (the session's record)."""
 
     @property
     def game(self) -> Game: ...
+
+
+class FollowHost(Protocol):
+    """What following a watched game needs of the session (a part of ``RemoteHost``)."""
 
     def remote_move_to_make(self, move: Move, by: str) -> str | None: ...
 
@@ -38,10 +45,11 @@ class FollowHost(Protocol):
 class Following:
     """The other end's moves that the board has not made yet (see the module docstring)."""
 
-    def __init__(self, host: FollowHost, post: Callable[[Callable[[], None], str], object],
+    def __init__(self, record: GameHolder,
+                 post: Callable[[Callable[[FollowHost], None], str], object],
                  by: str, current: Callable[[], bool], resync: Callable[[str], None]) -> None:
-        self._host = host
-        self._post = post          # enqueue a command for the loop thread
+        self._record = record
+        self._post = post          # enqueue a command for the loop thread (given the host)
         self._by = by              # the player's kind: move_to_make.by
         self._current = current    # whether this is still the bound game
         self._resync = resync      # ask the other end for its record again
@@ -59,21 +67,21 @@ class Following:
         """The game was caught up to ``ply`` moves; ``last`` is its move to make."""
         self.ahead, self.base = [last], ply
 
-    def resume(self, theirs: tuple[Move, ...]) -> bool:
+    def resume(self, host: FollowHost, theirs: tuple[Move, ...]) -> bool:
         """The other end's record again (a reconnect, a restart, a resync): the moves the board
         has not made wait in turn. False when the board's record is not a start of it."""
-        ours = played_moves(self._host.game)
+        ours = played_moves(self._record.game)
         if theirs[:len(ours)] != ours:
             return False
         self.ahead, self.base = list(theirs[len(ours):]), len(ours)
         self._show_next()
-        self._host.remote_changed()
+        host.remote_changed()
         return True
 
     def advance(self) -> bool:
         """Drop the moves the board made (and show the next one); True while moves of the
         other end wait to be made."""
-        played = played_moves(self._host.game)
+        played = played_moves(self._record.game)
         while self.ahead and self.base < len(played):
             if played[self.base] != self.ahead[0]:
                 log.warning("a watched game: the board's ply %d differs", self.base + 1)
@@ -86,10 +94,10 @@ class Following:
         self._show_next()
         return bool(self.ahead)
 
-    def follow(self, event: RemoteMove) -> None:
+    def follow(self, host: FollowHost, event: RemoteMove) -> None:
         """A move of the watched game: the move to make, or waiting behind it."""
         self.advance()
-        ours = played_moves(self._host.game)
+        ours = played_moves(self._record.game)
         if event.ply < len(ours):
             if ours[event.ply] != event.move:
                 self._resync(f"ply {event.ply + 1} differs")
@@ -104,14 +112,14 @@ class Following:
             return
         self.ahead.append(event.move)
         self._show_next()
-        self._host.remote_changed()
+        host.remote_changed()
 
-    def end(self, result: str, reason: str) -> bool:
+    def end(self, host: FollowHost, result: str, reason: str) -> bool:
         """The game ended at the other end: True when the end waits for the board's moves."""
         if not self.advance():
             return False
         self.end_waiting = (result, reason)
-        self._host.remote_changed()
+        host.remote_changed()
         return True
 
     def _show_next(self) -> None:
@@ -122,17 +130,17 @@ class Following:
         self._showing = True
         self._post(self._next, "remote_next")
 
-    def _next(self) -> None:
+    def _next(self, host: FollowHost) -> None:
         self._showing = False
         if not self._current():
             return
-        played = played_moves(self._host.game)
+        played = played_moves(self._record.game)
         if self.ahead and self.base == len(played):
-            problem = self._host.remote_move_to_make(self.ahead[0], self._by)
+            problem = host.remote_move_to_make(self.ahead[0], self._by)
             if problem is not None:
                 log.warning("a watched game: move %d refused: %s", self.base + 1, problem)
                 self.ahead = []
                 self._resync(problem)
         elif not self.ahead and self.end_waiting is not None:
             (result, reason), self.end_waiting = self.end_waiting, None
-            self._host.remote_end(result, reason, self._by)
+            host.remote_end(result, reason, self._by)

@@ -25,6 +25,14 @@ class TakebackResult(TypedDict):
     reopened: NotRequired[str]
 
 
+class TakeRecordResult(TypedDict):
+    """``POST /api/take_record``: the game's moves now and before the other end's record
+    was taken."""
+
+    moves: int
+    before: int
+
+
 class DrawResult(TypedDict):
     ok: bool
     draw_offer: str | None
@@ -84,11 +92,16 @@ class LinksResult(TypedDict):
     game: int
 
 
+#: The hint shown (``hint`` in the page state): the move, its squares, its score, who asked.
+ShownHint = TypedDict("ShownHint", {"side": str, "move": str, "from": str, "to": str,
+                                    "score": float, "by": str})
+
+
 class HintAnswer(TypedDict):
     """``POST /api/hint``: ``ready`` with the hint shown, or ``thinking`` for ``side``."""
 
     status: str
-    hint: NotRequired[dict[str, object] | None]
+    hint: NotRequired[ShownHint | None]
     side: NotRequired[str]
 
 

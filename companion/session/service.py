@@ -13,7 +13,6 @@ import re
 import threading
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
 
 from companion.parts import PartStatus
 from companion.session import links, state
@@ -30,6 +29,7 @@ from companion.session.library import Library
 from companion.session.lineup import Lineup
 from companion.session.puzzle_imports import puzzles_of
 from companion.session.remote import RemotePlayer
+from companion.session.remote_actions import RemoteActions
 from companion.session.results import (
     AnalysisStatus,
     ClockResult,
@@ -44,12 +44,14 @@ from companion.session.results import (
     ResignResult,
     SwapResult,
     TakebackResult,
+    TakeRecordResult,
 )
 from companion.session.snapshot import LegalMoves, Snapshot
 from companion.session.state_document import MoveToMake
 from companion.session.storage import STORE_ERRORS, Written
+from companion.session.stored_documents import GameDetail, MatchDetail, Review
 from companion.store import ReadOnlyStore
-from companion.store_types import LinkJSON
+from companion.store_types import GameJSON, LinkJSON
 from companion.voice.service import VoiceStatus
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
@@ -69,11 +71,13 @@ class SessionService:
 
     def __init__(self, ctx: Context, commands: CommandQueue, decisions: Decisions,
                  controls: Controls, setup: GameSetup, lineup: Lineup,
-                 computer_help: ComputerHelp, library: Library, reader: ReadOnlyStore) -> None:
+                 computer_help: ComputerHelp, library: Library, reader: ReadOnlyStore,
+                 remote_actions: RemoteActions) -> None:
         self.ctx = ctx
         self.commands = commands
         self.decisions = decisions
         self.controls = controls
+        self.remote_actions = remote_actions
         self.setup = setup
         self.lineup = lineup
         self.computer_help = computer_help
@@ -91,8 +95,9 @@ class SessionService:
         """The session as last published (never changes once published)."""
         return self.ctx.announcer.snapshot
 
-    def state(self) -> dict[str, Any]:  # a StateDocument, or {} before the first publication
-        """The page state as last published."""
+    def state(self) -> dict[str, object]:
+        """The page state as last published (a copy of the snapshot's StateDocument; {}
+        before the first publication)."""
         return dict(self.snapshot.state)
 
     def state_text(self) -> str:
@@ -128,19 +133,17 @@ class SessionService:
         return player(side) if side else None
 
     # -- stored games ----------------------------------------------------------------------------
-    # (SessionAPI still types these as plain dicts: the library's typed documents, as
-    # plain dicts, the same JSON)
-    def stored_games(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return [dict(g) for g in self.library.games(limit, offset)]
+    def stored_games(self, limit: int = 50, offset: int = 0) -> list[GameJSON]:
+        return self.library.games(limit, offset)
 
-    def stored_game(self, gid: int) -> dict[str, Any]:
-        return dict(self.library.game(gid))
+    def stored_game(self, gid: int) -> GameDetail:
+        return self.library.game(gid)
 
-    def stored_matches(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        return [dict(m) for m in self.library.matches(limit, offset)]
+    def stored_matches(self, limit: int = 50, offset: int = 0) -> list[MatchDetail]:
+        return self.library.matches(limit, offset)
 
-    def stored_match(self, mid: int) -> dict[str, Any]:
-        return dict(self.library.match(mid))
+    def stored_match(self, mid: int) -> MatchDetail:
+        return self.library.match(mid)
 
     def player_results(self) -> dict[str, dict[str, int]]:
         return self.library.player_results()
@@ -151,8 +154,8 @@ class SessionService:
     def export(self, gid: int, kind: str, match: bool = False) -> str:
         return self.library.export(gid, kind, match)
 
-    def review(self, gid: int) -> dict[str, Any]:
-        return dict(self.library.review(gid))
+    def review(self, gid: int) -> Review:
+        return self.library.review(gid)
 
     def stored_version(self, gid: int, match: bool = False) -> Hashable | None:
         return self.library.version(gid, match)
@@ -227,8 +230,8 @@ class SessionService:
         return self.setup.next_game(actor)
 
     @on_loop
-    def take_record(self, actor: Actor) -> dict[str, Any]:  # Controls' and SessionAPI's own
-        return self.controls.take_record(actor)
+    def take_record(self, actor: Actor) -> TakeRecordResult:
+        return self.remote_actions.take_record(actor)
 
     @on_loop
     def swap(self, actor: Actor) -> SwapResult:

@@ -171,7 +171,7 @@ def live_state(ctx: Context) -> LiveState:
         "remote": ctx.remote.to_json(),
         "note": "",
         "display": ctx.display.copy() if ctx.display else None,
-        "voice": dict(ctx.voice) if ctx.voice else None,
+        "voice": ctx.voice.copy() if ctx.voice else None,
         "puzzle": ctx.puzzle.copy() if ctx.puzzle else None,
         "coach": ctx.coach.to_json(position_key(ctx)),
         "evaluation": ctx.coach.eval_json(position_key(ctx), str(ctx.game.turn)),

@@ -12,14 +12,17 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from companion.coach.puzzles import PuzzleListing
+from companion.parts import PartStatus
+from companion.session.advice import PendingHint
 from companion.session.clock import ClockJSON
 from companion.session.coaching import CoachJSON, EvalJSON
 from companion.session.computer import PlayerFailure, Thinking
 from companion.session.match import MatchJSON
 from companion.session.remote_play import RemoteJSON
-from companion.session.results import PlayerJSON
+from companion.session.results import PlayerJSON, ShownHint
 from companion.session.settings import SettingsJSON
 from companion.session.storage import StorageJSON
+from companion.voice.service import VoiceStatus
 
 #: One entry of ``events`` in the page state: ``id``, ``t``, ``kind``, ``by``, the stamp
 #: (``game``; ``name`` and ``by_kind`` for a side) and the fields of its kind (docs/http-api.md:
@@ -61,8 +64,8 @@ class BoardStatus(TypedDict, total=False):
     connected: bool
     detail: str | None
     # the parts the board plays without that are missing now (companion.parts: display,
-    # buttons, LEDs), each {"part", "problem", "check", "retry_s"}
-    parts: list[dict[str, Any]]
+    # buttons, LEDs)
+    parts: list[PartStatus]
 
 
 LastMove = TypedDict("LastMove", {"from": str, "to": str, "captured": list[str], "side": str,
@@ -118,14 +121,14 @@ class LiveState(TypedDict):
     events: list[SessionEvent]
     player_error: PlayerFailure | None
     thinking: Thinking | None
-    hint: dict[str, object] | None
-    hint_pending: dict[str, object] | None
+    hint: ShownHint | None
+    hint_pending: PendingHint | None
     hints: dict[str, int]
     remote: RemoteJSON | None
     note: str
     display: DisplayJSON | None  # the board display's text (companion.panel)
     puzzle: PuzzleState | None  # the puzzle being played (companion.session.puzzle_run)
-    voice: dict[str, Any] | None  # what the voice said (companion.voice; null when off)
+    voice: VoiceStatus | None  # what the voice said (companion.voice; null when off)
     coach: CoachJSON | None  # the side coached and its warning (companion.session.coaching)
     evaluation: EvalJSON | None  # the score asked for (POST /api/eval), for the position now
 

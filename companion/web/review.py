@@ -38,6 +38,7 @@ from companion import qr
 from companion.rules import PRESETS
 from companion.session.actors import ControlError
 from companion.session.api import ImportedGame, SessionAPI
+from companion.session.stored_documents import Review
 from companion.web import costly
 from companion.web.imports import MAX_IMPORT_GAMES, ImportRefused, parse_upload
 from companion.web.limits import DEFAULT_LIMITS
@@ -58,7 +59,7 @@ class ReviewSource(Protocol):
     def host(self) -> str: ...
 
 
-def review_json(session: SessionAPI, gid: int) -> dict[str, Any]:  # SessionAPI.review's
+def review_json(session: SessionAPI, gid: int) -> Review:
     """The review of stored game ``gid`` (NotFound if there is none): the session's read of
     the store (:meth:`~companion.session.api.SessionAPI.review`)."""
     try:
