@@ -14,11 +14,15 @@ at the time of asking.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
-from collections.abc import Iterable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import TypedDict
 
 from companion.rules import get_variant
 from companion.rules.game import Game
@@ -33,6 +37,14 @@ SOURCES = {"copenhagen": "1,752 games played on aagenielsen.dk (CC0-1.0)",
 
 Counts = list[int]  # [games, attackers won, defenders won, draws]
 Table = dict[str, dict[str, Counts]]
+#: The board's own games are read to any depth (a game of its own may go on, up to a long one).
+OWN_PLIES = 401
+#: The board's finished games of a variant: ``(version, load)``, where ``version`` changes
+#: whenever they do (e.g. their ids, results and lengths: one cheap query) and ``load()``
+#: reads their ``(record texts, result)`` (every move: the costly part).
+OwnGames = Callable[[str], tuple[Hashable, Callable[[], Iterable[tuple[Sequence[str], str]]]]]
+#: The board's own books kept (one per variant and version of its games).
+KEPT_BOOKS = 8
 
 
 @dataclass(frozen=True)
@@ -131,3 +143,61 @@ def position_after(variant: str, moves: Sequence[str]) -> Game:
         except ValueError as exc:
             raise ValueError(f"move {i} ({text}): {exc}") from None
     return game
+
+
+@functools.cache
+def shipped_book(variant: str) -> Book | None:
+    """:meth:`Book.shipped`, read once per variant."""
+    return Book.shipped(variant)
+
+
+class OwnBooks:
+    """The board's own games as a :class:`Book`, made once per version of them (the page and
+    the display ask again at every move; each ask reads only the games' version). Thread-safe."""
+
+    def __init__(self, own_games: OwnGames, kept: int = KEPT_BOOKS) -> None:
+        self._own_games = own_games
+        self._kept = kept
+        self._lock = threading.Lock()
+        self._books: OrderedDict[tuple[str, Hashable], Book] = OrderedDict()
+        self.made = 0  #: books made so far (the tests count them)
+
+    def book(self, variant: str) -> Book:
+        version, load = self._own_games(variant)
+        key = (variant, version)
+        with self._lock:
+            book = self._books.get(key)
+            if book is not None:
+                self._books.move_to_end(key)
+                return book
+        book = Book.build(variant, load(), plies=OWN_PLIES)
+        with self._lock:
+            self.made += 1
+            self._books[key] = book
+            while len(self._books) > self._kept:
+                self._books.popitem(last=False)
+        return book
+
+
+class BookLine(TypedDict):
+    """The explorer in one line (the board's display): the most played move of a position and
+    the games that went on from it; ``known``: whether the variant has any games at all."""
+
+    move: str | None
+    games: int
+    known: bool
+
+
+def book_line(variant: str, key: str, own: Book) -> BookLine:
+    """The line for position ``key`` from the shipped book and the board's own ``own``.
+
+    >>> own = Book.build("tablut", [(["d1-d3"], "draw")])
+    >>> book_line("tablut", start_key("tablut"), own)
+    {'move': 'd1-d3', 'games': 1, 'known': True}
+    >>> book_line("tablut", "x attackers", Book("tablut", {}))
+    {'move': None, 'games': 0, 'known': False}
+    """
+    shipped = shipped_book(variant)
+    moves = merged(own.moves(key), shipped.moves(key) if shipped is not None else [])
+    return {"move": moves[0].move if moves else None, "games": sum(m.games for m in moves),
+            "known": shipped is not None or own.games > 0}
