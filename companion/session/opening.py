@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 
-from companion.coach.explorer import BookLine, OwnBooks, book_line
+from companion.coach.explorer import BookLine, Entry, OwnBooks, OwnGames, Played, book_line
 from companion.rules import PRESETS
 from companion.store import Store
 
@@ -31,30 +31,31 @@ Lookup = Callable[[str, str], BookLine]
 Post = Callable[[Callable[[], None], str], "Future[None]"]
 
 
-def own_games(store: Store) -> Callable[[str], tuple[Hashable, Callable[[], list[tuple[
-        list[str], str]]]]]:
+def own_games(store: Store) -> OwnGames:
     """The board's finished games of a variant from its start (any thread, on read-only
-    connections of their own): their version (ids, results and lengths: one query) and a
-    reader of their moves (only called when that version is new)."""
+    connections of their own): their entries (ids, results and lengths: one query) and a
+    reader of some of them, in the order asked (only called for entries not read before)."""
 
-    def games(variant: str) -> tuple[Hashable, Callable[[], list[tuple[list[str], str]]]]:
+    def games(variant: str) -> tuple[tuple[Entry, ...], Callable[[Sequence[Entry]],
+                                                                  list[Played]]]:
         start = PRESETS[variant].start
         reader = store.reader()
         try:
-            rows = [r for r in reader.list_games(limit=OWN_GAMES)
-                    if r.variant == variant and r.result != "ongoing"
-                    and r.start_position == start]
+            entries = tuple((r.id, r.result, r.plies) for r in reader.list_games(limit=OWN_GAMES)
+                            if r.variant == variant and r.result != "ongoing"
+                            and r.start_position == start)
         finally:
             reader.close()
 
-        def load() -> list[tuple[list[str], str]]:
+        def load(some: Sequence[Entry]) -> list[Played]:
             moves = store.reader()
             try:
-                return [([str(m["text"]) for m in moves.moves(r.id)], r.result) for r in rows]
+                return [([str(m["text"]) for m in moves.moves(gid)], result)
+                        for gid, result, _ in some]
             finally:
                 moves.close()
 
-        return tuple((r.id, r.result, r.plies) for r in rows), load
+        return entries, load
 
     return games
 
