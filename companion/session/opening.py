@@ -4,7 +4,7 @@ many games went on from it (:func:`~companion.coach.explorer.book_line`).
 
 The loop thread only says which position it wants (:meth:`OpeningLine.follow`, a comparison
 of two strings at each step); a thread of this part's own looks it up — the shipped book is
-read once per variant, the board's own book made again only when its games changed
+read once per variant, the board's own book changed only by the games that came and went
 (:class:`~companion.coach.explorer.OwnBooks`, the one the page's explorer uses) — and hands the
 answer back as a command of the loop, which publishes it (``book`` of the state) while the
 position stands. The part owns its answer and nothing of the context's.
