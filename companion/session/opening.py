@@ -81,7 +81,6 @@ class OpeningLine:
         self._wanted: Position | None = None  # handed to the thread (under _wake)
         self._closed = False
         self._thread: threading.Thread | None = None
-        self.looked_up = 0  #: lookups made (the thread's count; the tests read it)
 
     def follow(self, position: Position | None) -> None:
         """The position to show the line of now, or None for none (loop thread, each step)."""
@@ -108,12 +107,13 @@ class OpeningLine:
         return {"move": line["move"], "games": line["games"], "known": line["known"]}
 
     def close(self) -> None:
+        """Stop the thread (no more lookups; a command posted now is refused by the loop)."""
         with self._wake:
             self._closed = True
             self._wake.notify()
             thread = self._thread
-        if thread is not None:
-            thread.join(timeout=5)
+        if thread is not None:  # (a book being made is not waited for: a daemon thread)
+            thread.join(timeout=1.0)
 
     def _answered(self, position: Position, line: BookLine) -> None:
         self._answer = (position, line)  # (a command: the loop thread)
@@ -132,7 +132,6 @@ class OpeningLine:
             except Exception:  # a store that cannot be read, a book that cannot: no line
                 log.exception("the opening line of %s not looked up", position[0])
                 continue
-            self.looked_up += 1
 
             def answer(position: Position = position, line: BookLine = line) -> None:
                 self._answered(position, line)
