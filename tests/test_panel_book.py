@@ -135,3 +135,39 @@ def test_the_line_takes_the_last_free_line_or_none() -> None:
     for lang in ("en", "de"):
         text = book_words(book, words(lang))
         assert _fit(text, WIDTH - 2)[0] == text
+
+
+def test_an_answer_for_a_position_gone_by_is_not_shown() -> None:
+    """The lookup runs on the part's own thread and comes back as a command of the loop: the
+    loop shows it only while its position stands."""
+    import queue
+    import threading
+
+    from companion.session.opening import OpeningLine
+
+    posted: queue.Queue = queue.Queue()
+    release = threading.Event()
+
+    def lookup(variant: str, key: str) -> dict:
+        release.wait(30)
+        return {"move": key, "games": 1, "known": True}
+
+    def post(fn, what):
+        posted.put(fn)
+
+    line = OpeningLine(lookup, post)  # type: ignore[arg-type]
+    try:
+        line.follow(("brandubh", "a"))
+        line.follow(("brandubh", "b"))  # the board moved on before the answer came
+        assert line.to_json() is None
+        release.set()
+        answers = [posted.get(timeout=30)]
+        answers[0]()  # the loop applies the first answer: a's or, already, b's
+        if line.to_json() is None:
+            answers.append(posted.get(timeout=30))
+            answers[1]()
+        assert line.to_json() == {"move": "b", "games": 1, "known": True}
+        line.follow(None)  # the game is over: nothing shown
+        assert line.to_json() is None
+    finally:
+        line.close()
