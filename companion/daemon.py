@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,7 +31,6 @@ from companion.notify import Notifier
 from companion.online.player import OnlinePlayer
 from companion.online.service import OnlineService, open_online
 from companion.parts import PartStatus, PartsWatch, WaitingLeds
-from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import GameSession, SessionDefaults
 from companion.session.clock import TimeControl
@@ -272,7 +271,8 @@ class Daemon:
             flask_app.register_blueprint(blueprint(self.panel))  # POST /api/button
         from companion.coach.web import blueprint as explorer_routes
 
-        flask_app.register_blueprint(explorer_routes(self._own_games))  # GET /api/explorer
+        # GET /api/explorer: the board's own book is the session's (the display's line's too)
+        flask_app.register_blueprint(explorer_routes(self.session.books))
         flask_app.register_blueprint(self._puzzle_routes())  # /api/puzzles, POST /api/puzzle
         self.voice = self._voice()
         if self.voice is not None:
@@ -302,32 +302,6 @@ class Daemon:
                 raise PuzzleRefused(exc.status, exc.code, exc.message) from None
 
         return blueprint(session.puzzles, start)
-
-    def _own_games(self, variant: str
-                   ) -> tuple[Hashable, Callable[[], list[tuple[list[str], str]]]]:
-        """The board's finished games of ``variant`` from its start, for the explorer (a web
-        thread, on read-only connections of its own): their version (ids, results and
-        lengths: one query) and a reader of their moves (only when that version is new)."""
-        if self.store is None:
-            return (), list
-        start = PRESETS[variant].start
-        reader = self.store.reader()
-        try:
-            rows = [r for r in reader.list_games(limit=500)
-                    if r.variant == variant and r.result != "ongoing"
-                    and r.start_position == start]
-        finally:
-            reader.close()
-        store = self.store
-
-        def load() -> list[tuple[list[str], str]]:
-            moves = store.reader()
-            try:
-                return [([str(m["text"]) for m in moves.moves(r.id)], r.result) for r in rows]
-            finally:
-                moves.close()
-
-        return tuple((r.id, r.result, r.plies) for r in rows), load
 
     def _voice(self) -> Voice | None:
         """The voice of ``[voice]`` / ``--voice`` (None when it is off), fed by the hub."""

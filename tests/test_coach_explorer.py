@@ -91,28 +91,42 @@ def test_the_explorer_answers_with_the_book_and_the_boards_own_games(tmp_path: P
 
 
 def test_the_boards_own_book_is_made_once_per_version_of_its_games() -> None:
-    """The page asks at every move: the board's games are read and their book made only when
-    the games themselves changed (a game finished, a result changed)."""
-    from companion.coach.web import OwnBooks
+    """The page and the display ask at every move: the board's games are read and their book
+    made only when the games themselves changed (a game finished, a result changed), and then
+    only the games that changed are read."""
+    from companion.coach.explorer import OwnBooks
 
-    games: list[tuple[list[str], str]] = [(["d1-d3", "h6-h9"], "attackers")]
-    loads = []
+    games: dict[int, tuple[list[str], str]] = {1: (["d1-d3", "h6-h9"], "attackers")}
+    loads: list[list[int]] = []
 
     def own(variant: str):
-        def load():
-            loads.append(variant)
-            return list(games)
-        return tuple((i, r, len(m)) for i, (m, r) in enumerate(games)), load
+        def load(entries):
+            loads.append([e[0] for e in entries])
+            return [games[e[0]] for e in entries]
+        return tuple((i, r, len(m)) for i, (m, r) in sorted(games.items())), load
 
     books = OwnBooks(own)
     start = start_key("copenhagen")
     first = books.book("copenhagen")
     for _ in range(5):  # the same games: the same book, read once
         assert books.book("copenhagen") is first
-    assert loads == ["copenhagen"] and books.made == 1
+    assert loads == [[1]] and books.made == 1
     assert [m.move for m in first.moves(start)] == ["d1-d3"]
-    games.append((["h1-h3"], "defenders"))  # one more finished game: a new book
+    games[2] = (["h1-h3"], "defenders")  # one more finished game: a new book, that game read
     second = books.book("copenhagen")
-    assert books.made == 2 and {m.move for m in second.moves(start)} == {"d1-d3", "h1-h3"}
+    assert books.made == 2 and loads[-1] == [2] and second.games == 2
+    assert {m.move for m in second.moves(start)} == {"d1-d3", "h1-h3"}
     deep = position_after("copenhagen", ["d1-d3"])  # any depth from the one book
     assert [m.move for m in second.moves(key_of(deep))] == ["h6-h9"]
+    # game 1 reopened and ended otherwise: taken away as it was counted, added as it is
+    games[1] = (["d1-d3", "h6-h8"], "defenders")
+    third = books.book("copenhagen")
+    assert loads[-1] == [1] and third.games == 2
+    assert [(m.move, m.attackers, m.defenders) for m in third.moves(key_of(deep))] == [
+        ("h6-h8", 0, 1)]
+    del games[2]  # (the oldest games leave the last 500): taken away, nothing read
+    fourth = books.book("copenhagen")
+    assert loads[-1] == [] and fourth.games == 1
+    assert [m.move for m in fourth.moves(start)] == ["d1-d3"]
+    assert {m.move for m in second.moves(start)} == {"d1-d3", "h1-h3"}  # (left as it was)
+    assert books.read == 3

@@ -195,3 +195,40 @@ def test_the_coachs_warning_is_said_once_with_the_takeback_it_offers() -> None:
     drop = dict(now, coach={"warning": dict(warning, kind="drop", drop=2.5, moves=None)})
     assert said(before, drop, "de")[0].startswith("Vorsicht: Mit b4 nach b3 steht deine "
                                                   "Partei um etwa 2,5 Steine schlechter.")
+
+
+def test_a_puzzles_verdict_is_said_with_the_refutation_and_the_right_move() -> None:
+    """Issue 28: right, solved and wrong, in both languages; a wrong move's refutation is the
+    move to make, named once."""
+    listing = {"id": "brandubh-1", "goal": "escape", "moves": 2, "side": "defenders"}
+    playing = dict(START, variant="brandubh", turn="defenders",
+                   puzzle=dict(listing, status="playing", played=0, last=None))
+    answer = {"move": "e5-e3", "from": "e5", "to": "e3", "by": "puzzle", "side": "attackers",
+              "captures": []}
+    right = dict(playing, moves=["d4-d2"], turn="attackers", move_to_make=answer,
+                 puzzle=dict(listing, status="playing", played=1, last={
+                     "move": "d4-d2", "kind": "right", "answer": "e5-e3", "why": None,
+                     "solution": None}))
+    assert said(playing, right) == ["d4 to d2.", "Right.", "Puzzle: e5 to e3."]
+    assert said(playing, right, "de") == ["d4 nach d2.", "Richtig.", "Rätsel: e5 nach e3."]
+    assert said(right, right) == []  # the same verdict: not again
+    solved = dict(right, moves=["d4-d2", "e5-e3", "d2-a2"], move_to_make=None, turn="attackers",
+                  puzzle=dict(listing, status="solved", played=2, last={
+                      "move": "d2-a2", "kind": "solved", "answer": None, "why": None,
+                      "solution": None}))
+    assert said(dict(right, moves=["d4-d2", "e5-e3"], move_to_make=None), solved, "de") == [
+        "d2 nach a2.", "Gelöst!"]
+    wrong = dict(playing, moves=["d4-c4"], turn="attackers", move_to_make=answer,
+                 puzzle=dict(listing, status="failed", played=1, last={
+                     "move": "d4-c4", "kind": "wrong", "answer": "e5-e3xd3", "why": "capture",
+                     "solution": "d4-d2"}))
+    assert said(playing, wrong) == [
+        "d4 to c4.", "Wrong. The puzzle answers e5 to e3: the king is captured. The right move "
+        "was d4 to d2."]
+    assert said(playing, wrong, "de") == [
+        "d4 nach c4.", "Falsch. Das Rätsel antwortet e5 nach e3: der König wird gefangen. "
+        "Richtig war d4 nach d2."]
+    # an imported puzzle has no refutation: only the right move is named
+    bare = dict(wrong, move_to_make=None, puzzle=dict(wrong["puzzle"], last=dict(
+        wrong["puzzle"]["last"], answer=None, why=None)))
+    assert said(playing, bare) == ["d4 to c4.", "Wrong. The right move was d4 to d2."]

@@ -10,16 +10,24 @@
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Iterable
 
 from flask import Blueprint, Response, jsonify, request
 
 from companion.rules import PRESETS
 
-from .explorer import SOURCES, Book, BookMove, key_of, merged, position_after
+from .explorer import (
+    SOURCES,
+    BookMove,
+    OwnBooks,
+    OwnGames,
+    key_of,
+    merged,
+    position_after,
+    shipped_book,
+)
+
+__all__ = ["MAX_MOVES", "OwnBooks", "OwnGames", "blueprint"]
 
 #: At most this many moves in ``moves=`` (the book goes 20 plies deep; a game of the board's
 #: own may go on, up to a long game).
@@ -27,49 +35,9 @@ MAX_MOVES = 400
 #: The moves a page shows at most.
 SHOWN = 12
 
-#: The board's finished games of a variant: ``(version, load)``, where ``version`` changes
-#: whenever they do (e.g. their ids, results and lengths: one cheap query) and ``load()``
-#: reads their ``(record texts, result)`` (every move: the costly part).
-OwnGames = Callable[[str], tuple[Hashable, Callable[[], Iterable[tuple[Sequence[str], str]]]]]
-#: The board's own books kept (one per variant and version of its games).
-KEPT_BOOKS = 8
-
-
-class OwnBooks:
-    """The board's own games as a :class:`Book`, made once per version of them (the page asks
-    again at every move; before, each ask read every game's moves from the store)."""
-
-    def __init__(self, own_games: OwnGames, kept: int = KEPT_BOOKS) -> None:
-        self._own_games = own_games
-        self._kept = kept
-        self._lock = threading.Lock()
-        self._books: OrderedDict[tuple[str, Hashable], Book] = OrderedDict()
-        self.made = 0  #: books made so far (the tests count them)
-
-    def book(self, variant: str) -> Book:
-        version, load = self._own_games(variant)
-        key = (variant, version)
-        with self._lock:
-            book = self._books.get(key)
-            if book is not None:
-                self._books.move_to_end(key)
-                return book
-        book = Book.build(variant, load(), plies=MAX_MOVES + 1)
-        with self._lock:
-            self.made += 1
-            self._books[key] = book
-            while len(self._books) > self._kept:
-                self._books.popitem(last=False)
-        return book
-
 
 def _error(status: int, message: str, code: str) -> tuple[Response, int]:
     return jsonify(error=message, code=code), status
-
-
-@functools.cache
-def _shipped(variant: str) -> Book | None:
-    return Book.shipped(variant)
 
 
 def blueprint(own_games: OwnGames | OwnBooks) -> Blueprint:
@@ -92,7 +60,7 @@ def blueprint(own_games: OwnGames | OwnBooks) -> Blueprint:
         except ValueError as exc:
             return _error(400, str(exc), "bad_move")
         key = key_of(game)
-        book = _shipped(variant)
+        book = shipped_book(variant)
         own = books.book(variant)
         found: list[Iterable[BookMove]] = [own.moves(key)]
         sources = []

@@ -31,7 +31,7 @@ from companion.drivers.buttons import ButtonEvent, ButtonSource
 from companion.drivers.display import LumaDisplay, TextDisplay, render
 from companion.panel.menu import Menu
 from companion.panel.position import board_position, reading_squares, refusal
-from companion.panel.text import address_lines, game_lines, puzzle_line
+from companion.panel.text import address_lines, game_lines, puzzle_line, with_book
 from companion.panel.words import words
 from companion.rules import PRESETS
 from companion.session.actors import BOARD, Actor, ControlError
@@ -394,7 +394,7 @@ class Panel:
                 lines[2] = puzzle_line(st["puzzle"], w)
             if self.press_to_end and waits_for_press(st) and not lines[2]:
                 lines[2] = w["press_clock"]
-            return lines
+            return with_book(lines, st, w)
 
     def refresh(self) -> list[str]:
         """Compose, draw if changed, and put the text into the state; the lines."""

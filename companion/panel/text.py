@@ -195,6 +195,29 @@ def game_lines(st: Mapping[str, Any], lang: str = "en", note: str = "",
     return [head, second, detail, note or footer(st, w)]
 
 
+def book_words(book: Mapping[str, Any], w: Mapping[str, str]) -> str:
+    """The opening explorer's line (``book`` of the state): the most played move here and the
+    games that went on from this position (``Book d1 → d3 (12)``), ``Out of book`` where none
+    did, ``No book`` for a variant without any games yet."""
+    move = book.get("move")
+    if move:
+        frm, _, to = str(move).partition("-")
+        return w["book"].format(move=move_words(frm, to), n=int(book.get("games") or 0))
+    return w["book_out" if book.get("known") else "book_none"]
+
+
+def with_book(lines: list[str], st: Mapping[str, Any], w: Mapping[str, str]) -> list[str]:
+    """``lines`` with the explorer's line on the last one free (line 4, else line 3) while
+    the game is played; where neither is free it is not shown."""
+    book = st.get("book")
+    if not book or st.get("result", "ongoing") != "ongoing":
+        return lines
+    for i in (3, 2):
+        if not lines[i]:
+            return lines[:i] + [book_words(book, w)] + lines[i + 1:]
+    return lines
+
+
 def address_lines(url: str, lang: str = "en") -> list[str]:
     """At start-up: where the page is (the host and the port on lines of their own)."""
     w = words(lang)

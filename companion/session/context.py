@@ -26,6 +26,7 @@ from companion.session.coaching import Coaching
 from companion.session.computer import ComputerConfig
 from companion.session.match import Match
 from companion.session.move_clocks import Clocks
+from companion.session.opening import OpeningLine
 from companion.session.players import PlayerKind, PlayerSpec
 from companion.session.record import GameRecord, Refusal
 from companion.session.remote_play import RemoteGames
@@ -81,6 +82,7 @@ class Context:
     remote: RemoteGames
     tracker: ProposingTracker
     tracker_factory: Callable[[Game], ProposingTracker]
+    opening: OpeningLine  # the explorer's line for the display
     accepted_at: float | None = None
     game_json: GameState | None = None  # the stored game's state part (state.refresh)
     # the board as last read

@@ -28,8 +28,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from companion.coach.explorer import OwnBooks
 from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.base import BoardCapabilities, BoardSource, capabilities
+from companion.rules import PRESETS
 from companion.rules.game import Game
 from companion.session import state
 from companion.session.actors import BOARD, Actor
@@ -50,6 +52,7 @@ from companion.session.lineup import Lineup
 from companion.session.machines import Machines
 from companion.session.match import Match
 from companion.session.move_clocks import Clocks
+from companion.session.opening import OpeningLine, Position, lookup_in, own_games
 from companion.session.players import PlayerSpec
 from companion.session.proposals import Proposals
 from companion.session.puzzle_run import PuzzleRun, PuzzleStarted, catalogue
@@ -107,6 +110,8 @@ class GameSession(SessionService):
             # a remote event's command, handed the session's RemoteHost when the loop runs it
             return commands.post(lambda: call(self.remote_actions), name)
 
+        #: the board's own games as a book: the page's explorer's and the display's line's
+        self.books = OwnBooks(own_games(store))
         self.ctx = ctx = Context(
             store=store, board=board, caps=caps, defaults=defaults,
             monotonic=monotonic, wall=wall,
@@ -115,7 +120,8 @@ class GameSession(SessionService):
             analyses=AnalysisWorker(reader, self._analysis_done),
             outbox=Outbox(wall), announcer=Announcer(announce, wall, record.stamp),
             record=record, remote=RemoteGames(record, monotonic, post_remote),
-            tracker=make_tracker(game), tracker_factory=make_tracker)
+            tracker=make_tracker(game), tracker_factory=make_tracker,
+            opening=OpeningLine(lookup_in(self.books), commands.post))
         self.decisions = Decisions(ctx)
         self.games = Games(ctx, self.decisions)
         self.controls = Controls(ctx, self.decisions)
@@ -151,6 +157,7 @@ class GameSession(SessionService):
             self.setup.reading_over(now)
             self.machines.computer_turn(now)
             self.puzzle_run.step()
+            ctx.opening.follow(self._book_position())
             self.machines.advice()
             if ctx.outbox.due(now):
                 self.decisions.write(now)
@@ -172,6 +179,15 @@ class GameSession(SessionService):
         """The puzzles of ``variant`` with their ratings, and the player's (any thread)."""
         return catalogue(self.reader, variant)
 
+    def _book_position(self) -> Position | None:
+        """The position the display's explorer line is for: the game's while it is played
+        from a preset, never a puzzle's (the book could give its solution away)."""
+        g = self.ctx.game_json
+        if g is None or g["result"] != "ongoing" or self.ctx.puzzle is not None \
+                or g["variant"] not in PRESETS:
+            return None
+        return g["variant"], f"{g['position']} {g['turn']}"
+
     @property
     def leds(self) -> dict[str, str]:
         """The LED frame now (the loop thread shows it)."""
@@ -182,6 +198,7 @@ class GameSession(SessionService):
         players at a distance; waiting controls are answered 503."""
         ctx = self.ctx
         ctx.analyses.close()
+        ctx.opening.close()
         self.commands.close()
         ctx.remote.close()
         ctx.seats.close()

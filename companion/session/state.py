@@ -175,6 +175,7 @@ def live_state(ctx: Context) -> LiveState:
         "puzzle": ctx.puzzle.copy() if ctx.puzzle else None,
         "coach": ctx.coach.to_json(position_key(ctx)),
         "evaluation": ctx.coach.eval_json(position_key(ctx), str(ctx.game.turn)),
+        "book": ctx.opening.to_json(),
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypedDict
 
+from companion.coach.explorer import BookLine
 from companion.coach.puzzles import PuzzleListing
 from companion.parts import PartStatus
 from companion.session.advice import PendingHint
@@ -131,6 +132,7 @@ class LiveState(TypedDict):
     voice: VoiceStatus | None  # what the voice said (companion.voice; null when off)
     coach: CoachJSON | None  # the side coached and its warning (companion.session.coaching)
     evaluation: EvalJSON | None  # the score asked for (POST /api/eval), for the position now
+    book: BookLine | None  # the explorer's line for the position (companion.session.opening)
 
 
 class StateDocument(GameState, LiveState):

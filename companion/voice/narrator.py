@@ -49,12 +49,19 @@ class Narrator:
         out: list[Utterance] = []
         same_game = before.get("game") == now.get("game")
         mtm = now.get("move_to_make")
-        if mtm and mtm != before.get("move_to_make"):
-            out.append(self.make(mtm, now))
+        make = self.make(mtm, now) if mtm and mtm != before.get("move_to_make") else None
         # a move made at the board (a move to make was said when it was chosen)
         more = len(now.get("moves") or []) > len(before.get("moves") or [])
-        if same_game and more and not before.get("move_to_make"):
-            out.append(self.played(str((now.get("moves") or [""])[-1])))
+        played = (self.played(str((now.get("moves") or [""])[-1]))
+                  if same_game and more and not before.get("move_to_make") else None)
+        verdict = self.puzzle(before.get("puzzle"), now.get("puzzle"), mtm) if same_game \
+            else None
+        if verdict is not None:  # the solver's move, its verdict, then the puzzle's answer
+            out += [u for u in (played, verdict[0]) if u is not None]
+            if make is not None and not verdict[1]:
+                out.append(make)
+        else:
+            out += [u for u in (make, played) if u is not None]
         guidance = now.get("guidance") or {}
         if guidance != (before.get("guidance") or {}):
             said = self.guidance(guidance)
@@ -149,6 +156,32 @@ class Narrator:
         text = w[key].format(frm=frm, to=to, square=warning.get("target"), n=n,
                              drop=drop if self.lang == "en" else drop.replace(".", ","))
         return Utterance("coach", f"{text} {w['coach_back']}")
+
+    def puzzle(self, before: Mapping[str, Any] | None, now: Mapping[str, Any] | None,
+               mtm: Mapping[str, Any] | None) -> tuple[Utterance, bool] | None:
+        """The verdict on the solver's move just judged (``puzzle`` of the state), and whether
+        it named the move to make (the refutation of a wrong move: not said twice)."""
+        last = (now or {}).get("last")
+        if not last or ((now or {}).get("played"), last) == (
+                (before or {}).get("played"), (before or {}).get("last")):
+            return None
+        w = words(self.lang)
+        kind = str(last.get("kind"))
+        if kind != "wrong":
+            return Utterance("puzzle", w["pz_solved" if kind == "solved" else "pz_right"]), False
+        texts = [w["pz_wrong"]]
+        answer = str(last.get("answer") or "").split("x")[0]
+        frm, _, to = answer.partition("-")
+        named = bool(answer) and last.get("why") in ("escape", "capture", "win", "holds")
+        if named:
+            texts.append(w["pz_answer"].format(frm=frm, to=to, why=w[f"pz_{last['why']}"]))
+        solution = str(last.get("solution") or "").split("x")[0]
+        if solution:
+            sfrm, _, sto = solution.partition("-")
+            texts.append(w["pz_solution"].format(frm=sfrm, to=sto))
+        folded = named and bool(mtm) and (mtm or {}).get("from") == frm \
+            and (mtm or {}).get("to") == to
+        return Utterance("puzzle", " ".join(texts)), folded
 
     def setup(self, g: Mapping[str, Any]) -> Utterance:
         """Pieces to put right: one piece off its square and one square to fill is a piece to

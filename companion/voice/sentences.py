@@ -24,7 +24,7 @@ T: dict[str, dict[str, str]] = {
     "en": {
         **names("en"),  # the sides and the pieces
         "computer": "Computer", "engine": "The engine", "online": "{name}", "club": "{name}",
-        "page": "{name}",
+        "page": "{name}", "puzzle": "Puzzle",
         "make": "{who}: {frm} to {to}.", "make_captures": "{who}: {frm} to {to}, captures {caps}.",
         "played": "{frm} to {to}.", "played_captures": "{frm} to {to}, captures {caps}.",
         "lift": "Lift the captured {pieces}.",
@@ -55,11 +55,16 @@ T: dict[str, dict[str, str]] = {
         "coach_loss": "Careful: {frm} to {to} loses by force in {n} moves.",
         "coach_drop": "Careful: {frm} to {to} costs about {drop} soldiers.",
         "coach_back": "You can take it back.",
+        "pz_right": "Right.", "pz_solved": "Solved!", "pz_wrong": "Wrong.",
+        "pz_answer": "The puzzle answers {frm} to {to}: {why}.",
+        "pz_escape": "the king escapes", "pz_capture": "the king is captured",
+        "pz_win": "the other side wins", "pz_holds": "the goal can no longer be reached",
+        "pz_solution": "The right move was {frm} to {to}.",
     },
     "de": {
         **names("de"),
         "computer": "Computer", "engine": "Die Engine", "online": "{name}", "club": "{name}",
-        "page": "{name}",
+        "page": "{name}", "puzzle": "Rätsel",
         "make": "{who}: {frm} nach {to}.",
         "make_captures": "{who}: {frm} nach {to}, schlägt {caps}.",
         "played": "{frm} nach {to}.", "played_captures": "{frm} nach {to}, schlägt {caps}.",
@@ -94,6 +99,11 @@ T: dict[str, dict[str, str]] = {
         "coach_drop": "Vorsicht: Mit {frm} nach {to} steht deine Partei um etwa {drop} Steine "
                       "schlechter.",
         "coach_back": "Du kannst den Zug zurücknehmen.",
+        "pz_right": "Richtig.", "pz_solved": "Gelöst!", "pz_wrong": "Falsch.",
+        "pz_answer": "Das Rätsel antwortet {frm} nach {to}: {why}.",
+        "pz_escape": "der König entkommt", "pz_capture": "der König wird gefangen",
+        "pz_win": "die andere Partei gewinnt", "pz_holds": "das Ziel ist nicht mehr zu erreichen",
+        "pz_solution": "Richtig war {frm} nach {to}.",
     },
 }
 

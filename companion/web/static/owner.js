@@ -335,7 +335,9 @@
 
   /* Evaluation on request (POST /api/eval): the engine's score of the position now, in words
      (advice.js), until the position changes; never a move to make. Analysis mode: every
-     position of a game of two people, as it comes. */
+     position of a game of two people, as it comes. While the owner's switch of it is being
+     asked for, a state published meanwhile does not turn it back. */
+  let analysisAsked = null;
   function evalRow(S) {
     let p = $("evaltext");
     if (!p) {
@@ -344,7 +346,10 @@
       row.insertAdjacentHTML("afterend", `<label class="check" id="analysisbox"><input type="checkbox" id="analysismode"> ` +
         `${esc(_("Evaluate every position (analysis mode)"))}</label><p id="evaltext" class="small" role="status"></p>`);
       $("analysismode").addEventListener("change", (ev) => {
-        T.api("/api/eval", { analysis: ev.target.checked }).catch((e) => { ev.target.checked = false; T.refused(e); });
+        analysisAsked = ev.target.checked;
+        T.api("/api/eval", { analysis: ev.target.checked })
+          .then(() => { analysisAsked = null; })
+          .catch((e) => { analysisAsked = null; ev.target.checked = false; T.refused(e); });
       });
       p = $("evaltext");
     }
@@ -352,7 +357,7 @@
     const people = SIDES.every((s) => S.players[s] && ["board", "page"].includes(S.players[s].kind));
     $("ctl").querySelector("[data-act=eval]").hidden = over;
     $("analysisbox").hidden = over || !people;
-    $("analysismode").checked = !!(ev && ev.analysis);
+    $("analysismode").checked = analysisAsked !== null ? analysisAsked : !!(ev && ev.analysis);
     p.hidden = !ev || over;
     if (p.hidden) return;
     if (ev.score === null) { p.textContent = _("The engine looks at the position…"); return; }
