@@ -33,6 +33,7 @@ from companion.club.topics import StateJSON
 from companion.rules import Move, other
 from companion.rules.game import Game
 from companion.session.remote import RemoteClock
+from companion.token_bucket import TokenBucket
 
 log = logging.getLogger("companion.club")
 MAX_LAG_S = 5.0  # at most this much of a clock reading's age is taken as the network's delay
@@ -229,18 +230,15 @@ class FloodGuard:
                  monotonic: Callable[[], float], rate: float, burst: float) -> None:
         self._read, self._lock, self._monotonic = read, lock, monotonic
         self.rate, self.burst = rate, burst
-        self._tokens, self._refill = burst, monotonic()
+        self._tokens = TokenBucket.full(burst, rate, monotonic())
         self._deferred: Any = None
         self._timer: threading.Timer | None = None
 
     def offer(self, doc: Any, newer: Callable[[Any, Any], bool]) -> None:
         """Read ``doc`` now, or keep it for later if a flood is on (``newer(a, b)``: ``a``
         is newer than ``b``)."""
-        now = self._monotonic()
-        self._tokens = min(self.burst, self._tokens + (now - self._refill) * self.rate)
-        self._refill = now
-        if self._tokens >= 1:
-            self._tokens -= 1
+        if self._tokens.refill(self._monotonic()) >= 1:
+            self._tokens.take(1)
             self._read(doc)
             return
         if self._deferred is None or newer(doc, self._deferred):

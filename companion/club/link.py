@@ -50,6 +50,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from companion.club.config import Broker
 from companion.club.seal import MAX_AGE_S, SealError, Signer, Verifier, topic_board
+from companion.token_bucket import TokenBucket
 
 log = logging.getLogger("companion.club")
 
@@ -64,19 +65,25 @@ WHOLE, PLAY = ("state", "status"), "play"  # topics that carry a whole document 
 
 
 class Budget:
-    """A token bucket of messages and bytes a second (``take`` says how long to wait)."""
+    """``messages`` and ``nbytes`` a second after a burst of two seconds' worth: two token
+    buckets, taken together (``take`` says how long to wait; beyond the budget, the buckets
+    go into debt, which refills first)."""
 
     def __init__(self, messages: float, nbytes: float,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.messages, self.nbytes, self._monotonic = messages, nbytes, monotonic
-        self._m, self._b, self._at = 2 * messages, 2 * nbytes, monotonic()
+        now = monotonic()
+        self._messages = TokenBucket.full(2 * messages, messages, now)
+        self._bytes = TokenBucket.full(2 * nbytes, nbytes, now)
 
     def take(self, size: int) -> float:
+        """Take one message of ``size`` bytes; the seconds until both debts are paid."""
         now = self._monotonic()
-        dt, self._at = now - self._at, now
-        self._m = min(2 * self.messages, self._m + dt * self.messages) - 1
-        self._b = min(2 * self.nbytes, self._b + dt * self.nbytes) - size
-        return max(0.0, -self._m / self.messages, -self._b / self.nbytes)
+        self._messages.refill(now)
+        self._bytes.refill(now)
+        self._messages.take(1)
+        self._bytes.take(size)
+        return max(self._messages.wait(0.0), self._bytes.wait(0.0))
 
 
 #: a board's link (it reads a peer or two and the boards' status) and the room's (every board)

@@ -43,7 +43,7 @@ from typing import Any, Generic, TextIO, TypedDict, TypeVar
 from itsdangerous import BadSignature, Signer
 from werkzeug.exceptions import Forbidden, TooManyRequests
 
-from companion.web.limits import TokenBucket
+from companion.token_bucket import TokenBucket
 
 log = logging.getLogger("companion.web")
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, g, jsonify, request
 
+from companion.token_bucket import TokenBucket
 from companion.web.auth import address_key
-from companion.web.limits import TokenBucket
 
 #: Endpoints whose answers are costly to make: QR codes, review and replay documents, exports,
 #: analyses, imports.

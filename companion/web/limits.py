@@ -50,38 +50,3 @@ DEFAULT_LIMITS = Limits()
 #: The one route whose body may be larger than ``max_body`` (a game file to import).
 IMPORT_PATH = b"/api/import"
 
-
-@dataclass
-class TokenBucket:
-    """A token bucket: at most ``capacity`` tokens, refilled at ``rate`` a second since ``at``;
-    what is let through takes tokens (the server's turns per address, the costly requests'
-    budget per device, the network's wrong PINs: one type for all three)."""
-
-    capacity: float
-    rate: float
-    tokens: float
-    at: float
-
-    @classmethod
-    def full(cls, capacity: float, rate: float, now: float) -> TokenBucket:
-        return cls(capacity, rate, capacity, now)
-
-    def level(self, now: float) -> float:
-        """The tokens there are at ``now`` (nothing changes)."""
-        return min(self.capacity, self.tokens + (now - self.at) * self.rate)
-
-    def refill(self, now: float) -> float:
-        """Bring the bucket to ``now``; its tokens."""
-        self.tokens, self.at = self.level(now), now
-        return self.tokens
-
-    def take(self, n: float = 1.0) -> None:
-        """Spend ``n`` tokens (the bucket may go below zero: the debt refills first)."""
-        self.tokens -= n
-
-    def wait(self, n: float = 1.0) -> float:
-        """Seconds from the last refill until ``n`` tokens are there (0 if they are)."""
-        return max(0.0, (n - self.tokens) / self.rate)
-
-    def is_full(self, now: float) -> bool:
-        return self.level(now) >= self.capacity

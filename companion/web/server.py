@@ -36,9 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_to_bytes
 
+from companion.token_bucket import TokenBucket
 from companion.web.connection import APP, Connection, Request
 from companion.web.errors import ErrorLog
-from companion.web.limits import DEFAULT_LIMITS, Limits, TokenBucket
+from companion.web.limits import DEFAULT_LIMITS, Limits
 from companion.web.stream import EventStream, Hub
 
 __all__ = ["DEFAULT_LIMITS", "EVENTS_PATH", "Limits", "WebServer", "bind"]
