@@ -19,7 +19,7 @@ from .rules.game import Game
 from .trace import Trace, TraceError, parse_trace, read_trace
 from .tracker import Event, MoveEvent, Tracker
 from .tracker.events import EventKind, FaultFlagged, apply_proposal
-from .tracker.squares import grid_for
+from .tracker.square_relations import grid_for
 
 
 def acceptance_latencies(trace: Trace, events: list[Event]) -> list[tuple[MoveEvent, float]]:

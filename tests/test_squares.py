@@ -23,7 +23,7 @@ from companion.squares import (
     square_name,
     square_names,
 )
-from companion.tracker.squares import grid_for
+from companion.tracker.square_relations import grid_for
 
 CANONICAL = re.compile(r"[a-z][1-9][0-9]?")
 

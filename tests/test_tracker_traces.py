@@ -10,7 +10,7 @@ import pytest
 from companion.replay import replay_trace, run_trace
 from companion.trace import read_trace
 from companion.tracker import MoveEvent
-from companion.tracker.squares import grid_for
+from companion.tracker.square_relations import grid_for
 
 TRACES = sorted((Path(__file__).parent / "traces").glob("*.jsonl"))
 

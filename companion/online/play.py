@@ -23,7 +23,6 @@ from companion.session.remote import (
     RemoteTerms,
 )
 
-from .game import OnlineGame
 from .link import Link
 from .protocol import (
     ROLES,
@@ -39,6 +38,7 @@ from .protocol import (
     resign_line,
 )
 from .resume import GameResume
+from .server_game import OnlineGame
 
 END_MARKER = "\U000131f3"       # the server's "game over" chat line comes from this name
 

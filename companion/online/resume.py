@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 from companion.session.remote import RemoteLeave
 
-from .game import OnlineGame
 from .link import Link
+from .server_game import OnlineGame
 
 RESUME_TIMEOUT = 15.0
 #: A watched game silent this long is asked for again (the server tells watchers nothing of a

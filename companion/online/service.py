@@ -50,7 +50,7 @@ class OnlineService:
                  answer_timeout: float = 15.0, clock: Callable[[], float] = time.monotonic,
                  wall: Callable[[], float] = time.time) -> None:
         # the login's waits run on ``clock``/``wall`` (a fake clock in the tests); the games'
-        # clocks (companion.online.game) read the real ones
+        # clocks (companion.online.server_game) read the real ones
         self.clock = clock
         self.config = config
         self.server = config.server

@@ -3,7 +3,7 @@ game in progress, stop watching) and the server's record of the game (``= watch_
 
 The watched game then lives in :class:`~companion.online.play.GamePlay` like the board's own
 (its moves, clocks, end and chat come in the same lines), as an
-:class:`~companion.online.game.OnlineGame` without a side of its own: both sides' moves go to
+:class:`~companion.online.server_game.OnlineGame` without a side of its own: both sides' moves go to
 the session as moves to make. Runs on the network thread.
 """
 
@@ -15,9 +15,9 @@ from companion.rules import MoveError
 from companion.rules.game import Game
 from companion.session.remote import RemoteLeave, RemoteTerms
 
-from .game import OnlineGame, resumed_moves
 from .play import GamePlay, clock_age
 from .protocol import ResumedGame, ServerTime, parse_opentafl
+from .server_game import OnlineGame, resumed_moves
 
 #: How long the server may take to answer ``watch_game_json`` (it answers nothing for a game
 #: that is over or unknown).

@@ -143,7 +143,7 @@ class Menu:
 
     def request(self, position: str | None = None) -> NewGameRequest:
         """The session's new-game request for these choices; from the board, ``position`` is
-        the OTN placement the board reads (:mod:`companion.panel.position`)."""
+        the OTN placement the board reads (:mod:`companion.panel.setup_from_board`)."""
         players: dict[str, PlayerRequest] = {s: {"kind": "board"} for s in SIDES}
         if self.opponent == "computer":
             players[self.computer_side] = {"kind": "computer", "level": self.level}

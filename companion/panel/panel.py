@@ -30,7 +30,7 @@ from companion.coach.puzzles import PuzzleCatalogue
 from companion.drivers.buttons import ButtonEvent, ButtonSource
 from companion.drivers.display import LumaDisplay, TextDisplay, render
 from companion.panel.menu import Menu
-from companion.panel.position import board_position, reading_squares, refusal
+from companion.panel.setup_from_board import board_position, reading_squares, refusal
 from companion.panel.text import address_lines, game_lines, puzzle_line, with_book
 from companion.panel.words import words
 from companion.rules import PRESETS

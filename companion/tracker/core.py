@@ -68,7 +68,6 @@ from dataclasses import dataclass
 from ..rules import Move, Outcome
 from ..rules.game import Game
 from ..scan import Scan
-from .display import Display
 from .events import Event, Guidance, TrackerState
 from .faults import Faults
 from .judge import Judge
@@ -78,7 +77,8 @@ from .moves import MoveFinder, Proposer
 from .readings import NEVER, Deadline, Readings, Timing
 from .revisions import RevisionWindow
 from .setup import PieceCheck, Setup, undone_moves
-from .squares import grid_for
+from .shown import Display
+from .square_relations import grid_for
 
 __all__ = ["NEVER", "BoardReading", "Candidate", "Expected", "Timing", "Tracker"]
 

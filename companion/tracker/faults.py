@@ -12,7 +12,7 @@ from .event_json import FaultFields
 from .events import ILLEGAL, WARNING, Fault, Knock
 from .model import COLOUR_OF, Candidate, Expected, PieceModel
 from .readings import Deadline, Readings, Timing
-from .squares import Grid
+from .square_relations import Grid
 
 
 class Faults:

@@ -9,7 +9,6 @@ It decides over the tracker's parts and changes only them; the
 from __future__ import annotations
 
 from ..rules.game import PlayedMove
-from .display import Display
 from .events import Event, PieceRemoved, PieceRestored
 from .faults import Faults
 from .knocks import Knocks
@@ -17,7 +16,8 @@ from .model import PieceModel
 from .moves import MoveFinder, Proposer
 from .readings import Deadline, Readings, Timing
 from .revisions import RevisionWindow
-from .squares import Grid
+from .shown import Display
+from .square_relations import Grid
 
 
 class Judge:

@@ -7,7 +7,7 @@ from collections.abc import Set
 
 from .model import PieceModel
 from .readings import NEVER, Readings, Timing
-from .squares import Grid
+from .square_relations import Grid
 
 
 class Knocks:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from ..rules import ATTACKERS, Board, Move, Outcome
 from ..rules.game import Game, PlayedMove
 from .event_json import FaultFields
-from .squares import Grid
+from .square_relations import Grid
 
 #: The sensor colour (polarity boards) of each piece letter.
 COLOUR_OF = {"t": "a", "T": "d", "K": "d"}

@@ -5,7 +5,6 @@ proposal events (:class:`Proposer`, which also holds the move to make)."""
 from __future__ import annotations
 
 from ..rules import Move
-from .display import Display
 from .events import (
     Event,
     GameOver,
@@ -20,7 +19,8 @@ from .model import Candidate, Expected, PieceModel, side_colour
 from .readings import NEVER, Readings, Timing
 from .revisions import RevisionWindow
 from .setup import PieceCheck
-from .squares import Grid
+from .shown import Display
+from .square_relations import Grid
 
 
 class MoveFinder:

@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from ..scan import Scan
-from .squares import Grid
+from .square_relations import Grid
 
 NEVER = -math.inf
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .knocks import Knocks
 from .model import PieceModel
 from .readings import NEVER, Readings, Timing
-from .squares import Grid
+from .square_relations import Grid
 
 
 class RevisionWindow:

@@ -8,7 +8,7 @@ from ..rules.game import Game
 from .events import Event, Ready, SetupNeeded
 from .model import COLOUR_OF, PieceModel
 from .readings import Deadline, Readings, Timing
-from .squares import Grid
+from .square_relations import Grid
 
 
 class PieceCheck:

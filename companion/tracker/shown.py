@@ -21,7 +21,7 @@ from .faults import Faults
 from .model import Expected, PieceModel
 from .readings import Readings
 from .setup import PieceCheck, Setup
-from .squares import Grid
+from .square_relations import Grid
 
 #: A guidance's kind and data and the tracker's state.
 View = tuple[GuidanceKind, TrackerState, GuidanceData]
