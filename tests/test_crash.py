@@ -140,7 +140,7 @@ def test_the_computers_chosen_move_is_shown_again_after_kill_9(tmp_path: Path) -
     args = ("--variant", "brandubh", "--attackers", "computer:1")
     d, base = _spawn(tmp_path, *args)
     try:
-        chosen = wait_for(lambda: state(base)["move_to_make"], timeout=60,
+        chosen = wait_for(lambda: state(base)["move_to_make"],
                           what="the computer's move")
         wait_for(lambda: _stored_events(tmp_path, "move_to_make"), what="the stored move")
     finally:

@@ -66,7 +66,7 @@ class Person:
             return s if len(s["moves"]) > n else None
 
         try:
-            st = wait_for(made, timeout=20, what=f"the move {frm}-{to}")
+            st = wait_for(made, what=f"the move {frm}-{to}")
         except AssertionError:
             x = state(self.base)
             raise AssertionError(f"{frm}-{to} not accepted: {x['tracking']} {x['guidance']} "
@@ -74,7 +74,7 @@ class Person:
         for sq in captures:  # lift the captured pieces off, as the lights ask
             self.click(sq)
         if captures:
-            wait_for(lambda: state(self.base)["tracking"] != "capture_pending", timeout=10,
+            wait_for(lambda: state(self.base)["tracking"] != "capture_pending",
                      what="the captured pieces lifted")
         return st  # type: ignore[return-value]
 
@@ -84,7 +84,7 @@ class Person:
         assert guide["kind"] == "setup", guide
         for sq in sorted(guide.get("clear", [])) + sorted(guide.get("fill", {})):
             self.click(sq)
-        wait_for(lambda: state(self.base)["tracking"] == "ready", timeout=10,
+        wait_for(lambda: state(self.base)["tracking"] == "ready",
                  what="the board set up again")
 
 
@@ -107,7 +107,7 @@ def computers_move(base: str) -> dict | None:
             return "over"
         assert s["player_error"] is None, s["player_error"]
         return s["move_to_make"]
-    got = wait_for(ready, timeout=60, what="the computer's move")
+    got = wait_for(ready, what="the computer's move")
     return None if got == "over" else got  # type: ignore[return-value]
 
 
@@ -135,7 +135,7 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
             assert m["by"] == "computer" and m["side"] == "attackers"
             # the LEDs show it once the captured pieces of my move are off the board
             wait_for(lambda m=m: shows(base, {m["from"]: "make_from", m["to"]: "make_to"}),
-                     timeout=10, what="the LEDs")
+                     what="the LEDs")
             st = person.make(m["from"], m["to"], m["captures"])
             assert st["moves"][-1].split("x")[0] == m["move"]
             if st["result"] != "ongoing":
@@ -144,7 +144,7 @@ def test_a_whole_brandubh_game_against_the_computer(tmp_path: Path, level: int,
                 t0 = time.monotonic()
                 status, out = control(base, "api/hint", {}, player=me)
                 assert status == 202 and out == {"status": "thinking", "side": "defenders"}
-                hint = wait_for(lambda: state(base)["hint"], timeout=20, what="the hint")
+                hint = wait_for(lambda: state(base)["hint"], what="the hint")
                 print(f"hint latency: {time.monotonic() - t0:.2f} s")
                 leds = state(base)["leds"]
                 assert leds[hint["from"]] == "hint_from" and leds[hint["to"]] == "hint_to"
@@ -222,7 +222,7 @@ def test_hints_are_for_the_owner_and_the_player_on_his_turn(tmp_path: Path) -> N
         assert status == 400 and out["code"] == "bad_request"
         status, out = control(base, "api/hint", {})
         assert status == 202
-        wait_for(lambda: state(base)["hint"], timeout=20, what="the hint")
+        wait_for(lambda: state(base)["hint"], what="the hint")
         status, out = control(base, "api/hint", {})
         assert status == 200 and out["status"] == "ready"
         events = [e for e in state(base)["events"] if e["kind"] == "hint"]
@@ -273,7 +273,7 @@ def test_a_crashing_or_silent_engine_is_shown_on_the_page_and_the_board_goes_on(
         status, out = control(base, "api/new", {"players": {
             "attackers": {"kind": "engine", "command": command, "seconds": 0.5}}})
         assert status == 200, out
-        err = wait_for(lambda: state(base)["player_error"], timeout=20, what="the error")
+        err = wait_for(lambda: state(base)["player_error"], what="the error")
         assert err["side"] == "attackers"
         assert words in err["message"], err
         assert "failed" in state(base)["message"]

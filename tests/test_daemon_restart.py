@@ -85,7 +85,7 @@ def test_a_game_against_the_computer_in_another_variant_survives_kill_9(tmp_path
         gid = out["game"]
         wait_for(lambda: state(base)["tracking"] == "ready", what="the board set up")
         click_move(base, "d1", "e1")  # brandubh: an attacker along the bottom edge
-        wait_for(lambda: state(base)["move_to_make"], timeout=60, what="the computer's move")
+        wait_for(lambda: state(base)["move_to_make"], what="the computer's move")
         before = _games(tmp_path)
         moves = state(base)["moves"]
         proc.stop(signal.SIGKILL)

@@ -55,7 +55,7 @@ def new_computer_game(page, base: str, you: str, level: int, secs: int | None = 
     wait_for(lambda: (s := state(base))["game"] != before and s["tracking"] == "ready"
              and s["players"][foe] == want
              and s["players"][you]["name"] == "Eva",
-             timeout=10, what="the game against the computer to be set up")
+             what="the game against the computer to be set up")
 
 
 def make(page, base: str, move: str) -> None:
@@ -202,7 +202,7 @@ def test_the_computer_is_seen_thinking_with_its_best_move_on_request(browser,
         assert page.inner_text("#thinking") == "The computer (defenders) is thinking…"
         assert page.inner_text("#thoughtsbtn") == "Show what the computer thinks"
         page.click("#thoughtsbtn")
-        wait_text(page, "#thinking", "Best move so far ", timeout=4000)
+        wait_text(page, "#thinking", "Best move so far ")
         shown = page.inner_text("#thinking")
         assert shown.startswith("The computer (defenders) is thinking… Best move so far "), shown
         assert "(depth " in shown and " stand better by " in shown or "about even" in shown, shown

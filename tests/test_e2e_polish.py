@@ -232,7 +232,7 @@ def test_review_reads_as_sentences_with_the_file_date_and_a_labelled_graph(
         status, _ = control(base, f"api/games/{gid}/analysis", {"seconds": 0.05})
         assert status in (200, 202)
         wait_for(lambda: json.loads(http(base + f"api/games/{gid}/analysis")[2])["status"]
-                 == "done", timeout=60, every=0.2, what="the analysis")
+                 == "done", every=0.2, what="the analysis")
         page = phone(browser, base + f"review/{gid}", lang, ready="#rvboard .hit")
         info = page.inner_text("#rvinfo")
         assert "2019" in info and not re.search(r"\d{1,2}:\d\d", info), info  # a date, no time

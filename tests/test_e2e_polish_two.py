@@ -229,7 +229,7 @@ def test_numbers_agree_with_each_other_and_the_browsers_locale(browser, tmp_path
         (gid,) = j["games"]
         control(base, f"api/games/{gid}/analysis", {"seconds": 0.05})
         wait_for(lambda: json.loads(http(base + f"api/games/{gid}/analysis")[2])["status"]
-                 == "done", timeout=60, every=0.2, what="the analysis")
+                 == "done", every=0.2, what="the analysis")
         page = phone(browser, base + f"review/{gid}", lang, ready="#rvboard .hit")
         page.wait_for_selector("#rvswings [data-swing]")
         assert page.inner_text("#rvcount") == "(6)"

@@ -319,7 +319,7 @@ def test_closed_streams_free_their_slots_at_once(daemon) -> None:
         assert daemon.server.live_streams == len(socks)
         for s in socks:
             s.close()
-        wait_for(lambda: daemon.server.live_streams == 0, timeout=1.0, what="slots freed")
+        wait_for(lambda: daemon.server.live_streams == 0, what="slots freed")
 
 
 # -- 6. Host header (DNS rebinding) ----------------------------------------------------------
