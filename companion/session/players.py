@@ -348,10 +348,13 @@ class EnginePlayer:
 
         if spec.kind is PlayerKind.COMPUTER:
             level = spec.level or DEFAULT_LEVEL
-            argv = builtin_engine_command(level=level, seed=seed, seconds=spec.seconds)
-            name = f"computer {level}"
-            # the longest it may think: its level's cap, lowered by ``seconds``
+            # the longest it may think: its level's cap, lowered by ``seconds``; the engine is
+            # told the same (told ``seconds`` above the cap, it thought past the host's deadline
+            # and every move failed: "did not answer within 25.0 s" at level 10 with 30 s)
             self.budget = min(get_level(level).seconds, spec.seconds or 1e9)
+            argv = builtin_engine_command(level=level, seed=seed,
+                                          seconds=self.budget if spec.seconds else None)
+            name = f"computer {level}"
         elif spec.kind is PlayerKind.ENGINE and spec.command:
             argv, name = shlex.split(spec.command), spec.command
             self.budget = spec.seconds or ENGINE_SECONDS
