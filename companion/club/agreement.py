@@ -56,15 +56,16 @@ class Agreement:
             self._mark()
         if game and doc.game and doc.game.ref == game.get("ref"):
             return True
-        if not game and offer and doc.game and doc.game.ref == offer["id"]:
+        if not game and offer and doc.game:
             mine = self.own.terms(offer["terms"])
-            if doc.game.terms == mine:  # the peer accepted our offer
-                self.agree(offer["id"], mine)
+            if doc.game.ref == offer["id"]:
+                if doc.game.terms == mine:  # the peer accepted our offer
+                    self.agree(offer["id"], mine)
+                    return True
+                return False
+            if self._agreed_alike(doc.game, offer["id"], mine):
+                self.agree(doc.game.ref, mine)
                 return True
-            return False
-        if not game and offer and doc.game and self._agreed_alike(doc.game, offer["id"]):
-            self.agree(doc.game.ref, doc.game.terms)
-            return True
         if doc.offer is None or (game and not self.own.over()) or doc.offer[0] == self._declined:
             return False
         oid, terms = doc.offer
@@ -81,14 +82,13 @@ class Agreement:
                                                  "terms": terms.to_json()}))
         return False
 
-    def _agreed_alike(self, peer_game: PeerGame, my_offer: str) -> bool:
+    def _agreed_alike(self, peer_game: PeerGame, my_offer: str, mine: Terms) -> bool:
         """The peer's game is the one it agreed by itself because both offers had the same
         terms: its own offer's id (the smaller one), this board's offer's terms, not ended,
         and not a game this board played before. This board may never have read the peer's
         offer: a newer document of a topic replaces a queued older one (companion.club.link)
         and a flood guard keeps only the newest, so the offer and the agreement can arrive as
         the agreement alone."""
-        mine = self.own.terms(self.own.offer["terms"]) if self.own.offer else None
         return (peer_game.ref.startswith(f"{self.peer}/") and peer_game.ref < my_offer
                 and peer_game.terms == mine and not peer_game.resign and not peer_game.flag
                 and peer_game.ref != self.own.seen.get("ref"))
