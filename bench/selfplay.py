@@ -10,7 +10,9 @@ the level on nodes alone (its node limit times F; levels 9 and 10 their seconds 
 — 80,000 unless given — times F: a fixed amount of work, fair on a busy machine), ``,cpu=1`` to
 measure its time in CPU seconds, evaluation weights changed with ``,w.NAME=VALUE`` (e.g.
 ``,w.king_threats=80``) or read from ``,wfile=WEIGHTS.json`` (as bench/train_eval.py writes
-them), ``,native=0`` for the pure-Python engine, search switches with ``,s.NAME=on|off|N``
+them), ``,native=0`` for the pure-Python engine, ``,nn=0`` without the learned network or
+``,nn=FILE`` with another (as tools/train_network.py writes it), search switches with
+``,s.NAME=on|off|N``
 (``s.lmp``, ``s.futility``, ``s.null``, ``s.lmr``, ``s.guard``, ``s.qthreat=1``,
 ``s.aspiration=50``, …); or
 ``otep=COMMAND``, any OTEP engine, driven through companion.engine.otep_host.
@@ -39,14 +41,16 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.engine.evaluate import Weights, default_weights  # noqa: E402
 from companion.engine.levels import Level, get_level  # noqa: E402
+from companion.engine.network import Network, load_network  # noqa: E402
 from companion.engine.otep_host import EngineClock, OtepHost  # noqa: E402
 from companion.engine.otep_process import EngineError  # noqa: E402
-from companion.engine.player import Engine  # noqa: E402
+from companion.engine.player import SHIPPED, Engine  # noqa: E402
 from companion.engine.timing import from_clock  # noqa: E402
 from companion.rules import PRESETS, Board, RuleSet  # noqa: E402
 
@@ -67,6 +71,7 @@ class Spec:
     nps: int = 80_000
     weights_file: str | None = None
     native: bool | None = None
+    network: str = "shipped"
 
 
 def parse_spec(text: str) -> Spec:
@@ -92,6 +97,8 @@ def parse_spec(text: str) -> Spec:
             spec.weights_file = value
         elif key == "native":
             spec.native = value not in ("0", "no", "off")
+        elif key == "nn":
+            spec.network = value
         elif key.startswith("s."):
             spec.switches = {**(spec.switches or {}), key[2:]: value}
         elif key.startswith("w."):
@@ -140,7 +147,13 @@ class Player:
                 level = Level(0, "nodes", None, spec.nodes, 120.0)
             elif spec.scale:
                 level = node_level(spec.level, spec.scale, spec.nps)
-            self.engine = Engine(rules, level, seed=seed, weights=weights, native=spec.native)
+            network: Network | Literal["shipped"] | None = SHIPPED
+            if spec.network in ("0", "no", "off"):
+                network = None
+            elif spec.network != SHIPPED:
+                network = load_network(Path(spec.network))
+            self.engine = Engine(rules, level, seed=seed, weights=weights, native=spec.native,
+                                 network=network)
             if spec.cpu:
                 self.engine.searcher.clock = time.process_time
             for name, value in (spec.switches or {}).items():

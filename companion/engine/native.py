@@ -32,10 +32,11 @@ from companion.rules import core
 from companion.rules.ruleset import ATTACKERS, DEFENDERS, KING, RuleSet
 
 from .evaluate import ZONE_MID, ZONE_NEAR, Evaluator, Weights, corner_zones
+from .network import Network
 from .position import ATT, DEF, Position
 from .search import INF, MATE_BOUND, Info, Limits, Result
 
-ABI_VERSION = 5
+ABI_VERSION = 6
 SOURCE = Path(__file__).with_name("native") / "tafl.c"
 MAXMOVES = 2048
 REASONS = {
@@ -180,6 +181,7 @@ def _declare(lib: ctypes.CDLL) -> None:
         "tafl_new": (p, [i32p, ctypes.c_int, i32p, ctypes.c_int, u64p, ctypes.c_int]),
         "tafl_free": (None, [p]),
         "tafl_set_zone": (ctypes.c_int, [p, i32p, ctypes.c_int]),
+        "tafl_set_network": (ctypes.c_int, [p, i32p, ctypes.c_int]),
         "tafl_new_game": (None, [p]),
         "tafl_set_position": (ctypes.c_int, [p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
                                              u64p, ctypes.c_int, ctypes.c_int, ctypes.c_int]),
@@ -260,9 +262,11 @@ def _u64(values: list[int]) -> ctypes.Array[ctypes.c_uint64]:
 
 
 class NativeCore:
-    """One C engine instance of a rule set: a position, its TT and history."""
+    """One C engine instance of a rule set: a position, its TT and history; with ``network``,
+    the learned network added to the evaluation (:mod:`.network`)."""
 
-    def __init__(self, rules: RuleSet, weights: Weights | None = None, tt_bits: int = 20) -> None:
+    def __init__(self, rules: RuleSet, weights: Weights | None = None, tt_bits: int = 20,
+                 network: Network | None = None) -> None:
         lib = library()
         if lib is None:
             raise RuntimeError(f"the native core is not available: {_why}")
@@ -290,6 +294,14 @@ class NativeCore:
                     data += seal
             if not lib.tafl_set_zone(self.handle, _i32(data), len(data)):
                 raise RuntimeError("tafl_set_zone refused the corner zones")
+        self.network = network
+        if network is not None:
+            if network.count != self.t.count:
+                raise ValueError(f"a network for {network.count} squares cannot play a board "
+                                 f"of {self.t.count}")
+            data = network.native_data()
+            if not lib.tafl_set_network(self.handle, _i32(data), len(data)):
+                raise RuntimeError("tafl_set_network refused the network")
         self._moves = (ctypes.c_int32 * MAXMOVES)()
         self._caps = (ctypes.c_int32 * 64)()
 
@@ -361,12 +373,14 @@ class NativeCore:
 
 
 class NativeSearcher:
-    """:class:`~.search.Searcher`'s interface on the native core."""
+    """:class:`~.search.Searcher`'s interface on the native core; with ``network``, the
+    learned network in its evaluation (then it no longer plays the Python engine's moves)."""
 
     def __init__(self, rules: RuleSet, weights: Weights | None = None,
-                 tt_entries: int = 400_000, qdepth: int = 6) -> None:
+                 tt_entries: int = 400_000, qdepth: int = 6,
+                 network: Network | None = None) -> None:
         bits = max(16, min(24, (max(tt_entries, 1) * 2).bit_length()))
-        self.core = NativeCore(rules, weights, tt_bits=bits)
+        self.core = NativeCore(rules, weights, tt_bits=bits, network=network)
         self.rules = rules
         self.evaluator = self.core.evaluator
         self.t = self.core.t

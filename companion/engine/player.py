@@ -11,12 +11,14 @@ import random
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from companion.rules import Board, RuleSet
 
 from .evaluate import Weights
 from .levels import DEFAULT_LEVEL, Level, get_level
 from .native import NativeSearcher
+from .network import Network, shipped_network
 from .position import Position, move_text
 from .search import MATE_BOUND, WIN, Info, Limits, Searcher
 from .timing import Budget
@@ -37,20 +39,28 @@ class Choice:
     pv: list[str]
 
 
+SHIPPED: Literal["shipped"] = "shipped"
+
+
 def make_searcher(
     rules: RuleSet, weights: Weights | None = None, tt_entries: int = 250_000,
-    native: bool | None = None,
+    native: bool | None = None, network: Network | Literal["shipped"] | None = SHIPPED,
 ) -> Searcher | NativeSearcher:
     """The native core's searcher where it is available and plays ``rules`` (``native=None``:
     whenever it can; ``True``: it must, ValueError otherwise), else the pure-Python one. Both
-    play the same moves at a fixed depth; the native one is 20-40 times faster."""
+    play the same moves at a fixed depth, but for the learned network (``network``: the one
+    shipped for the rule set, where there is one, by default), which only the native core
+    plays; the native one is 20-40 times faster."""
     if native is not False:
         from . import native as nat
 
         why = nat.supported(rules, weights) or (None if nat.available()[0]
                                                  else nat.available()[1])
         if why is None:  # a compact table: twice the entries in less memory than Python's
-            return nat.NativeSearcher(rules, weights, tt_entries=tt_entries * 2)
+            net = (shipped_network(rules.id, rules.size ** 2) if network == SHIPPED
+                   else network)
+            return nat.NativeSearcher(rules, weights, tt_entries=tt_entries * 2,
+                                      network=net if isinstance(net, Network) else None)
         if native:
             raise ValueError(f"the native core cannot play {rules.id}: {why}")
     return Searcher(rules, weights, tt_entries=tt_entries)
@@ -71,11 +81,12 @@ class Engine:
     def __init__(
         self, rules: RuleSet, level: int | Level = DEFAULT_LEVEL, seed: int = 0,
         weights: Weights | None = None, tt_entries: int = 250_000, native: bool | None = None,
+        network: Network | Literal["shipped"] | None = SHIPPED,
     ) -> None:
         self.rules = rules
         self.level = level if isinstance(level, Level) else get_level(level)
         self.seed = seed
-        self.searcher = make_searcher(rules, weights, tt_entries, native)
+        self.searcher = make_searcher(rules, weights, tt_entries, native, network)
 
     def new_game(self) -> None:
         """Forget the previous game (transposition table, history)."""

@@ -72,6 +72,7 @@ static int evaluate(const Engine *e) {
     }
     if (c[W_DEF_EDGE]) score -= c[W_DEF_EDGE] * flood_count(e, 1, &e->bb_edge);
     if (e->zone_on && e->king >= 0) score += zone_score(e);
+    if (e->nn_on) score += network_score(e);
     if (e->king >= 0) {
         int king = e->king;
         int32_t kd[128];

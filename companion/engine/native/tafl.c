@@ -12,11 +12,12 @@
  * soldier for the side to move; a win in k plies is WIN - k.
  *
  * One translation unit (so the compiler inlines across the parts): tafl.h (types and settings),
- * rules.c (position and rules), evaluate.c, search.c (below the root), root.c (iterative
- * deepening), and here the functions native.py calls.
+ * rules.c (position and rules), network.c (the learned network), evaluate.c, search.c (below
+ * the root), root.c (iterative deepening), and here the functions native.py calls.
  */
 #include "tafl.h"
 #include "rules.c"
+#include "network.c"
 #include "evaluate.c"
 #include "search.c"
 #include "root.c"
@@ -115,6 +116,32 @@ int tafl_set_zone(Engine *e, const int32_t *data, int n) {
         for (int i = 0; i < 4; i++) e->zone_seal3[k][i] = *p++;
     }
     e->zone_on = 1;
+    return 1;
+}
+
+/* the learned network: hidden units h (1..NN_MAXH), then (3 * count + 1) * h input weights
+ * (int8: attackers' squares, defenders', the king's, the attackers to move; unit by unit),
+ * h hidden biases, h output weights and the output bias */
+int tafl_set_network(Engine *e, const int32_t *data, int n) {
+    if (n < 1) return 0;
+    int h = data[0];
+    if (h < 1 || h > NN_MAXH) return 0;
+    int rows = 3 * e->count + 1;
+    if (n != 1 + rows * h + 2 * h + 1) return 0;
+    const int32_t *p = data + 1;
+    for (int r = 0; r < rows; r++) {
+        int16_t *w = r < 3 * e->count ? e->nn_w1[r / e->count][r % e->count] : e->nn_w1_side;
+        for (int j = 0; j < h; j++) {
+            int32_t v = *p++;
+            if (v < -128 || v > 127) return 0;
+            w[j] = (int16_t)v;
+        }
+    }
+    for (int j = 0; j < h; j++) e->nn_b1[j] = *p++;
+    for (int j = 0; j < h; j++) e->nn_w2[j] = *p++;
+    e->nn_b2 = *p++;
+    e->nn_h = h;
+    e->nn_on = 1;
     return 1;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#define ABI_VERSION 5
+#define ABI_VERSION 6
 #define MAXSQ 361
 #define MAXN 19
 #define MAXPLY 160
@@ -21,6 +21,10 @@
 #define ZONE_CLASSES 9
 #define ZONE_SIZE (2 * ZONE_CLASSES + 1)
 #define ZONE_SQUARES 15
+/* the learned network (network.c): inputs per piece kind and square plus one for the side
+ * to move; at most NN_MAXH hidden units */
+#define NN_MAXH 64
+#define NN_ONE 64 /* a hidden unit's activation 1.0 in the integer arithmetic */
 #define EXACT 0
 #define LOWER 1
 #define UPPER 2
@@ -109,6 +113,12 @@ typedef struct {
     int zone_corner[4], zone_sq[4][ZONE_SQUARES], zone_cls[4][ZONE_SQUARES];
     int zone_seal2[4][3], zone_seal3[4][4];
     int step[4];
+    /* the learned network (nn_on 0: none): nn_w1[kind][square][unit], kind 0 attacker,
+     * 1 defender, 2 king; nn_w1_side: the attackers to move */
+    int nn_on, nn_h;
+    int16_t nn_w1[3][MAXSQ][NN_MAXH];
+    int16_t nn_w1_side[NN_MAXH];
+    int32_t nn_b1[NN_MAXH], nn_w2[NN_MAXH], nn_b2;
     uint64_t z_att[MAXSQ], z_dfn[MAXSQ], z_king[MAXSQ + 1], z_side;
     /* position */
     uint8_t sq[MAXSQ];
