@@ -125,6 +125,20 @@ def test_a_file_that_is_not_json_is_refused(tmp_path):
         load_network(path)
 
 
+def test_a_broken_shipped_file_is_logged_and_the_engine_plays_without_it(
+        tmp_path, monkeypatch, caplog):
+    from companion.engine import network
+
+    (tmp_path / "copenhagen.nnue.json").write_text('{"format": "tafl-companion network 1"}')
+    monkeypatch.setattr(network, "WEIGHTS_DIR", tmp_path)
+    engine = Engine(PRESETS["copenhagen"], 4)
+    assert isinstance(engine.searcher, NativeSearcher)
+    assert engine.searcher.core.network is None
+    assert "the learned network is not used" in caplog.text
+    assert "copenhagen.nnue.json" in caplog.text
+    assert engine.choose(Board(PRESETS["copenhagen"])).move
+
+
 def test_the_native_core_refuses_a_network_for_another_board():
     with pytest.raises(ValueError, match="121 squares cannot play a board of 49"):
         NativeCore(PRESETS["brandubh"], network=random_network(121, 4, seed=1))

@@ -7,6 +7,7 @@ daemon never searches in its own process: it drives ``tafl-companion engine`` th
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from companion.rules import Board, RuleSet
 from .evaluate import Weights
 from .levels import DEFAULT_LEVEL, Level, get_level
 from .native import NativeSearcher
-from .network import Network, shipped_network
+from .network import Network, NetworkError, shipped_network
 from .position import Position, move_text
 from .search import MATE_BOUND, WIN, Info, Limits, Searcher
 from .timing import Budget
@@ -39,7 +40,18 @@ class Choice:
     pv: list[str]
 
 
+log = logging.getLogger(__name__)
 SHIPPED: Literal["shipped"] = "shipped"
+
+
+def shipped_or_none(rules: RuleSet) -> Network | None:
+    """The network shipped for ``rules``; None where there is none, or (logged) where its file
+    cannot be used: the engine then plays its hand-made evaluation rather than not at all."""
+    try:
+        return shipped_network(rules.id, rules.size ** 2)
+    except NetworkError as exc:
+        log.warning("the learned network is not used: %s", exc)
+        return None
 
 
 def make_searcher(
@@ -57,8 +69,7 @@ def make_searcher(
         why = nat.supported(rules, weights) or (None if nat.available()[0]
                                                  else nat.available()[1])
         if why is None:  # a compact table: twice the entries in less memory than Python's
-            net = (shipped_network(rules.id, rules.size ** 2) if network == SHIPPED
-                   else network)
+            net = shipped_or_none(rules) if network == SHIPPED else network
             return nat.NativeSearcher(rules, weights, tt_entries=tt_entries * 2,
                                       network=net if isinstance(net, Network) else None)
         if native:
