@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -61,12 +62,11 @@ def games(path: str) -> list[tuple[list[str], float]]:
     return out
 
 
-def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
-            stride: int, zone: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features (the last one a constant 1), results and game numbers of the positions."""
+def replayed(variant: str, records: list[tuple[list[str], float]], skip: int,
+             ) -> Iterator[tuple[int, float, int, Position]]:
+    """(game number, result, ply, position) of every position after ``skip`` plies of every
+    game that is not over yet (a game stops at a move the rules refuse)."""
     rules = PRESETS[variant]
-    ev = Evaluator(rules, Weights())
-    xs, ys, gs = [], [], []
     for g, (moves, y) in enumerate(records):
         board = Board(rules)
         for ply, text in enumerate(moves):
@@ -74,14 +74,24 @@ def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
                 board.push(board.parse_move(text)[0])
             except (MoveError, ValueError):
                 break
-            if board.outcome() is not None or ply < skip or ply % stride:
-                continue
-            pos = Position.from_board(board)
-            f = dict(zip(FEATURES, ev.features(pos), strict=True))
-            xs.append([f[n] for n in TRAINED] + ev.pst_features(pos)
-                      + (ev.zone_features(pos) if zone else []) + [1])
-            ys.append(y)
-            gs.append(g)
+            if board.outcome() is None and ply >= skip:
+                yield g, y, ply, Position.from_board(board)
+
+
+def samples(variant: str, records: list[tuple[list[str], float]], skip: int,
+            stride: int, zone: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (the last one a constant 1), results and game numbers of the positions."""
+    rules = PRESETS[variant]
+    ev = Evaluator(rules, Weights())
+    xs, ys, gs = [], [], []
+    for g, y, ply, pos in replayed(variant, records, skip):
+        if ply % stride:
+            continue
+        f = dict(zip(FEATURES, ev.features(pos), strict=True))
+        xs.append([f[n] for n in TRAINED] + ev.pst_features(pos)
+                  + (ev.zone_features(pos) if zone else []) + [1])
+        ys.append(y)
+        gs.append(g)
     return np.array(xs, dtype=float), np.array(ys), np.array(gs)
 
 

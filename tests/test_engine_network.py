@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -137,6 +139,29 @@ def test_a_broken_shipped_file_is_logged_and_the_engine_plays_without_it(
     assert "the learned network is not used" in caplog.text
     assert "copenhagen.nnue.json" in caplog.text
     assert engine.choose(Board(PRESETS["copenhagen"])).move
+
+
+def test_the_training_tool_writes_a_network_the_engine_plays(tmp_path):
+    """tools/train_network.py on 40 real games (tests/data/copenhagen.csv, from the corpus),
+    one epoch: it reports the held-out log-loss and writes a network that loads and plays."""
+    pytest.importorskip("numpy")
+    root = Path(__file__).resolve().parents[1]
+    lines = (root / "tests" / "data" / "copenhagen.csv").read_text().splitlines()
+    decided = [line for line in lines if line.endswith(("Black", "White"))][:40]
+    games = tmp_path / "games.csv"
+    games.write_text("\n".join(decided) + "\n")
+    out = tmp_path / "net.json"
+    proc = subprocess.run(
+        [sys.executable, str(root / "tools" / "train_network.py"), "copenhagen", str(games),
+         "--epochs", "1", "--hidden", "4", "--nodes", "200", "--out", str(out)],
+        capture_output=True, text=True, check=False, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "40 games" in proc.stdout
+    assert "integer network: held-out log-loss" in proc.stdout
+    net = load_network(out)
+    assert (net.count, net.hidden) == (121, 4)
+    rules = PRESETS["copenhagen"]
+    assert Engine(rules, 4, network=net).choose(Board(rules)).move
 
 
 def test_the_native_core_refuses_a_network_for_another_board():

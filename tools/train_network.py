@@ -28,14 +28,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np  # noqa: E402
-from train_eval import games  # noqa: E402
+from train_eval import games, replayed  # noqa: E402
 
 from companion.engine.evaluate import default_weights  # noqa: E402
 from companion.engine.native import NativeCore, NativeSearcher  # noqa: E402
 from companion.engine.network import ONE, Network, network_path  # noqa: E402
-from companion.engine.position import ATT, Position  # noqa: E402
+from companion.engine.position import ATT  # noqa: E402
 from companion.engine.search import MATE_BOUND, Limits  # noqa: E402
-from companion.rules import PRESETS, Board, MoveError  # noqa: E402
+from companion.rules import PRESETS  # noqa: E402
 
 
 def symmetries(n: int) -> list[list[int]]:
@@ -68,36 +68,27 @@ def samples(variant: str, records: list[tuple[list[str], float]], skip: int, nod
     count = n * n
     maps = symmetries(n)
     rows, hand, deep, ys, gs = [], [], [], [], []
-    for g, (moves, y) in enumerate(records):
-        board = Board(rules)
-        for ply, text in enumerate(moves):
-            try:
-                board.push(board.parse_move(text)[0])
-            except (MoveError, ValueError):
-                break
-            if board.outcome() is not None or ply < skip:
-                continue
-            pos = Position.from_board(board)
-            core.set_position(pos)
-            e = core.evaluate()
-            sc = e
-            if nodes:
-                sc = searcher.search(pos, Limits(nodes=nodes)).score
-                if abs(sc) >= MATE_BOUND:
-                    sc = 10_000 if sc > 0 else -10_000
-            att = [s for s in range(count) if pos.att >> s & 1]
-            dfn = [s for s in range(count) if pos.dfn >> s & 1]
-            for m in maps:  # the hand-made evaluation is symmetric, so one value serves all
-                r = [m[s] for s in att] + [count + m[s] for s in dfn]
-                if pos.king >= 0:
-                    r.append(2 * count + m[pos.king])
-                if pos.side == ATT:
-                    r.append(3 * count)
-                rows.append(r)
-                hand.append((e if pos.side == ATT else -e) / 100)
-                deep.append((sc if pos.side == ATT else -sc) / 100)
-                ys.append(y)
-                gs.append(g)
+    for g, y, _, pos in replayed(variant, records, skip):
+        core.set_position(pos)
+        e = core.evaluate()
+        sc = e
+        if nodes:
+            sc = searcher.search(pos, Limits(nodes=nodes)).score
+            if abs(sc) >= MATE_BOUND:
+                sc = 10_000 if sc > 0 else -10_000
+        att = [s for s in range(count) if pos.att >> s & 1]
+        dfn = [s for s in range(count) if pos.dfn >> s & 1]
+        for m in maps:  # the hand-made evaluation is symmetric, so one value serves all
+            r = [m[s] for s in att] + [count + m[s] for s in dfn]
+            if pos.king >= 0:
+                r.append(2 * count + m[pos.king])
+            if pos.side == ATT:
+                r.append(3 * count)
+            rows.append(r)
+            hand.append((e if pos.side == ATT else -e) / 100)
+            deep.append((sc if pos.side == ATT else -sc) / 100)
+            ys.append(y)
+            gs.append(g)
     width = max(len(r) for r in rows)
     idx = np.full((len(rows), width), 3 * count + 1, dtype=np.int32)  # the pad: a zero row
     for i, r in enumerate(rows):
