@@ -68,6 +68,48 @@ def test_the_native_network_is_the_reference_to_the_unit(variant):
         assert learned.evaluate() - plain.evaluate() == (ref if pos.side == ATT else -ref)
 
 
+def reference(net: Network, pos: Position) -> int:
+    """The reference's score for the side to move."""
+    count = net.count
+    att = [s for s in range(count) if pos.att >> s & 1]
+    dfn = [s for s in range(count) if pos.dfn >> s & 1]
+    ref = net.score(att, dfn, pos.king, pos.side == ATT)
+    return ref if pos.side == ATT else -ref
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "brandubh"])
+def test_the_sums_kept_move_by_move_are_the_positions_own(variant):
+    """The native core keeps the hidden units' sums through make and unmake (captures of
+    soldiers and of the king included): after every move, and back after every unmake, the
+    network's part of the evaluation is the reference's for the position reached."""
+    rules = PRESETS[variant]
+    count = rules.size ** 2
+    net = random_network(count, 16, seed=7)
+    plain, learned = NativeCore(rules), NativeCore(rules, network=net)
+    rng = random.Random(11)
+    captures = made = 0
+    for _ in range(6):
+        pos = Position.from_board(Board(rules))
+        for core in (plain, learned):
+            core.set_position(pos)
+        assert learned.evaluate() - plain.evaluate() == reference(net, pos)
+        line = []
+        while pos.result is None and len(line) < 150:
+            move = rng.choice(sorted(learned.moves()))
+            plain.make(move)
+            captures += len(learned.make(move))
+            pos.make(move)
+            line.append(move)
+            assert learned.evaluate() - plain.evaluate() == reference(net, pos)
+        made += len(line)
+        for _ in line:
+            plain.unmake()
+            learned.unmake()
+            pos.unmake()
+            assert learned.evaluate() - plain.evaluate() == reference(net, pos)
+    assert made > 300 and captures > 10
+
+
 def test_a_network_changes_the_search_and_none_keeps_the_python_engines_moves():
     rules = PRESETS["copenhagen"]
     pos = random_positions("copenhagen", 1, seed=9)[30]

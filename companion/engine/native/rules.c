@@ -387,8 +387,16 @@ static int make(Engine *e, int move) {
     }
     int ncap = compute_captures(e, to, attackers_moved, u->caps);
     u->ncap = ncap;
+    int32_t *acc = NULL;
+    if (e->nn_on) {
+        int kind = attackers_moved ? 0 : (king_moved ? 2 : 1);
+        acc = network_next(e);
+        network_row(e, acc, kind, frm, -1);
+        network_row(e, acc, kind, to, 1);
+    }
     for (int i = 0; i < ncap; i++) {
         int s = u->caps[i];
+        if (acc) network_row(e, acc, s == e->king ? 2 : (e->sq[s] == DEFP ? 1 : 0), s, -1);
         if (s == e->king) {
             key ^= e->z_king[s] ^ e->z_king[MAXSQ];
             e->sq[s] = EMPTY;
@@ -453,6 +461,7 @@ static void make_null(Engine *e) {
     e->key ^= e->z_side;
     e->side ^= 1;
     push_hist(e, e->key, 1);
+    if (e->nn_on) network_next(e);
 }
 
 static void unmake_null(Engine *e) {

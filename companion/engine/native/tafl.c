@@ -12,12 +12,12 @@
  * soldier for the side to move; a win in k plies is WIN - k.
  *
  * One translation unit (so the compiler inlines across the parts): tafl.h (types and settings),
- * rules.c (position and rules), network.c (the learned network), evaluate.c, search.c (below
+ * network.c (the learned network), rules.c (position and rules), evaluate.c, search.c (below
  * the root), root.c (iterative deepening), and here the functions native.py calls.
  */
 #include "tafl.h"
-#include "rules.c"
 #include "network.c"
+#include "rules.c"
 #include "evaluate.c"
 #include "search.c"
 #include "root.c"
@@ -142,6 +142,7 @@ int tafl_set_network(Engine *e, const int32_t *data, int n) {
     e->nn_b2 = *p++;
     e->nn_h = h;
     e->nn_on = 1;
+    network_refresh(e);
     return 1;
 }
 
@@ -184,6 +185,7 @@ int tafl_set_position(Engine *e, const uint8_t *board, int side, int king_left,
     for (int i = 0; i < nhist; i++) e->hist[e->hlen++] = hist[i];
     if (!nhist) e->hist[e->hlen++] = key;
     e->ply_made = 0;
+    network_refresh(e);
     return 1;
 }
 

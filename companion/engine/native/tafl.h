@@ -119,6 +119,8 @@ typedef struct {
     int16_t nn_w1[3][MAXSQ][NN_MAXH];
     int16_t nn_w1_side[NN_MAXH];
     int32_t nn_b1[NN_MAXH], nn_w2[NN_MAXH], nn_b2;
+    /* the hidden units' sums (side to move left out) after each ply made: nn_acc[ply_made] */
+    int32_t nn_acc[MAXUNDO + 1][NN_MAXH];
     uint64_t z_att[MAXSQ], z_dfn[MAXSQ], z_king[MAXSQ + 1], z_side;
     /* position */
     uint8_t sq[MAXSQ];
