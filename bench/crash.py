@@ -229,15 +229,15 @@ def crash_run(kills: int, seed: int = 1, speed: float = 20.0, plies: int = 40,
         time.sleep(rng.uniform(0.05, max_delay))
         run.kill()
         report["kills"] += 1
-        if expect is not None and run.first_state is not None and moved_on(
-                expect, run.first_state):
-            report["restarts_moved_on"] += 1
-        elif expect is not None and run.first_state is not None:
-            report["restarts_checked"] += 1
-            problems = restore_problems(expect, run.first_state)
-            if problems:
-                report["restore_problems"].append({"kill": i, "problems": problems})
-                log(f"kill {i}: NOT RESTORED: {problems}")
+        if expect is not None and run.first_state is not None:
+            if moved_on(expect, run.first_state):
+                report["restarts_moved_on"] += 1
+            else:
+                report["restarts_checked"] += 1
+                problems = restore_problems(expect, run.first_state)
+                if problems:
+                    report["restore_problems"].append({"kill": i, "problems": problems})
+                    log(f"kill {i}: NOT RESTORED: {problems}")
         db = data / "games.sqlite3"
         announced = run.announced()
         for gid, seen in announced.items():

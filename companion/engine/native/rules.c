@@ -396,18 +396,22 @@ static int make(Engine *e, int move) {
     }
     for (int i = 0; i < ncap; i++) {
         int s = u->caps[i];
-        if (acc) network_row(e, acc, s == e->king ? 2 : (e->sq[s] == DEFP ? 1 : 0), s, -1);
+        int kind;
         if (s == e->king) {
+            kind = 2;
             key ^= e->z_king[s] ^ e->z_king[MAXSQ];
             e->sq[s] = EMPTY;
             e->king = -1;
         } else if (e->sq[s] == DEFP) {
+            kind = 1;
             key ^= e->z_dfn[s];
             lift(e, s);
         } else {
+            kind = 0;
             key ^= e->z_att[s];
             lift(e, s);
         }
+        if (acc) network_row(e, acc, kind, s, -1);
     }
     e->key = key;
     int winner = -1, reason = R_NONE;
