@@ -177,6 +177,7 @@
     document.body.classList.toggle("stale", !reachable);
     renderMoves();
     if (T.owner) T.owner.render(S);
+    if ($("ctl").hidden && ownerReady) showControls(unlockedHere());
     $("analysebtn").hidden = !over || !S.moves.length;
     document.querySelectorAll("#ctl [data-act=resign]").forEach((b) => { b.hidden = over; });
     if (T.live.extra) T.live.extra(S, me);
@@ -578,9 +579,22 @@
     msg.className = "msg" + (bad ? " bad" : " act");
   }
 
+  /* The owner's quick controls: owner.js (loaded on demand) adds rows to them (the draw
+     buttons, the evaluation), so they are shown once it has drawn them with a state: drawn
+     later, those rows moved "New game or match" down from under a finger (or a test's click,
+     seen at load 45: the form never opened). A script that cannot load shows them as they are. */
+  let ownerReady = false;
+  function showControls(on) {
+    if (on && !ownerReady) {
+      T.load("owner").catch(() => {}).then(() => { ownerReady = true; showUnlocked(); });
+    }
+    $("ctl").hidden = !(on && ownerReady && (S || !T.owner));
+  }
+
+  const unlockedHere = () => isOwner() || (!player && !!(owner || pin));
   function showUnlocked() {
-    const on = isOwner() || (!player && !!(owner || pin));
-    $("ctl").hidden = !on;
+    const on = unlockedHere();
+    showControls(on);
     $("pinform").hidden = on || !!player;
     $("importform").hidden = !on;
     $("controls").hidden = !!player && !on;
@@ -642,14 +656,19 @@
     clicks = clicks.then(() => api("/api/click", { square: t.dataset.sq }).catch(refused));
   });
 
+  // Tries of the PIN answered out of order (quick taps, a busy daemon: each on a connection of
+  // its own) would leave an older try's "Wrong PIN." over the "wait 30 s" of the latest: only
+  // the answer to the latest try is shown.
+  let pinTry = 0;
   $("pinform").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const given = $("pin").value.trim();
     if (!given) return;
+    const mine = ++pinTry;
     unlock(given).then(() => {
       $("pin").value = "";
       ctlMsg(_("Controls unlocked."));
-    }).catch(refused);
+    }).catch((e) => { if (mine === pinTry) refused(e); });
   });
 
   $("pausebtn").addEventListener("click", () => {
