@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
-from test_daemon_support import PIN, state, wait_for
+from test_daemon_support import PATIENCE, PIN, state, wait_for
 from test_e2e_polish import phone, start, wait_text
 
 from companion.coach.puzzles import shipped
@@ -50,9 +50,24 @@ def test_the_page_lists_puzzles_and_starts_one(browser, tmp_path: Path, lang: st
             if st["tracking"] == "ready":
                 break
             g = st["guidance"]
+            answers = []
             for sq in sorted(g.get("clear", [])) + sorted(g.get("fill", {})):
-                page.click(f"#board rect.hit[data-sq='{sq}']")
-            wait_for(lambda g=g: state(base)["guidance"] != g, what="the guidance to move on")
+                # each tap is answered before the next: a tap the daemon refused, or one that
+                # landed off its square, is named below instead of a bare timeout
+                with page.expect_response(lambda r: r.url.endswith("/api/click"),
+                                          timeout=PATIENCE * 1000) as answer:
+                    page.click(f"#board rect.hit[data-sq='{sq}']")
+                got = answer.value
+                answers.append((sq, got.status, got.json()))
+                assert got.ok and got.json()["square"] == sq, answers
+            try:
+                wait_for(lambda g=g: state(base)["guidance"] != g, what="the guidance to move on")
+            except AssertionError as exc:
+                now = state(base)
+                raise AssertionError(
+                    f"{exc}: guidance {g}, taps {answers}; now tracking {now['tracking']}, "
+                    f"puzzle {now.get('puzzle')}, page says {page.inner_text('#msg')!r}; "
+                    f"daemon:\n{''.join(proc.lines[-40:])}") from None
         wait_text(page, "#puzzleline", w["move"])
         assert page.errors == []
     finally:
