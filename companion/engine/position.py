@@ -185,7 +185,11 @@ class Position:
         self.attT: int = sum(t.tbit[i] for i in t.geo.iter_bits(att))
         self.dfnT: int = sum(t.tbit[i] for i in t.geo.iter_bits(dfn))
         self.side = side
-        self.king_left = king_left
+        # Where nobody may stop on the throne the king may never go back to it: the Board keeps
+        # ``king_left`` only where it matters to it ("king_once"), so a position built from a
+        # Board mid-game had the throne open to the king (tablut-linnaeus: the engine chose the
+        # king's step back onto the throne, an illegal move).
+        self.king_left = king_left or rules.throne_stop == "nobody"
         self.key = self.compute_key()
         self.result: Result | None = (ATT, core.KING_CAPTURED) if king < 0 else None
         self.hist: list[int] = list(history) if history else [self.key]
