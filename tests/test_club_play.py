@@ -86,6 +86,23 @@ def play_moves(a: Board, b: Board, texts: list[str]) -> None:
         n = len(mover.session.game.played)  # type: ignore[union-attr]
         wait_for(lambda n=n, other=other: len(other.session.game.played) == n,  # type: ignore
                  pumps=(a.session, b.session))
+    wait_for(lambda: settled(a, b), pumps=(a.session, b.session))
+
+
+def settled(a: Board, b: Board) -> bool:
+    """Both boards have said all they will about the moves made: each one's document holds
+    every move and each has read the other's newest document. (The board that receives a move
+    hands it to its session before it publishes its own document with it; a message sent on
+    that board's topic meanwhile is rightly replaced or refused as older by the newer one, so a
+    test that sends such messages must wait for this first.)"""
+    plies = len(a.session.game.played) if a.session.game else 0
+    for mine, theirs in ((a, b), (b, a)):
+        game = mine.player.doc["game"]
+        if not game or len(game["moves"]) != plies:
+            return False
+        if theirs.player.own.seen.get("seq") != mine.player.doc["seq"]:
+            return False
+    return True
 
 
 def test_two_boards_agree_and_play_a_game(broker_url: str, tmp_path: Path,
