@@ -62,7 +62,7 @@ static int zone_score(const Engine *e) {
     return score;
 }
 
-static int evaluate(const Engine *e) {
+static int evaluate_full(const Engine *e) {
     const int *c = e->cfg;
     int score = c[W_ATTACKER] * e->pcount[ATT] - c[W_DEFENDER] * e->pcount[DEF];
     if (c[C_HAS_PST]) {
@@ -119,4 +119,28 @@ static int evaluate(const Engine *e) {
     score += c[W_CORNER_GUARD] * guard - c[W_CORNER_TRAP] * trap + c[W_EDGE] * edge;
     score += e->side == ATT ? c[W_TEMPO] : -c[W_TEMPO];
     return e->side == ATT ? score : -score;
+}
+
+/* ---------------------------------------------------------------- evaluation cache -------- */
+/* A search evaluates most positions more than once (the null-move and futility tests, then the
+ * quiescence's stand-pat; transpositions in the quiescence): the score of each position
+ * evaluated is kept in a small table by its key, so repeated evaluations cost a lookup. The
+ * score is the same as evaluate_full's (the key is the position's and the side to move; the
+ * king having left the throne changes the escape lines, so it is mixed in), so a search at a
+ * fixed number of nodes plays exactly as without the table, only sooner. */
+static const uint64_t ECACHE_KING_LEFT = 0x9E3779B97F4A7C15ULL;
+
+static void ecache_clear(Engine *e) {
+    memset(e->ecache, 0, sizeof(EvalEntry) << ECACHE_BITS);
+}
+
+static int evaluate(const Engine *e) {
+    uint64_t key = e->key ^ (e->king_left ? ECACHE_KING_LEFT : 0);
+    if (!key) return evaluate_full(e);
+    EvalEntry *c = &e->ecache[key & (((uint64_t)1 << ECACHE_BITS) - 1)];
+    if (c->key == key) return c->score;
+    int score = evaluate_full(e);
+    c->key = key;
+    c->score = score;
+    return score;
 }

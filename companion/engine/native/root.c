@@ -70,6 +70,7 @@ int tafl_search(Engine *e, const SearchParams *params, SearchOut *out) {
     e->node_limit = params->nodes;
     e->ply_made = 0;
     network_refresh(e); /* the root's sums (a move made through tafl_make is forgotten) */
+    ecache_clear(e);
     out->nroot = 0; out->pvlen = 0; out->depth = 0; out->nodes = 0;
     int32_t moves[MAXMOVES];
     int nm = gen_moves(e, moves);

@@ -87,7 +87,10 @@ Engine *tafl_new(const int32_t *cfg, int ncfg, const int32_t *sqdata, int count,
     e->tt = calloc((size_t)1 << tt_bits, sizeof(TTEntry));
     e->tt_mask = ((uint64_t)1 << tt_bits) - 1;
     e->history = calloc((size_t)count << 9, sizeof(int32_t));
-    if (!e->tt || !e->history) { free(e->tt); free(e->history); free(e); return NULL; }
+    e->ecache = calloc((size_t)1 << ECACHE_BITS, sizeof(EvalEntry));
+    if (!e->tt || !e->history || !e->ecache) {
+        free(e->tt); free(e->history); free(e->ecache); free(e); return NULL;
+    }
     for (size_t i = 0; i <= e->tt_mask; i++) e->tt[i].move = -1;
     e->p.time_scale = 1.0;
     e->p.qdepth = 6;
@@ -116,6 +119,7 @@ int tafl_set_zone(Engine *e, const int32_t *data, int n) {
         for (int i = 0; i < 4; i++) e->zone_seal3[k][i] = *p++;
     }
     e->zone_on = 1;
+    ecache_clear(e);
     return 1;
 }
 
@@ -143,6 +147,7 @@ int tafl_set_network(Engine *e, const int32_t *data, int n) {
     e->nn_h = h;
     e->nn_on = 1;
     network_refresh(e);
+    ecache_clear(e);
     return 1;
 }
 
@@ -150,6 +155,7 @@ void tafl_free(Engine *e) {
     if (!e) return;
     free(e->tt);
     free(e->history);
+    free(e->ecache);
     free(e);
 }
 
@@ -191,7 +197,7 @@ int tafl_set_position(Engine *e, const uint8_t *board, int side, int king_left,
 
 uint64_t tafl_key(const Engine *e) { return e->key; }
 int tafl_moves(Engine *e, int32_t *out) { return gen_moves(e, out); }
-int tafl_evaluate(const Engine *e) { return evaluate(e); }
+int tafl_evaluate(const Engine *e) { return evaluate_full(e); }
 
 /* make a move; captured squares go to caps (at most 32); returns their number */
 int tafl_make(Engine *e, int move, int32_t *caps) {

@@ -73,6 +73,13 @@ typedef struct {
     uint8_t flag;
 } TTEntry;
 
+/* a static evaluation remembered (key 0: empty); see evaluate.c */
+typedef struct {
+    uint64_t key;
+    int32_t score;
+} EvalEntry;
+#define ECACHE_BITS 16
+
 typedef void (*info_fn)(int depth, int score, int64_t nodes, double seconds, const int32_t *pv,
                         int pvlen);
 typedef int (*poll_fn)(void);
@@ -135,6 +142,7 @@ typedef struct {
     TTEntry *tt;
     uint64_t tt_mask;
     int32_t *history;
+    EvalEntry *ecache; /* 1 << ECACHE_BITS entries, emptied at every search */
     int32_t killers[KILLER_PLIES][2];
     int64_t nodes, node_limit;
     double start, deadline;
