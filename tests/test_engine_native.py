@@ -156,6 +156,25 @@ def test_searches_at_a_fixed_depth_agree(preset):
         assert b.pv[0] == a.pv[0]
 
 
+def test_one_searcher_kept_over_many_searches_plays_as_fresh_ones():
+    """The native core keeps evaluations in a table by the position's key (evaluate.c): one
+    searcher reused over the positions of several games, both sides to move, gives every search
+    the same move, score and node count as a fresh Python searcher. A table kept from an
+    earlier search or another position (a key without the side to move, or a score kept past
+    new_game) would change them."""
+    rules = PRESETS["copenhagen"]
+    na = native.NativeSearcher(rules, tt_entries=8_000_000)
+    boards = positions("copenhagen", 3)
+    for board in boards + boards[:1]:
+        for side_board in (board, Board(rules, board.otn(), board.turn.opponent.value)):
+            if side_board.outcome() is not None:
+                continue
+            na.new_game()
+            a = Searcher(rules).search(Position.from_board(side_board), Limits(depth=3))
+            b = na.search(Position.from_board(side_board), Limits(depth=3))
+            assert (b.move, b.score, b.nodes) == (a.move, a.score, a.nodes)
+
+
 def test_every_root_score_agrees_without_pruning():
     """Exact scores of every root move (no pruning, no TT cut-offs): the same minimax."""
     rules = PRESETS["copenhagen"]
