@@ -159,9 +159,8 @@ def test_searches_at_a_fixed_depth_agree(preset):
 def test_one_searcher_kept_over_many_searches_plays_as_fresh_ones():
     """The native core keeps evaluations in a table by the position's key (evaluate.c): one
     searcher reused over the positions of several games, both sides to move, gives every search
-    the same move, score and node count as a fresh Python searcher. A table kept from an
-    earlier search or another position (a key without the side to move, or a score kept past
-    new_game) would change them."""
+    the same move, score and node count as a fresh Python searcher. A table whose key left out
+    the side to move would change them (checked: the test then fails)."""
     rules = PRESETS["copenhagen"]
     na = native.NativeSearcher(rules, tt_entries=8_000_000)
     boards = positions("copenhagen", 3)

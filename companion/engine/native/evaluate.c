@@ -122,9 +122,10 @@ static int evaluate_full(const Engine *e) {
 }
 
 /* ---------------------------------------------------------------- evaluation cache -------- */
-/* A search evaluates most positions more than once (the null-move and futility tests, then the
+/* A search evaluates some positions more than once (the null-move and futility tests, then the
  * quiescence's stand-pat; transpositions in the quiescence): the score of each position
- * evaluated is kept in a small table by its key, so repeated evaluations cost a lookup. The
+ * evaluated is kept in a small table by its key, so repeated evaluations cost a lookup (7 % of
+ * the core's instructions saved on Copenhagen, docs/engine.md *Figures*). The
  * score is the same as evaluate_full's (the key is the position's and the side to move; the
  * king having left the throne changes the escape lines, so it is mixed in), so a search at a
  * fixed number of nodes plays exactly as without the table, only sooner. */

@@ -210,7 +210,7 @@ typedef unsigned __int128 u128;
 #define U128(bb) ((u128)(bb).w[0] | (u128)(bb).w[1] << 64)
 
 /* flood() on boards of up to 128 squares (11 x 11 and smaller), each step on one 128-bit word:
- * the same squares, about three times faster than the word loops */
+ * the same squares in about 40 % fewer instructions than the word loops (callgrind, Copenhagen) */
 static int flood128(const Engine *e, BB *reach, const BB *stop) {
     int n = e->n;
     u128 free = U128(e->bb_full), r = U128(*reach), halt = stop ? U128(*stop) : 0;
