@@ -42,11 +42,17 @@ def proxy(mode: str) -> None:
 
 
 def scripted(mode: str) -> None:
-    """``mute`` never says hello; ``chatty`` prints a banner first and, like ``silent``, only
+    """``mute`` never says hello (``late``: not before the file named after it exists);
+    ``chatty`` prints a banner first and, like ``silent``, only
     thinks aloud when asked to play; ``garbage``, ``illegal``, ``crash`` (``crash_late``: its
     last words after its exit), ``resign`` and ``slow`` answer ``play`` as named."""
     if mode == "mute":
         time.sleep(60)
+    if mode == "late":  # says hello once the file named next exists, then as "silent"
+        import os
+        while not os.path.exists(sys.argv[2]):
+            time.sleep(0.02)
+        mode = "silent"
     if mode == "chatty":
         say("OpenTafl-like banner, not a command")
     say("hello")

@@ -94,6 +94,26 @@ def test_silence_is_reported_at_the_deadline_and_the_engine_killed(fake, clock):
     host.close()
 
 
+def test_the_deadline_counts_from_the_engines_hello(clock, tmp_path):
+    """An engine slow to start (Python on a busy machine or a Pi Zero) has the whole deadline
+    after its hello: counted from the request, the start's seconds were taken from the search
+    (the likely cause of a 1 s evaluation that never came in the CI's browser test)."""
+    go = tmp_path / "hello-now"
+    host = OtepHost([sys.executable, str(FAKE), "late", str(go)], name="fake-late",
+                    schedule=clock.schedule, clock=clock, grace=1.0, hello_timeout=10.0)
+    pending = host.request_move(Board(BRANDUBH), seconds=0.5)  # deadline: 0.55 + 1.0 s
+    clock.advance(1.5)  # the engine is starting
+    go.touch()
+    wait_for(lambda: host.ready, what="the late engine's hello")
+    clock.advance(1.5)  # 3 s after the request, 1.5 s after the hello
+    assert not pending.done() and host.alive
+    clock.advance(0.1)
+    with pytest.raises(EngineError, match=r"did not answer within 1\.6 s") as info:
+        pending.result(timeout=PATIENCE)
+    assert info.value.kind == "silence" and not host.alive
+    host.close()
+
+
 def test_an_engine_that_never_says_hello(fake, clock):
     host = fake("mute", hello_timeout=0.5)
     pending = host.request_move(Board(BRANDUBH), seconds=0.5)

@@ -222,6 +222,23 @@ class OtepHost:
             for line in lines:
                 proc.send(line)
         pending.add_done_callback(self._on_done)
+        self._when_ready(proc, lambda: self._arm(proc, pending, deadline))
+
+    def _when_ready(self, proc: EngineProcess, then: Callable[[], None]) -> None:
+        """Run ``then`` once ``proc`` has said hello (at once if it has). An engine that is
+        still starting has not seen the request: its time begins at its hello (counted from the
+        request, a start that took 3 s of a busy machine's time left a 1 s look 0.1 s). One
+        that never says hello is the hello timer's to report."""
+        with self._lock:
+            if not proc.hello.is_set():
+                proc.on_hello.append(then)
+                return
+        then()
+
+    def _arm(self, proc: EngineProcess, pending: Future[Any], deadline: float) -> None:
+        with self._lock:
+            if self._pending is pending:
+                self._started = self.clock()  # the engine has the request from now
         self.schedule(deadline, lambda: self._deadline(proc, pending, deadline))
 
     def _on_done(self, pending: Future[Any]) -> None:
@@ -239,8 +256,6 @@ class OtepHost:
             current = self._pending is pending
         if not current:
             return
-        if not proc.hello.is_set():
-            return  # the hello timer reports this one
         self._fail(proc, EngineError(
             "silence",
             f"engine {self.name!r} did not answer within {deadline:.1f} s{proc.junk_note()}",
@@ -262,7 +277,11 @@ class OtepHost:
     def _on_line(self, proc: EngineProcess, line: str) -> None:
         word, _, rest = line.partition(" ")
         if word == "hello":
-            proc.hello.set()
+            with self._lock:  # (with _when_ready's check: no waiter is left behind)
+                proc.hello.set()
+                waiting, proc.on_hello = proc.on_hello, []
+            for then in waiting:
+                then()
             return
         if word == "status":
             self._on_status(rest)

@@ -65,6 +65,8 @@ class EngineProcess:
     def __init__(self, owner: ProcessOwner) -> None:
         self.owner = host = owner
         self.hello = threading.Event()
+        # what waits for the hello (the host's request deadlines; under the host's lock)
+        self.on_hello: list[Callable[[], None]] = []
         self.dead = threading.Event()
         self.outbox: queue.Queue[str | None] = queue.Queue()
         self.stderr_tail: deque[str] = deque(maxlen=8)
