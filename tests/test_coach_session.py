@@ -104,3 +104,29 @@ def test_a_loss_at_once_is_warned_of_without_the_engine() -> None:
     assert warning is not None and warning.moves == 1 and warning.kind == "capture"
     assert engine.jobs == []  # the rules alone: no engine asked
     assert coach.current(key(game)) is warning
+
+
+def test_an_evaluation_the_engine_could_not_make_says_why_and_is_asked_again() -> None:
+    """An evaluation whose engine failed (crashed, fell silent) says so, instead of vanishing
+    from the page as it did (the CI's browser test then waited for it in vain); asking again
+    asks the engine again."""
+    from companion.engine import EngineError
+
+    engine = Recording()
+    coach = Coaching(engine, CoachConfig(None))
+    game = Game(PRESETS["brandubh"], POSITION, TURN)
+    status, out = coach.evaluate(key(game), game, "owner", 1.0)
+    assert status == 202 and out["evaluation"]["error"] is None
+    (job,) = engine.jobs
+    job.pending = Future()
+    job.pending.set_exception(EngineError("silence", "engine 'advisor' did not answer within "
+                                                     "4.1 s"))
+    assert coach.done(job, key(game)) is None
+    shown = coach.eval_json(key(game), "attackers")
+    assert shown is not None and shown["score"] is None
+    assert shown["error"] == "engine 'advisor' did not answer within 4.1 s"
+    status, out = coach.evaluate(key(game), game, "owner", 1.0)  # asked again: a new look
+    assert status == 202 and out["evaluation"]["error"] is None and len(engine.jobs) == 2
+    assert coach.done(engine.answer(engine.jobs[1]), key(game)) is None
+    shown = coach.eval_json(key(game), "attackers")
+    assert shown is not None and shown["score"] is not None and shown["error"] is None

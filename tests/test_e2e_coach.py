@@ -6,12 +6,15 @@ threat on the drawn board, and its takeback button takes the move back."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 from pathlib import Path
 
 import pytest
 import test_e2e_browser as e2e
 from test_daemon_support import PIN, control, spawn_daemon, state, wait_for
-from test_e2e_polish import phone, wait_text
+from test_e2e_polish import phone, wait_match, wait_text
 
 browser = e2e.browser
 POSITION, TURN = "/3t3/3t3/5T1/ttT1K1t/3t1t1/7/3t3/", "attackers"
@@ -80,8 +83,10 @@ def test_the_page_shows_the_coachs_warning_and_takes_the_move_back(
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_the_owner_asks_for_the_engines_view_of_the_position(browser, tmp_path: Path,
                                                              lang: str) -> None:
-    words = {"en": ("Evaluate the position", "The engine's view: the "),
-             "de": ("Stellung bewerten", "Die Engine meint: die ")}[lang]
+    words = {"en": ("Evaluate the position", "The engine's view: the ",
+                    "The engine could not evaluate"),
+             "de": ("Stellung bewerten", "Die Engine meint: die ",
+                    "Die Engine konnte die Stellung nicht")}[lang]
     proc, base = start(tmp_path)
     try:
         page = phone(browser, base + f"#pin={PIN}", lang)
@@ -90,7 +95,9 @@ def test_the_owner_asks_for_the_engines_view_of_the_position(browser, tmp_path: 
         button.wait_for()
         assert button.text_content() == words[0]
         button.click()
-        wait_text(page, "#evaltext", words[1])
+        # the engine's view, or why it has none (then the test says why it failed)
+        wait_match(page, "#evaltext", f"{re.escape(words[1])}|{words[2]}")
+        assert words[1] in page.inner_text("#evaltext"), page.inner_text("#evaltext")
         ev = state(base)["evaluation"]
         assert ev["best"] and ev["best"] in page.inner_text("#evaltext")
         assert state(base)["move_to_make"] is None
@@ -108,6 +115,56 @@ def test_the_owner_asks_for_the_engines_view_of_the_position(browser, tmp_path: 
                  and e["score"] is not None, what="the next position evaluated")
         wait_text(page, "#evaltext", words[1])
         assert page.is_checked("#analysismode")
+        assert page.errors == []
+    finally:
+        proc.stop()
+
+
+def engine_pids(parent: int) -> list[int]:
+    """The built-in engine processes the daemon ``parent`` started (its children)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmd = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"companion.engine" in cmd:
+            pids.append(int(entry.name))
+    return pids
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_an_evaluation_whose_engine_died_says_so_and_can_be_asked_again(
+        browser, tmp_path: Path, lang: str) -> None:
+    """The engine dies while it looks (killed here): the page says the evaluation failed and
+    why, instead of dropping it without a word; the button asks again."""
+    words = {"en": ("The engine looks at the position", "The engine could not evaluate the "
+                    "position: engine 'advisor' was killed"),
+             "de": ("Die Engine bewertet die Stellung", "Die Engine konnte die Stellung nicht "
+                    "bewerten: engine 'advisor' was killed")}[lang]
+    config = tmp_path / "config.toml"
+    config.write_text(f'pin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nport = 0\n'
+                      '[computer]\nhint_seconds = 30.0\n')  # (it looks long enough to be killed)
+    proc, base = spawn_daemon(["--config", str(config), "--data-dir", str(tmp_path / "data"),
+                               "--variant", "brandubh"])
+    try:
+        page = phone(browser, base + f"#pin={PIN}", lang)
+        page.click("#controls > summary")
+        button = page.locator("#ctl [data-act=eval]")
+        button.click()
+        wait_text(page, "#evaltext", words[0])
+        wait_for(lambda: engine_pids(proc.proc.pid), what="the advisor's engine process")
+        for pid in engine_pids(proc.proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        wait_text(page, "#evaltext", words[1])
+        assert "bad" in (page.get_attribute("#evaltext", "class") or "")
+        assert state(base)["evaluation"]["error"].startswith("engine 'advisor' was killed")
+        button.click()  # asked again: the engine looks again
+        wait_text(page, "#evaltext", words[0])
+        assert state(base)["evaluation"]["error"] is None
         assert page.errors == []
     finally:
         proc.stop()

@@ -67,6 +67,7 @@ class EvalJSON(TypedDict):
     ply: int
     by: str
     analysis: bool  # analysis mode is on (every position is evaluated)
+    error: str | None  # why the engine could not (it crashed, fell silent): asking again tries
 
 
 class EvalAnswer(TypedDict):
@@ -74,6 +75,17 @@ class EvalAnswer(TypedDict):
 
     status: str
     evaluation: EvalJSON
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    """The evaluation asked for: its position, who asked, the look (None while it looks) or
+    why there is none."""
+
+    key: PositionKey
+    by: str
+    look: Look | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,8 +115,7 @@ class Coaching:
         self._looks: dict[PositionKey, Look | None] = {}
         self._asked: dict[PositionKey, _Asked] = {}
         self._before_asked: set[PositionKey] = set()
-        # the evaluation asked for: its position, who asked, the look (None while it looks)
-        self._eval: tuple[PositionKey, str, Look | None] | None = None
+        self._eval: _Evaluation | None = None
         # analysis mode: every position of a game of two people evaluated (until turned off)
         self.analysing = False
 
@@ -169,14 +180,18 @@ class Coaching:
         the position is still the one it was asked for."""
         from companion.engine import EngineError
 
+        error = None
         try:
-            look = Look.of(job.lines())
+            look: Look | None = Look.of(job.lines())
         except EngineError as exc:
-            log.warning("the coach's engine failed: %s", exc)
-            look = None
+            log.warning("the engine's look (%s) failed: %s", job.by, exc)
+            look, error = None, str(exc)
+        if look is None and error is None:
+            error = "the engine's answer had no line"
+        ev = self._eval
         if job.by != "coach":  # an evaluation asked for
-            if self._eval is not None and self._eval[0] == job.key:
-                self._eval = None if look is None else (job.key, self._eval[1], look)
+            if ev is not None and ev.key == job.key:
+                self._eval = _Evaluation(job.key, ev.by, look, error)
             return None
         asked = self._asked.pop(job.key, None)
         if asked is None:  # a before look
@@ -186,8 +201,8 @@ class Coaching:
                 del self._looks[next(iter(self._looks))]
             return None
         self._looks[job.key] = look  # (an evaluation asked for there is known at once)
-        if self._eval is not None and self._eval[0] == job.key and self._eval[2] is None:
-            self._eval = None if look is None else (job.key, self._eval[1], look)
+        if ev is not None and ev.key == job.key and ev.look is None and ev.error is None:
+            self._eval = _Evaluation(job.key, ev.by, look, error)
         if job.key != key or self.config.side is None:
             return None  # the position changed meanwhile: of no use now
         warning = judge(asked.before.board, asked.move, look,
@@ -201,13 +216,14 @@ class Coaching:
         """The engine's score of the position ``key`` (``game`` now), asked ``by`` someone:
         (200, the evaluation) when it is known (a look the coach made there serves), else
         (202, thinking) while the advisor's engine looks for ``seconds``."""
-        if self._eval is None or self._eval[0] != key:
+        ev = self._eval
+        if ev is None or ev.key != key or ev.error is not None:  # (a failed one: try again)
             look = self._looks.get(key)
-            self._eval = (key, by, look)
+            self._eval = ev = _Evaluation(key, by, look)
             if look is None and key not in self._asked:  # (an after look serves it too)
                 self.engine.submit(Job("look", key, str(game.turn), "eval", seconds,
                                        game.board.copy()))
-        ready = self._eval[2] is not None
+        ready = ev.look is not None
         out = self.eval_json(key, str(game.turn))
         assert out is not None
         return (200 if ready else 202), {"status": "ready" if ready else "thinking",
@@ -215,14 +231,15 @@ class Coaching:
 
     def eval_json(self, key: PositionKey, side: str) -> EvalJSON | None:
         """``evaluation`` of the page state for the position ``key`` (``side`` to move)."""
-        if self._eval is None or self._eval[0] != key:
+        ev = self._eval
+        if ev is None or ev.key != key:
             self._eval = None
             return None
-        _, by, look = self._eval
+        look = ev.look
         return {"side": side, "score": look.score if look else None,
                 "best": look.line[0] if look and look.line else None,
-                "line": list(look.line) if look else [], "ply": key[1], "by": by,
-                "analysis": self.analysing}
+                "line": list(look.line) if look else [], "ply": key[1], "by": ev.by,
+                "analysis": self.analysing, "error": ev.error}
 
     def current(self, key: PositionKey) -> CoachWarning | None:
         """The warning for the position ``key`` (one for another position is dropped)."""

@@ -360,6 +360,8 @@
     $("analysismode").checked = analysisAsked !== null ? analysisAsked : !!(ev && ev.analysis);
     p.hidden = !ev || over;
     if (p.hidden) return;
+    p.classList.toggle("bad", !!ev.error);
+    if (ev.error) { p.textContent = _("The engine could not evaluate the position: {why}", { why: ev.error }); return; }
     if (ev.score === null) { p.textContent = _("The engine looks at the position…"); return; }
     if (!T.advice) { T.load("advice").then(() => evalRow(T.live.state())); return; }
     p.textContent = _("The engine's view: {eval} (its best move: {move}).",
