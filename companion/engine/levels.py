@@ -66,19 +66,16 @@ def with_ratings(levels: dict[int, Level], ratings: dict[int, int]) -> dict[int,
 
 
 # Elo ratings in Copenhagen (docs/engine.md, "Level ratings"), measured by bench/ladder.py
-# --anchor: the anchor is the engine's full strength at 0.1 CPU second a move (about 100-150
-# thousand nodes), rated 2000 by convention; levels 5-10 played it as they play in a game (levels
-# 9 and 10, which think for a time, at a fiftieth of their seconds: 0.2 and 0.4 s, so their
-# ratings are lower bounds), levels 1-4 are chained down by steps (each against the one above).
-# Short matches (12-18 games each, intervals of +-150 to +-400 Elo): read them as an order and
-# rough distances. The anchors outside: full strength at 2 s a move scores 42.5 % against
-# TaflZero-NNUE (20 games); OpenTafl's AI has not beaten it.
-# Level 5 was level 4's equal (7-4-7, one shared rating); it now searches 12,000 nodes without
-# noise (2026-12-02, 18 games each): it scored 3-5-10 against the anchor (-143, -244 .. -60) and
-# beat level 4 13-3-2 (+247, +123 .. +483), and levels 1-4 are chained down from it again by
-# their unchanged steps (4 over 3: +143, 3 over 2: +120, 2 over 1: +166).
+# --anchor on 2026-12-03 with this round's engine (the second network, the native core's
+# evaluation table): the anchor is the engine's full strength at 0.1 CPU second a move, rated
+# 2000 by convention; levels 6-10 played it as they play in a game (levels 9 and 10, which think
+# for a time, at a tenth of their seconds: 1 and 2 s, so their ratings are lower bounds), 16
+# games each. Level 5 scored 0.5 / 16 against the anchor, which measures nothing, so it and
+# levels 1-4 are chained down by steps, each against the level above (6 over 5: 32 games; the
+# steps below: 48 games each, two runs pooled). Intervals of +-60 to +-200 Elo a match: read
+# them as an order and rough distances.
 RATINGS: dict[int, int] = {
-    1: 1181, 2: 1347, 3: 1467, 4: 1610, 5: 1857, 6: 1880, 7: 1942, 8: 2000, 9: 2029, 10: 2232,
+    1: 866, 2: 978, 3: 1271, 4: 1408, 5: 1763, 6: 1863, 7: 1978, 8: 2044, 9: 2255, 10: 2597,
 }
 LEVELS = with_ratings(LEVELS, RATINGS)
 
