@@ -92,7 +92,7 @@ class OtepHost:
         self._lock = threading.RLock()
         self._proc: EngineProcess | None = None
         self._pending: Future[Any] | None = None
-        self._started = 0.0  # when the pending request was sent
+        self._started = 0.0  # when the engine had the pending request (_arm)
         self._kind = ""  # "move" or "analysis"
         self._game = GameMirror()  # the game as the engine knows it
         self._request_board: Board | None = None
@@ -213,7 +213,6 @@ class OtepHost:
                 _settle(pending, error=exc)
                 return
             self._pending = pending
-            self._started = self.clock()
             self._kind = kind
             self._request_board = copy_board(board)
             self._last_status = None
@@ -277,11 +276,13 @@ class OtepHost:
     def _on_line(self, proc: EngineProcess, line: str) -> None:
         word, _, rest = line.partition(" ")
         if word == "hello":
-            with self._lock:  # (with _when_ready's check: no waiter is left behind)
-                proc.hello.set()
+            # the waiting deadlines are armed before the hello shows (``ready``), and under the
+            # lock _when_ready checks it with: no waiter is left behind
+            with self._lock:
                 waiting, proc.on_hello = proc.on_hello, []
-            for then in waiting:
-                then()
+                for then in waiting:
+                    then()
+                proc.hello.set()
             return
         if word == "status":
             self._on_status(rest)
