@@ -186,8 +186,9 @@ def test_the_gap_counter_counts_lost_lines(rig):
     pico.relay.drop = lose_three_heartbeats
     wait_for(lambda: len(lost) == 3, what="three lines lost")
     pico.relay.drop = None
-    wait_for(lambda: bridge.status()["gaps"] > gaps, what="the loss noticed")
-    time.sleep(0.6)
+    # all three counted: on a busy machine the count can still be short 0.6 s after it first
+    # rose (CI beside stress-ng --cpu 4: 2 of 3), so this waits for it; too many fail below
+    wait_for(lambda: bridge.status()["gaps"] >= gaps + 3, what="the three lost lines counted")
     assert bridge.status()["gaps"] == gaps + 3
     pico.relay.replay(*lost)  # the lost lines turn up late: stale now, not counted
     time.sleep(0.3)
