@@ -49,9 +49,12 @@ SYNC_MIN_MS = 50  # a SYNC is answered with a SNAP at most this often
 class Bridge:
     """The firmware's main loop: scan, debounce, report, obey LED frames."""
 
-    def __init__(self, cfg, console=None):
-        # type: (dict[str, Any], Any) -> None
+    def __init__(self, cfg, console=None, clock=None):
+        # type: (dict[str, Any], Any, Any) -> None
+        """``clock``: what the loop reads and sleeps by, ``ticks_ms()`` and ``sleep_ms(ms)``
+        (default the ``utime`` module; a check steps a clock of its own)."""
         self.cfg = cfg
+        self.clock = clock or time
         self.size = cfg["size"]
         self.n = self.size * self.size
         self.console = console or Console()
@@ -72,7 +75,7 @@ class Bridge:
         self.stopped = False
         self.tail = b""
         self.boot = "%04x" % boot_id()
-        now = time.ticks_ms()
+        now = self.clock.ticks_ms()
         self.t_scan = now
         self.t_snap = now
         self.t_hb = now
@@ -109,7 +112,7 @@ class Bridge:
         if self.polarity:
             occ = occ + " " + P.encode_bitmap([s == ATTACKER for s in stable])
         self.send(P.SNAP, occ)
-        self.t_snap = time.ticks_ms()
+        self.t_snap = self.clock.ticks_ms()
 
     def heartbeat(self):
         # type: () -> None
@@ -119,7 +122,7 @@ class Bridge:
             P.HB,
             P.encode_kv(
                 [
-                    ("up", time.ticks_ms()),
+                    ("up", self.clock.ticks_ms()),
                     ("scans", self.scans),
                     ("bad", self.bad),
                     ("faults", faults),
@@ -151,11 +154,11 @@ class Bridge:
             self.bad += 1
             self.send(P.ERR, "badline " + e.reason.replace(" ", "_"))
             return
-        self.t_host = time.ticks_ms()
+        self.t_host = self.clock.ticks_ms()
         if kind == P.HOST:
             self.hello(nonce)
         elif kind == P.SYNC:
-            now = time.ticks_ms()
+            now = self.clock.ticks_ms()
             if time.ticks_diff(now, self.t_sync) >= SYNC_MIN_MS:
                 self.t_sync = now
                 self.snapshot()
@@ -163,7 +166,7 @@ class Bridge:
     def step(self):
         # type: () -> None
         """One pass of the main loop."""
-        now = time.ticks_ms()
+        now = self.clock.ticks_ms()
         cfg = self.cfg
         if time.ticks_diff(now, self.t_scan) >= cfg["scan_ms"]:
             self.t_scan = now
@@ -193,7 +196,8 @@ class Bridge:
             self.tail = data[-1:]
             for line in self.rx.feed(data):
                 self.handle(line)
-        if self.leds.lit and time.ticks_diff(time.ticks_ms(), self.t_host) > cfg["host_timeout_ms"]:
+        quiet = time.ticks_diff(self.clock.ticks_ms(), self.t_host)
+        if self.leds.lit and quiet > cfg["host_timeout_ms"]:
             self.leds.blank()
 
     def prime(self):
@@ -210,10 +214,10 @@ class Bridge:
             else:
                 same = 1
                 last = bytearray(self.raw)
-            time.sleep_ms(self.cfg["scan_ms"])
+            self.clock.sleep_ms(self.cfg["scan_ms"])
         for i in range(self.n):
             self.deb.stable[i] = self.raw[i]
-        self.buttons.prime(time.ticks_ms())
+        self.buttons.prime(self.clock.ticks_ms())
         self.primed = True
 
     def run(self):
@@ -223,7 +227,7 @@ class Bridge:
         self.hello()
         while not self.stopped:
             self.step()
-            time.sleep_ms(1)
+            self.clock.sleep_ms(1)
         self.leds.blank()
         self.console.release()
 
