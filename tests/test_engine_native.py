@@ -280,3 +280,41 @@ def test_corner_zones_agree_move_by_move_and_in_a_search(preset):
         a = py.search(Position.from_board(board), Limits(depth=3))
         b = na.search(Position.from_board(board), Limits(depth=3))
         assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+
+
+@pytest.mark.parametrize("preset", ["copenhagen", "brandubh", "copenhagen-13", "alea-evangelii"])
+def test_the_defenders_room_agrees_move_by_move_and_in_a_search(preset):
+    """``def_space`` (every square the defenders could walk to) and ``def_edge`` (the edge
+    squares among them) in C and in Python: the same evaluation in random games, on one-word,
+    two-word and many-word boards, and the same move, score and nodes at a fixed depth."""
+    from companion.engine.evaluate import default_weights
+
+    rules = PRESETS[preset]
+    weights = default_weights(rules).scaled(def_space=7, def_edge=13)
+    core = native.NativeCore(rules, weights)
+    ev = core.evaluator
+    seen = set()
+    for seed in range(2):
+        moves_rng = random.Random(seed)
+        pos = Position.from_board(Board(rules))
+        core.set_position(pos)
+        for _ in range(300):
+            same_now(pos, core, ev)
+            seen.add(ev.features(pos)[ev_index("def_space")])
+            moves = pos.moves()
+            if pos.result is not None or not moves:
+                break
+            walk(rules, pos, core, moves_rng.choice(moves))
+    assert len(seen) > 3, seen  # the room changed as the games went on
+    for board in positions(preset, 2):
+        py = Searcher(rules, weights)
+        na = native.NativeSearcher(rules, weights, tt_entries=8_000_000)
+        a = py.search(Position.from_board(board), Limits(depth=2))
+        b = na.search(Position.from_board(board), Limits(depth=2))
+        assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+
+
+def ev_index(name: str) -> int:
+    from companion.engine.eval_weights import FEATURES
+
+    return FEATURES.index(name)

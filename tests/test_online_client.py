@@ -403,7 +403,10 @@ def test_a_silent_server_never_blocks_the_caller_and_is_noticed(server, tmp_path
         assert not caller.is_alive()
         clock.advance(0.6)  # the ping is due: sent, never answered
         settle(service)
-        assert service.status()["status"] == "playing"
+        status_now = service.status()
+        # (what the client and the server had said, should this fail again: it failed once in
+        # CI beside stress-ng --cpu 4, "lobby", and did not fail in 16 runs under that load)
+        assert status_now["status"] == "playing", (status_now, server.log[-30:])
         clock.advance(2.1)  # no answer for longer than ``silence``
         status = inbox.wait_for(RemoteStatus, lambda e: e.code == "link_lost")
         assert "stopped answering" in status.message

@@ -37,10 +37,13 @@ class Encirclement:
         attackers; 0: he is sealed in)."""
         return (self.flood(1 << king, att) & self.escape).bit_count()
 
+    def defenders_room(self, att: int, dfn: int, king: int) -> int:
+        """The squares the defenders (the king with them) could walk to, their own included."""
+        return self.flood(dfn | (1 << king if king >= 0 else 0), att)
+
     def edge_reached(self, att: int, dfn: int, king: int) -> int:
         """How many edge squares the defenders could walk to (0: they are encircled)."""
-        seeds = dfn | (1 << king if king >= 0 else 0)
-        return (self.flood(seeds, att) & self.edge).bit_count()
+        return (self.defenders_room(att, dfn, king) & self.edge).bit_count()
 
     def reaches_escape(self, att: int, king: int) -> bool:
         """Whether the king could walk to an escape square through non-attacker squares."""

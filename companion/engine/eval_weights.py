@@ -36,6 +36,7 @@ class Weights:
     king_threats2: int = 0  # minus the king's moves to squares two open lines from escape
     king_corners: int = 0  # minus the escape squares the king could still walk to
     def_edge: int = 0  # minus the edge squares the defenders could still walk to
+    def_space: int = 0  # minus all the squares the defenders could still walk to (their room)
     # learned piece-square values (attackers' view): one per symmetry class of the board's
     # squares for attackers, then defenders, then the king (empty: none)
     pst: tuple[int, ...] = ()

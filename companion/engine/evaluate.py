@@ -120,6 +120,7 @@ class Evaluator:
         self.zone_score = self.zones.score
         self.escapes_reached = self.walks.escapes_reached
         self.edge_reached = self.walks.edge_reached
+        self.defenders_room = self.walks.defenders_room
         self.reaches_escape = self.walks.reaches_escape
 
     def second_threats(self, pos: Position, kd: int) -> int:
@@ -168,7 +169,9 @@ class Evaluator:
             f["king_threats2"] = -(kd & e2).bit_count()
         if king >= 0:
             f["king_corners"] = -self.escapes_reached(att, king)
-        f["def_edge"] = -self.edge_reached(att, dfn, king)
+        room = self.defenders_room(att, dfn, king)
+        f["def_edge"] = -(room & self.edge).bit_count()
+        f["def_space"] = -room.bit_count()
         f["corner_guard"] = (att & self.guard).bit_count()
         f["corner_trap"] = -(att & self.trap).bit_count()
         f["edge"] = (att & self.edge).bit_count()
@@ -202,8 +205,9 @@ class Evaluator:
                 score -= pd[s]
             if king >= 0:
                 score -= self.pst_king[king]
-        if w.def_edge:
-            score -= w.def_edge * self.edge_reached(att, dfn, king)
+        if w.def_edge or w.def_space:
+            room = self.defenders_room(att, dfn, king)
+            score -= w.def_edge * (room & self.edge).bit_count() + w.def_space * room.bit_count()
         if w.zone and king >= 0:
             score += self.zone_score(att, dfn, king)
         if king >= 0:

@@ -30,15 +30,21 @@ static int reaches_escape(const Engine *e) {
     return flood(e, &reach, &e->bb_escape);
 }
 
+/* the squares the king (defenders: the king and the defenders) could walk to through squares
+ * without attackers, their own included */
+static void walk(const Engine *e, int defenders, BB *reach) {
+    memset(reach, 0, sizeof *reach);
+    if (e->king >= 0) bb_set(reach, e->king);
+    if (defenders)
+        for (int i = 0; i < e->pcount[DEF]; i++) bb_set(reach, e->plist[DEF][i]);
+    flood(e, reach, NULL);
+}
+
 /* how many escape squares the king could walk to, or (defenders) edge squares the defenders
  * could walk to, through squares without attackers */
 static int flood_count(const Engine *e, int defenders, const BB *target) {
     BB reach;
-    memset(&reach, 0, sizeof reach);
-    if (e->king >= 0) bb_set(&reach, e->king);
-    if (defenders)
-        for (int i = 0; i < e->pcount[DEF]; i++) bb_set(&reach, e->plist[DEF][i]);
-    flood(e, &reach, NULL);
+    walk(e, defenders, &reach);
     return bb_count_and(&reach, target, e->nw);
 }
 
@@ -70,7 +76,12 @@ static int evaluate_full(const Engine *e) {
         for (int i = 0; i < e->pcount[DEF]; i++) score -= e->pst_dfn[e->plist[DEF][i]];
         if (e->king >= 0) score -= e->pst_king[e->king];
     }
-    if (c[W_DEF_EDGE]) score -= c[W_DEF_EDGE] * flood_count(e, 1, &e->bb_edge);
+    if (c[W_DEF_EDGE] || c[W_DEF_SPACE]) { /* evaluate.py defenders_room */
+        BB room;
+        walk(e, 1, &room);
+        score -= c[W_DEF_EDGE] * bb_count_and(&room, &e->bb_edge, e->nw);
+        score -= c[W_DEF_SPACE] * bb_count_and(&room, &e->bb_full, e->nw);
+    }
     if (e->zone_on && e->king >= 0) score += zone_score(e);
     if (e->nn_on) score += network_score(e);
     if (e->king >= 0) {
