@@ -106,8 +106,9 @@ SMALL_CORNERS = Weights(
 # (60 games each): open_lines 15 +12 Elo (-40..+64), 40 -134 (-211..-67); king_threats2 40 with
 # open_lines2 5 -95 (-159..-37). Raising king_threats to 60 (-58), corner_guard to 40 (-89) or
 # king_distance to 10 (-89) lost too: the fitted weights stay, these at 0.
-# def_space (the defenders' room) at 6 lost to the shipped Copenhagen evaluation in self-play at
-# 100,000 nodes a move: 24 games, -58 Elo (-127..+6), its attackers 1/12 against 3/12; left at 0.
+# def_space (the defenders' room) lost to the shipped Copenhagen evaluation in self-play at
+# 100,000 nodes a move: at 6, 72 games, -58 (-127..+6) and -36 (-73..-1), its attackers 1.5/36
+# against 6/36; at 2, 24 games, 0 (-60..+60): left at 0.
 # edge escape (no corpus): the large-board fit without the corner terms, threats commoner
 EDGE_ESCAPE = LARGE_CORNERS.scaled(
     king_threats=120, king_lines=400, corner_guard=0, corner_trap=0, edge=-20,
