@@ -262,24 +262,7 @@ def test_corner_zones_agree_move_by_move_and_in_a_search(preset):
     rng = random.Random(preset)
     weights = default_weights(rules).scaled(
         zone=tuple(rng.randint(-90, 90) for _ in range(ZONE_BANDS * ZONE_SIZE)))
-    core = native.NativeCore(rules, weights)
-    ev = core.evaluator
-    for seed in range(2):
-        moves_rng = random.Random(seed)
-        pos = Position.from_board(Board(rules))
-        core.set_position(pos)
-        for _ in range(300):
-            same_now(pos, core, ev)
-            moves = pos.moves()
-            if pos.result is not None or not moves:
-                break
-            walk(rules, pos, core, moves_rng.choice(moves))
-    for board in positions(preset, 2):
-        py = Searcher(rules, weights)
-        na = native.NativeSearcher(rules, weights, tt_entries=8_000_000)
-        a = py.search(Position.from_board(board), Limits(depth=3))
-        b = na.search(Position.from_board(board), Limits(depth=3))
-        assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
+    cores_agree(preset, weights, depth=3)
 
 
 @pytest.mark.parametrize("preset", ["copenhagen", "brandubh", "copenhagen-13", "alea-evangelii"])
@@ -287,34 +270,38 @@ def test_the_defenders_room_agrees_move_by_move_and_in_a_search(preset):
     """``def_space`` (every square the defenders could walk to) and ``def_edge`` (the edge
     squares among them) in C and in Python: the same evaluation in random games, on one-word,
     two-word and many-word boards, and the same move, score and nodes at a fixed depth."""
-    from companion.engine.evaluate import default_weights
+    from companion.engine.evaluate import FEATURES, default_weights
 
     rules = PRESETS[preset]
     weights = default_weights(rules).scaled(def_space=7, def_edge=13)
+    rooms = cores_agree(preset, weights, depth=2, feature=FEATURES.index("def_space"))
+    assert len(rooms) > 3, rooms  # the room changed as the games went on
+
+
+def cores_agree(preset: str, weights, depth: int, feature: int | None = None) -> set[int]:
+    """Two random games of ``preset`` played in both cores with ``weights``: the same
+    evaluation at every position; then the same move, score and nodes at ``depth`` from two
+    random positions. The values the Python evaluator's ``feature`` took on the way."""
+    rules = PRESETS[preset]
     core = native.NativeCore(rules, weights)
     ev = core.evaluator
-    seen = set()
+    seen: set[int] = set()
     for seed in range(2):
         moves_rng = random.Random(seed)
         pos = Position.from_board(Board(rules))
         core.set_position(pos)
         for _ in range(300):
             same_now(pos, core, ev)
-            seen.add(ev.features(pos)[ev_index("def_space")])
+            if feature is not None:
+                seen.add(ev.features(pos)[feature])
             moves = pos.moves()
             if pos.result is not None or not moves:
                 break
             walk(rules, pos, core, moves_rng.choice(moves))
-    assert len(seen) > 3, seen  # the room changed as the games went on
     for board in positions(preset, 2):
         py = Searcher(rules, weights)
         na = native.NativeSearcher(rules, weights, tt_entries=8_000_000)
-        a = py.search(Position.from_board(board), Limits(depth=2))
-        b = na.search(Position.from_board(board), Limits(depth=2))
+        a = py.search(Position.from_board(board), Limits(depth=depth))
+        b = na.search(Position.from_board(board), Limits(depth=depth))
         assert (b.move, b.score, b.depth, b.nodes) == (a.move, a.score, a.depth, a.nodes)
-
-
-def ev_index(name: str) -> int:
-    from companion.engine.eval_weights import FEATURES
-
-    return FEATURES.index(name)
+    return seen

@@ -13,7 +13,6 @@ class Encirclement:
         self.t = t
         geo = t.geo
         self.escape = t.escape_mask
-        self.edge = geo.edge
         self.full = geo.full
         self.not_a = geo.not_file_a
         self.not_last = geo.not_file_last
@@ -40,10 +39,6 @@ class Encirclement:
     def defenders_room(self, att: int, dfn: int, king: int) -> int:
         """The squares the defenders (the king with them) could walk to, their own included."""
         return self.flood(dfn | (1 << king if king >= 0 else 0), att)
-
-    def edge_reached(self, att: int, dfn: int, king: int) -> int:
-        """How many edge squares the defenders could walk to (0: they are encircled)."""
-        return (self.defenders_room(att, dfn, king) & self.edge).bit_count()
 
     def reaches_escape(self, att: int, king: int) -> bool:
         """Whether the king could walk to an escape square through non-attacker squares."""

@@ -119,7 +119,6 @@ class Evaluator:
         self.zone_features = self.zones.features
         self.zone_score = self.zones.score
         self.escapes_reached = self.walks.escapes_reached
-        self.edge_reached = self.walks.edge_reached
         self.defenders_room = self.walks.defenders_room
         self.reaches_escape = self.walks.reaches_escape
 

@@ -40,11 +40,10 @@ static void walk(const Engine *e, int defenders, BB *reach) {
     flood(e, reach, NULL);
 }
 
-/* how many escape squares the king could walk to, or (defenders) edge squares the defenders
- * could walk to, through squares without attackers */
-static int flood_count(const Engine *e, int defenders, const BB *target) {
+/* how many escape squares the king could walk to through squares without attackers */
+static int king_reach_count(const Engine *e, const BB *target) {
     BB reach;
-    walk(e, defenders, &reach);
+    walk(e, 0, &reach);
     return bb_count_and(&reach, target, e->nw);
 }
 
@@ -108,7 +107,7 @@ static int evaluate_full(const Engine *e) {
         score += c[W_KING_ADJACENT] * adj_att;
         score -= c[W_KING_GUARDS] * adj_dfn;
         if (c[W_KING_CORNERS]) {
-            int corners = flood_count(e, 0, &e->bb_escape);
+            int corners = king_reach_count(e, &e->bb_escape);
             score -= c[W_KING_CORNERS] * corners;
             if (!corners) score += c[W_SEALED];
         } else if (c[W_SEALED] && !reaches_escape(e)) {
