@@ -23,6 +23,7 @@ from companion.engine.player import Engine, make_searcher
 from companion.engine.position import Position
 from companion.engine.search import Limits, Searcher
 from companion.rules import PRESETS, Board
+from companion.rules import Position as RulesPosition
 from companion.rules.records import read_records
 
 ok, why = native.available()
@@ -278,17 +279,52 @@ def test_the_defenders_room_agrees_move_by_move_and_in_a_search(preset):
     assert len(rooms) > 3, rooms  # the room changed as the games went on
 
 
-def cores_agree(preset: str, weights, depth: int, feature: int | None = None) -> set[int]:
-    """Two random games of ``preset`` played in both cores with ``weights``: the same
-    evaluation at every position; then the same move, score and nodes at ``depth`` from two
-    random positions. The values the Python evaluator's ``feature`` took on the way."""
+# the king sealed in by a double diamond of attackers (no escape square within his walk, and
+# none after one attacker leaves either ring), three defenders outside it still on the edge:
+# no encirclement yet, defenders to move
+SEALED_KING = "/5t5/8T2/1T3t5/4ttt4/3ttTtt3/2ttTK1tt2/3ttTtt3/4ttt4/5t5/8T2/6t4/"
+
+
+@pytest.mark.parametrize("weight", [0, 9])
+def test_the_sealed_kings_room_agrees_move_by_move_and_in_a_search(weight):
+    """``sealed_off`` (the squares outside the defenders' room, once the king is sealed in) in C
+    and in Python, with ``def_edge`` and ``def_space`` walking the room too (weight 9) or not (0):
+    the same evaluation in random games from a sealed king, and the same search."""
+    from companion.engine.evaluate import FEATURES, default_weights
+
+    rules = PRESETS["copenhagen"]
+    start = Board.from_position(rules, RulesPosition.parse(SEALED_KING + " defenders"))
+    weights = default_weights(rules).scaled(sealed_off=11, def_space=weight, def_edge=weight)
+    rooms = cores_agree("copenhagen", weights, depth=2, feature=FEATURES.index("sealed_off"),
+                        start=start)
+    assert max(rooms) > 0, rooms  # the term was on: the king stayed sealed a while
+
+
+def moved(board: Board, plies: int) -> Board:
+    """``board`` after ``plies`` seeded random moves (fewer if the game ends)."""
+    out = board.copy()
+    rng = random.Random(plies)
+    for _ in range(plies):
+        out.push(rng.choice(out.legal_moves()))
+        if out.outcome() is not None:
+            out.pop()
+            break
+    return out
+
+
+def cores_agree(preset: str, weights, depth: int, feature: int | None = None,
+                start: Board | None = None) -> set[int]:
+    """Two random games of ``preset`` (from ``start``, else the start) played in both cores
+    with ``weights``: the same evaluation at every position; then the same move, score and
+    nodes at ``depth`` from two random positions (``start`` and one a few moves on from it).
+    The values the Python evaluator's ``feature`` took on the way."""
     rules = PRESETS[preset]
     core = native.NativeCore(rules, weights)
     ev = core.evaluator
     seen: set[int] = set()
     for seed in range(2):
         moves_rng = random.Random(seed)
-        pos = Position.from_board(Board(rules))
+        pos = Position.from_board(start.copy() if start else Board(rules))
         core.set_position(pos)
         for _ in range(300):
             same_now(pos, core, ev)
@@ -298,7 +334,8 @@ def cores_agree(preset: str, weights, depth: int, feature: int | None = None) ->
             if pos.result is not None or not moves:
                 break
             walk(rules, pos, core, moves_rng.choice(moves))
-    for board in positions(preset, 2):
+    boards = positions(preset, 2) if start is None else [start, moved(start, 6)]
+    for board in boards:
         py = Searcher(rules, weights)
         na = native.NativeSearcher(rules, weights, tt_entries=8_000_000)
         a = py.search(Position.from_board(board), Limits(depth=depth))

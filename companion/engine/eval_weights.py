@@ -37,6 +37,7 @@ class Weights:
     king_corners: int = 0  # minus the escape squares the king could still walk to
     def_edge: int = 0  # minus the edge squares the defenders could still walk to
     def_space: int = 0  # minus all the squares the defenders could still walk to (their room)
+    sealed_off: int = 0  # once the king is sealed in: the squares outside the defenders' room
     # learned piece-square values (attackers' view): one per symmetry class of the board's
     # squares for attackers, then defenders, then the king (empty: none)
     pst: tuple[int, ...] = ()
@@ -109,6 +110,9 @@ SMALL_CORNERS = Weights(
 # def_space (the defenders' room) lost to the shipped Copenhagen evaluation in self-play at
 # 100,000 nodes a move: at 6, 72 games, -58 (-127..+6) and -36 (-73..-1), its attackers 1.5/36
 # against 6/36; at 2, 24 games, 0 (-60..+60): left at 0.
+# sealed_off (the squares outside a sealed king's room) in self-play at 100,000 nodes: at 8,
+# 84 games, +58 (-19..+142) and +6 (-29..+41); at 3, 0 (-42..+42); at 15, -17 (-59..+24): left
+# at 0 until a match against an outside engine shows the attackers converting more.
 # edge escape (no corpus): the large-board fit without the corner terms, threats commoner
 EDGE_ESCAPE = LARGE_CORNERS.scaled(
     king_threats=120, king_lines=400, corner_guard=0, corner_trap=0, edge=-20,

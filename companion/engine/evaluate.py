@@ -171,6 +171,7 @@ class Evaluator:
         room = self.defenders_room(att, dfn, king)
         f["def_edge"] = -(room & self.edge).bit_count()
         f["def_space"] = -room.bit_count()
+        f["sealed_off"] = self.t.n ** 2 - room.bit_count() if king >= 0 and f["sealed"] else 0
         f["corner_guard"] = (att & self.guard).bit_count()
         f["corner_trap"] = -(att & self.trap).bit_count()
         f["edge"] = (att & self.edge).bit_count()
@@ -191,6 +192,12 @@ class Evaluator:
             out[2 * classes + cls[pos.king]] -= 1
         return out
 
+    def shut_off(self, room: int, att: int, dfn: int, king: int) -> int:
+        """How many squares lie outside the defenders' room (``room``, or walked now if it is
+        -1): the attackers' own and those they have cut off."""
+        room = room if room >= 0 else self.defenders_room(att, dfn, king)
+        return self.t.n ** 2 - room.bit_count()
+
     def evaluate(self, pos: Position) -> int:
         """Score of ``pos`` from the side to move's point of view."""
         w = self.w
@@ -204,6 +211,7 @@ class Evaluator:
                 score -= pd[s]
             if king >= 0:
                 score -= self.pst_king[king]
+        room = -1
         if w.def_edge or w.def_space:
             room = self.defenders_room(att, dfn, king)
             score -= w.def_edge * (room & self.edge).bit_count() + w.def_space * room.bit_count()
@@ -233,9 +241,11 @@ class Evaluator:
             if w.king_corners:
                 corners = self.escapes_reached(att, king)
                 score -= w.king_corners * corners
-                if w.sealed and not corners:
+                if not corners:
                     score += w.sealed
-            elif w.sealed:
+                    if w.sealed_off:
+                        score += w.sealed_off * self.shut_off(room, att, dfn, king)
+            elif w.sealed or w.sealed_off:
                 key = att | king << 400
                 sealed = self.sealed_cache.get(key)
                 if sealed is None:
@@ -244,6 +254,8 @@ class Evaluator:
                     sealed = self.sealed_cache[key] = not self.reaches_escape(att, king)
                 if sealed:
                     score += w.sealed
+                    if w.sealed_off:
+                        score += w.sealed_off * self.shut_off(room, att, dfn, king)
             if w.open_lines or w.open_lines2:
                 score -= w.open_lines * e1.bit_count() + w.open_lines2 * e2.bit_count()
         score += w.corner_guard * (att & self.guard).bit_count()

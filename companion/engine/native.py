@@ -36,7 +36,7 @@ from .network import Network
 from .position import ATT, DEF, Position
 from .search import INF, MATE_BOUND, Info, Limits, Result
 
-ABI_VERSION = 7
+ABI_VERSION = 8
 SOURCE = Path(__file__).with_name("native") / "tafl.c"
 MAXMOVES = 2048
 REASONS = {
@@ -47,7 +47,7 @@ REASON_CODES = {str(v): k for k, v in REASONS.items() if v is not None}
 WEIGHT_NAMES = (
     "attacker", "defender", "king_mobility", "king_threats", "king_lines", "king_distance",
     "king_adjacent", "king_guards", "corner_guard", "corner_trap", "edge", "sealed", "tempo",
-    "open_lines", "king_corners", "def_edge", "def_space",
+    "open_lines", "king_corners", "def_edge", "def_space", "sealed_off",
 )
 UNSUPPORTED_WEIGHTS = ("king_reach2", "open_lines2", "king_threats2")
 

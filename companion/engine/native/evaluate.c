@@ -67,6 +67,14 @@ static int zone_score(const Engine *e) {
     return score;
 }
 
+/* once the king is sealed in: the squares outside the defenders' room, weighted (evaluate.py
+ * sealed_off, shut_off; the room walked already when walked is set) */
+static int sealed_off(const Engine *e, BB *room, int walked) {
+    if (!e->cfg[W_SEALED_OFF]) return 0;
+    if (!walked) walk(e, 1, room);
+    return e->cfg[W_SEALED_OFF] * (e->count - bb_count_and(room, &e->bb_full, e->nw));
+}
+
 static int evaluate_full(const Engine *e) {
     const int *c = e->cfg;
     int score = c[W_ATTACKER] * e->pcount[ATT] - c[W_DEFENDER] * e->pcount[DEF];
@@ -75,9 +83,11 @@ static int evaluate_full(const Engine *e) {
         for (int i = 0; i < e->pcount[DEF]; i++) score -= e->pst_dfn[e->plist[DEF][i]];
         if (e->king >= 0) score -= e->pst_king[e->king];
     }
+    BB room;
+    int walked = 0;
     if (c[W_DEF_EDGE] || c[W_DEF_SPACE]) { /* evaluate.py defenders_room */
-        BB room;
         walk(e, 1, &room);
+        walked = 1;
         score -= c[W_DEF_EDGE] * bb_count_and(&room, &e->bb_edge, e->nw);
         score -= c[W_DEF_SPACE] * bb_count_and(&room, &e->bb_full, e->nw);
     }
@@ -109,9 +119,9 @@ static int evaluate_full(const Engine *e) {
         if (c[W_KING_CORNERS]) {
             int corners = king_reach_count(e, &e->bb_escape);
             score -= c[W_KING_CORNERS] * corners;
-            if (!corners) score += c[W_SEALED];
-        } else if (c[W_SEALED] && !reaches_escape(e)) {
-            score += c[W_SEALED];
+            if (!corners) score += c[W_SEALED] + sealed_off(e, &room, walked);
+        } else if ((c[W_SEALED] || c[W_SEALED_OFF]) && !reaches_escape(e)) {
+            score += c[W_SEALED] + sealed_off(e, &room, walked);
         }
         if (c[W_OPEN_LINES]) {
             int open = 0;
